@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ReduxSwift",
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+    products: [
+        .library(name: "ReduxSwift", targets: ["ReduxSwift"])
+    ],
+    targets: [
+        .target(name: "ReduxSwift"),
+        .testTarget(name: "ReduxSwiftTests", dependencies: ["ReduxSwift"]),
+        // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
+        .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        // Every existential is spelled `any P`, which makes their cost visible at each use.
+        .enableUpcomingFeature("ExistentialAny")
+    ])
+    target.swiftSettings = settings
+}

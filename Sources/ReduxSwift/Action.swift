@@ -1,0 +1,84 @@
+/// A description of a state change, dispatched to a ``Store`` and handed to every reducer.
+///
+/// Actions carry no code. Most apps declare one enum per feature and get ``identifier`` for free:
+///
+/// ```swift
+/// enum CounterAction: ActionProtocol {
+///     case increment
+///     case add(Int)
+/// }
+///
+/// CounterAction.increment.identifier  // "CounterAction.increment"
+/// CounterAction.add(2).identifier     // "CounterAction.add"
+/// ```
+///
+/// Actions cross threads (they are queued by any thread and reduced on the store's own), so they
+/// must be `Sendable`.
+public protocol ActionProtocol: Sendable {
+    /// A name for the kind of action, such as `"CounterAction.increment"`.
+    ///
+    /// The default for an enum is `"TypeName.caseName"`, without associated values; for other types
+    /// it is `"TypeName"`. An enum that customizes `description` should implement this property,
+    /// because the default reads the case name from the value's description.
+    var identifier: String { get }
+
+    /// Extra information attached to the action; `nil` by default.
+    var payload: (any Sendable)? { get }
+}
+
+extension ActionProtocol {
+    /// The default identifier: `"TypeName.caseName"` for enums, `"TypeName"` for other types.
+    public var identifier: String {
+        let typeName = String(describing: Self.self)
+        let mirror = Mirror(reflecting: self)
+        guard mirror.displayStyle == .enum else { return typeName }
+        // A case with associated values reflects as one child labelled with the case name.
+        if let caseName = mirror.children.first?.label {
+            return "\(typeName).\(caseName)"
+        }
+        let description = String(describing: self)
+        let caseName = description.prefix { $0 != "(" }
+        return "\(typeName).\(caseName)"
+    }
+
+    /// No payload.
+    public var payload: (any Sendable)? { nil }
+}
+
+/// An action identified by a string, in the style of ReduxObjC's `RDXAction`.
+///
+/// ```swift
+/// store.dispatch(Action("todos.add", payload: "Buy milk"))
+/// ```
+///
+/// Reducers tell these actions apart by ``identifier`` and read ``payload`` with a cast:
+///
+/// ```swift
+/// let addTodo: Reducer<AppState> = { state, action in
+///     guard action.identifier == "todos.add", let title = action.payload as? String else { return }
+///     state.todos.append(Todo(title: title))
+/// }
+/// ```
+public struct Action: ActionProtocol {
+    /// The action's name, such as `"todos.add"`.
+    public let identifier: String
+    /// Extra information attached to the action.
+    public let payload: (any Sendable)?
+
+    /// Creates an action with an identifier and an optional payload.
+    /// - Parameters:
+    ///   - identifier: The action's name, such as `"todos.add"`.
+    ///   - payload: Extra information for the reducers; `nil` by default.
+    public init(_ identifier: String, payload: (any Sendable)? = nil) {
+        self.identifier = identifier
+        self.payload = payload
+    }
+}
+
+extension Action: CustomStringConvertible {
+    /// The identifier, followed by the payload when there is one.
+    public var description: String {
+        guard let payload else { return "Action(\(identifier))" }
+        return "Action(\(identifier), payload: \(payload))"
+    }
+}

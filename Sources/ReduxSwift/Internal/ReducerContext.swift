@@ -1,0 +1,97 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// A store that can receive an action dispatched from inside another store's reducer.
+protocol DeferredDispatchTarget: AnyObject, Sendable {
+    /// Queues `action` as if `dispatch` had been called outside any reducer.
+    func enqueueDeferred(_ action: any ActionProtocol)
+}
+
+/// What the current thread is doing inside a store, so that re-entrant calls keep their promises.
+///
+/// A context is installed on a thread for the duration of a drain pass (reducers run) or of a
+/// snapshot encode (user `encode(to:)` runs). The rules it enables:
+/// - `dispatch` from a reducer is deferred until that action commits, and dropped if it fails;
+/// - `dispatch` and `register` while an action is *replayed* for a rollback are ignored, because
+///   their first run already took effect;
+/// - `currentState()` never waits while a context is installed, so no reducer or encoder can wait
+///   for a store that is waiting for it.
+///
+/// Contexts are confined to the thread that installed them; they are never shared.
+final class ReducerContext {
+    /// The store whose reducers run on this thread, or `nil` while only encoding.
+    let reducingStore: AnyObject?
+    /// True while the store re-applies logged actions to restore a checkpoint.
+    var isReplaying = false
+    /// Dispatches made by the action being reduced, released when it commits.
+    private var deferredDispatches: [(target: any DeferredDispatchTarget, action: any ActionProtocol)] = []
+    /// Reducer arrays registered by the action being reduced, added after it finishes.
+    private var deferredRegistrations: [() -> Void] = []
+
+    init(reducingStore: AnyObject?) {
+        self.reducingStore = reducingStore
+    }
+
+    func deferDispatch(_ action: any ActionProtocol, to target: any DeferredDispatchTarget) {
+        deferredDispatches.append((target, action))
+    }
+
+    func deferRegistration(_ register: @escaping () -> Void) {
+        deferredRegistrations.append(register)
+    }
+
+    /// Applies the registrations made during the last action; they stand whether it failed or not.
+    func applyRegistrations() {
+        guard !deferredRegistrations.isEmpty else { return }
+        let registrations = deferredRegistrations
+        deferredRegistrations.removeAll()
+        for register in registrations { register() }
+    }
+
+    /// Queues the dispatches the committed action made, in the order it made them.
+    func releaseDispatches() {
+        guard !deferredDispatches.isEmpty else { return }
+        let released = deferredDispatches
+        deferredDispatches.removeAll()
+        for (target, action) in released {
+            target.enqueueDeferred(action)
+        }
+    }
+
+    /// Drops the dispatches a failed action made, and returns how many there were.
+    @discardableResult
+    func discardDispatches() -> Int {
+        defer { deferredDispatches.removeAll() }
+        return deferredDispatches.count
+    }
+
+    // MARK: Thread-local installation
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let error = pthread_key_create(&key, nil)
+        precondition(error == 0, "pthread_key_create failed with error \(error)")
+        return key
+    }()
+
+    /// The context installed on the calling thread, if any.
+    static var current: ReducerContext? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ReducerContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Runs `body` with `self` installed on the calling thread, restoring the previous context after.
+    func install<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let previous = pthread_getspecific(Self.key)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.key, previous) }
+        return try body()
+    }
+}

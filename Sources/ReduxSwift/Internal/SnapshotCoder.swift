@@ -1,0 +1,38 @@
+import Foundation
+
+/// How store states are turned into JSON and back.
+///
+/// Non-conforming floats are written as the strings below, so `nan` and `±infinity` round-trip.
+/// Dates and data use the coders' defaults, which round-trip exactly.
+enum SnapshotCoder {
+    static let positiveInfinity = "Infinity"
+    static let negativeInfinity = "-Infinity"
+    static let notANumber = "NaN"
+
+    static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber)
+        return encoder
+    }
+
+    static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber)
+        return decoder
+    }
+
+    /// Encodes `state` as the given version, capturing a failure instead of throwing.
+    static func encode<State: StateProtocol>(
+        _ state: State, version: UInt64, with encoder: JSONEncoder
+    ) -> Snapshot {
+        do {
+            return Snapshot(version: version, result: .success(try encoder.encode(state)))
+        } catch {
+            return Snapshot(
+                version: version,
+                result: .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error)))
+        }
+    }
+}

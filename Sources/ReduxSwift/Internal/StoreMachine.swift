@@ -1,0 +1,234 @@
+import Foundation
+
+/// One encoded version of a store's state, shared by every reader of that version.
+struct Snapshot: Sendable {
+    /// The store version it encodes; versions count committed state changes.
+    let version: UInt64
+    /// The JSON, or why the state could not be encoded.
+    let result: Result<Data, SnapshotError>
+}
+
+/// Something a store will post, kept in order until its delivery thread gets to it.
+enum StoreEvent: Sendable {
+    /// Actions that committed, as the per-pass chunks they were reduced in.
+    case changed([[any ActionProtocol]])
+    /// An action whose reducer threw, and the error.
+    case failed(any ActionProtocol, any Error)
+}
+
+/// The store's bookkeeping: a pure, synchronous state machine with no locks, threads or user code.
+///
+/// `Store` keeps one of these behind a lock and performs what each transition returns (schedule a
+/// drain, encode, wake readers, schedule a delivery) after releasing the lock. Keeping the rules
+/// here makes them testable without threads.
+///
+/// The live state has exactly one **owner** at a time: nobody, the drainer (reducing on the
+/// store's queue) or a snapshotter (a reader encoding an idle store). Only the owner touches it.
+/// Readers ask for a ``Snapshot`` that covers every entry enqueued before they asked; they use the
+/// published one when it is current, encode the state themselves when the store is idle, and
+/// otherwise wait for the owner to publish.
+struct StoreMachine<Entry, Waiter> {
+    enum Owner: Equatable {
+        case nobody
+        case drainer
+        case snapshotter
+    }
+
+    /// What the drainer does after a pass or an encode.
+    enum DrainStep {
+        /// Reduce this batch next.
+        case reduce([Entry])
+        /// Encode the state (at this version) for waiting readers, then report `drainerDidEncode`.
+        case encode(version: UInt64)
+        /// Nothing left: ownership is released.
+        case finished
+    }
+
+    /// How a reader gets its snapshot.
+    enum ReadStep {
+        /// This snapshot is current enough.
+        case use(Snapshot)
+        /// The store is idle and the reader now owns it: encode this version, then report
+        /// `snapshotterDidEncode`.
+        case encode(version: UInt64)
+        /// Wait until this waiter is resumed; the snapshot comes with the resumption.
+        case wait(Waiter)
+    }
+
+    /// Side effects a transition asks for, to perform outside the lock.
+    struct Effects {
+        /// Waiters to wake, each with `snapshot`.
+        var resumed: [Waiter] = []
+        /// The snapshot the resumed waiters receive.
+        var snapshot: Snapshot?
+        /// Schedule a drain on the store's queue.
+        var scheduleDrain = false
+        /// Schedule a delivery on the store's delivery queue.
+        var scheduleDelivery = false
+    }
+
+    private(set) var pending: [Entry] = []
+    /// Entries ever enqueued; a reader's target is this count when it asks.
+    private(set) var enqueuedCount: UInt64 = 0
+    /// Entries ever reduced, successfully or not.
+    private(set) var processedCount: UInt64 = 0
+    /// Committed state changes.
+    private(set) var version: UInt64 = 0
+    private(set) var owner = Owner.nobody
+    private(set) var isDrainScheduled = false
+    /// The newest encoded version.
+    private(set) var published: Snapshot
+    /// The newest snapshot some reader decoded successfully.
+    private(set) var lastRoundTripped: Snapshot?
+    private var waiters: [(target: UInt64, waiter: Waiter)] = []
+    private var undelivered: [StoreEvent] = []
+    private(set) var isDeliveryScheduled = false
+
+    init(initialSnapshot: Snapshot) {
+        published = initialSnapshot
+    }
+
+    // MARK: Dispatch
+
+    /// Queues an entry; returns whether the caller must schedule a drain.
+    mutating func enqueue(_ entry: Entry) -> Bool {
+        pending.append(entry)
+        enqueuedCount += 1
+        return scheduleDrainIfIdle()
+    }
+
+    /// Called by a scheduled drain: takes ownership and the pending entries, or `nil` when another
+    /// owner holds the state (it schedules a drain when it is done) or nothing is pending.
+    mutating func startDrain() -> [Entry]? {
+        isDrainScheduled = false
+        guard owner == .nobody, !pending.isEmpty else { return nil }
+        owner = .drainer
+        return takePending()
+    }
+
+    /// Records a reduced batch and says what the drainer does next.
+    /// - Parameters:
+    ///   - processed: Entries in the batch.
+    ///   - changes: State changes the batch committed.
+    ///   - events: Notifications to post, in order.
+    mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> (DrainStep, Effects) {
+        precondition(owner == .drainer, "finishPass called by a drainer that does not own the state")
+        processedCount += UInt64(processed)
+        version += UInt64(changes)
+        var effects = Effects()
+        effects.scheduleDelivery = append(events)
+        return continueDraining(effects)
+    }
+
+    /// Publishes what the drainer encoded and says what it does next.
+    mutating func drainerDidEncode(_ snapshot: Snapshot) -> (DrainStep, Effects) {
+        precondition(owner == .drainer, "drainerDidEncode called by a drainer that does not own the state")
+        published = snapshot
+        return continueDraining(Effects())
+    }
+
+    private mutating func continueDraining(_ effects: Effects) -> (DrainStep, Effects) {
+        var effects = effects
+        resumeSatisfiedWaiters(&effects)
+        if published.version != version, waiters.contains(where: { $0.target <= processedCount }) {
+            return (.encode(version: version), effects)
+        }
+        if !pending.isEmpty {
+            return (.reduce(takePending()), effects)
+        }
+        owner = .nobody
+        return (.finished, effects)
+    }
+
+    // MARK: Reading
+
+    /// Starts a read.
+    /// - Parameters:
+    ///   - waiting: `false` inside a reducer or an encode: use the published snapshot whatever its
+    ///     age, because waiting there could wait for the caller itself.
+    ///   - makeWaiter: Creates the waiter when the reader has to wait.
+    mutating func beginRead(waiting: Bool, makeWaiter: () -> Waiter) -> ReadStep {
+        guard waiting else { return .use(published) }
+        let target = enqueuedCount
+        if processedCount >= target {
+            if published.version == version { return .use(published) }
+            if owner == .nobody {
+                owner = .snapshotter
+                return .encode(version: version)
+            }
+        }
+        let waiter = makeWaiter()
+        waiters.append((target, waiter))
+        return .wait(waiter)
+    }
+
+    /// Publishes what a snapshotter encoded and gives the state back.
+    mutating func snapshotterDidEncode(_ snapshot: Snapshot) -> Effects {
+        precondition(owner == .snapshotter, "snapshotterDidEncode called by a reader that does not own the state")
+        published = snapshot
+        owner = .nobody
+        var effects = Effects()
+        resumeSatisfiedWaiters(&effects)
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        return effects
+    }
+
+    /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.
+    mutating func recordRoundTrip(_ snapshot: Snapshot) {
+        if lastRoundTripped.map({ snapshot.version > $0.version }) ?? true {
+            lastRoundTripped = snapshot
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Hands the delivery thread every undelivered event, oldest first.
+    mutating func takeEvents() -> [StoreEvent] {
+        isDeliveryScheduled = false
+        defer { undelivered.removeAll() }
+        return undelivered
+    }
+
+    /// Appends events, merging a change into an undelivered change just before it (coalescing).
+    /// Returns whether a delivery must be scheduled.
+    private mutating func append(_ events: [StoreEvent]) -> Bool {
+        for event in events {
+            if case .changed(let chunks) = event, case .changed(let earlier)? = undelivered.last {
+                undelivered[undelivered.count - 1] = .changed(earlier + chunks)
+            } else {
+                undelivered.append(event)
+            }
+        }
+        guard !undelivered.isEmpty, !isDeliveryScheduled else { return false }
+        isDeliveryScheduled = true
+        return true
+    }
+
+    // MARK: Helpers
+
+    private mutating func scheduleDrainIfIdle() -> Bool {
+        guard owner == .nobody, !isDrainScheduled, !pending.isEmpty else { return false }
+        isDrainScheduled = true
+        return true
+    }
+
+    private mutating func takePending() -> [Entry] {
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Wakes every waiter whose target is processed, when the published snapshot is current.
+    private mutating func resumeSatisfiedWaiters(_ effects: inout Effects) {
+        guard published.version == version, !waiters.isEmpty else { return }
+        var stillWaiting: [(target: UInt64, waiter: Waiter)] = []
+        for entry in waiters {
+            if entry.target <= processedCount {
+                effects.resumed.append(entry.waiter)
+            } else {
+                stillWaiting.append(entry)
+            }
+        }
+        waiters = stillWaiting
+        if !effects.resumed.isEmpty { effects.snapshot = published }
+    }
+}

@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+
+/// One registered observer: its filter, where it is delivered, and whether it is still active.
+///
+/// `@unchecked Sendable`: `object` is a weak reference written once in `init` (weak loads are atomic
+/// in the Swift runtime), every other stored property is a `let` of a `Sendable` type, and `isActive`
+/// is a `LockedValue`.
+final class ObserverEntry: @unchecked Sendable {
+    let id: UInt64
+    let name: Notification.Name?
+    let objectID: ObjectIdentifier?
+    private weak var object: AnyObject?
+    let queue: DispatchQueue?
+    private let block: @Sendable (StoreNotification) -> Void
+    private let isActive = LockedValue(true)
+
+    init(
+        id: UInt64,
+        name: Notification.Name?,
+        object: (any AnyObject & Sendable)?,
+        queue: DispatchQueue?,
+        block: @escaping @Sendable (StoreNotification) -> Void
+    ) {
+        self.id = id
+        self.name = name
+        self.objectID = object.map { ObjectIdentifier($0) }
+        self.object = object
+        self.queue = queue
+        self.block = block
+    }
+
+    var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
+
+    /// Stops future deliveries; returns whether the entry was still active.
+    func deactivate() -> Bool {
+        isActive.withLock { active in
+            defer { active = false }
+            return active
+        }
+    }
+
+    /// Delivers `notification` now (no queue) or on the observer's queue.
+    ///
+    /// The active flag is checked immediately before the block runs, on the thread that runs it, so
+    /// no call begins after ``deactivate()`` returns, including calls already queued.
+    func deliver(_ notification: StoreNotification) {
+        if objectID != nil {
+            // An address can be reused after its object is freed: match identity, not the address.
+            guard let object, let sender = notification.object, object === sender else { return }
+        }
+        if let queue {
+            queue.async { self.invokeIfActive(notification) }
+        } else {
+            invokeIfActive(notification)
+        }
+    }
+
+    private func invokeIfActive(_ notification: StoreNotification) {
+        guard isActive.withLock({ $0 }) else { return }
+        block(notification)
+    }
+}
+
+/// The key observers are grouped by: the name and the sender they asked for (`nil` for any).
+struct BucketKey: Hashable {
+    let name: Notification.Name?
+    let objectID: ObjectIdentifier?
+}
+
+/// Observers of one ``BucketKey``, in registration order.
+///
+/// Entries are appended with increasing ids, so `ids` stays sorted; a removal finds its slot by
+/// binary search and leaves a `nil` tombstone (its id stays, so the search still works), and both
+/// arrays are compacted when half the slots are tombstones. Adding and removing cost O(log n)
+/// amortized, and a post iterates the slots in order without sorting.
+struct ObserverBucket {
+    private(set) var slots: [ObserverEntry?] = []
+    private var ids: [UInt64] = []
+    private var tombstones = 0
+
+    var isEmpty: Bool { slots.count == tombstones }
+
+    mutating func append(_ entry: ObserverEntry) {
+        slots.append(entry)
+        ids.append(entry.id)
+    }
+
+    mutating func remove(_ entry: ObserverEntry) {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < entry.id { low = middle + 1 } else { high = middle }
+        }
+        guard low < ids.count, ids[low] == entry.id, slots[low] != nil else { return }
+        slots[low] = nil
+        tombstones += 1
+        if tombstones > 16 && tombstones * 2 > slots.count {
+            slots.removeAll { $0 == nil }
+            ids = slots.map { $0!.id }
+            tombstones = 0
+        }
+    }
+}
+
+/// Every observer of one ``StoreNotificationCenter``, grouped by what they filter on.
+struct ObserverRegistry {
+    private var buckets: [BucketKey: ObserverBucket] = [:]
+    private var nextID: UInt64 = 0
+
+    mutating func add(
+        name: Notification.Name?,
+        object: (any AnyObject & Sendable)?,
+        queue: DispatchQueue?,
+        block: @escaping @Sendable (StoreNotification) -> Void
+    ) -> ObserverEntry {
+        nextID += 1
+        let entry = ObserverEntry(id: nextID, name: name, object: object, queue: queue, block: block)
+        buckets[entry.bucketKey, default: ObserverBucket()].append(entry)
+        return entry
+    }
+
+    mutating func remove(_ entry: ObserverEntry) {
+        let key = entry.bucketKey
+        guard var bucket = buckets.removeValue(forKey: key) else { return }
+        bucket.remove(entry)
+        if !bucket.isEmpty { buckets[key] = bucket }
+    }
+
+    /// The observer lists that can match a notification, at most four (name and sender, name only,
+    /// sender only, neither), each in registration order.
+    func candidates(name: Notification.Name, objectID: ObjectIdentifier?) -> [[ObserverEntry?]] {
+        var lists: [[ObserverEntry?]] = []
+        lists.reserveCapacity(4)
+        if let objectID, let bucket = buckets[BucketKey(name: name, objectID: objectID)] {
+            lists.append(bucket.slots)
+        }
+        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.slots) }
+        if let objectID, let bucket = buckets[BucketKey(name: nil, objectID: objectID)] {
+            lists.append(bucket.slots)
+        }
+        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.slots) }
+        return lists
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A notification delivered by a ``StoreNotificationCenter``.
+///
+/// Stores post ``Foundation/Notification/Name/stateDidChange`` and
+/// ``Foundation/Notification/Name/dispatchDidFail``; the typed accessors ``actions``,
+/// ``failedAction`` and ``error`` read their `userInfo`.
+public struct StoreNotification: Sendable {
+    /// The notification's name.
+    public let name: Notification.Name
+    /// The object that posted the notification: for a store's notifications, the store.
+    public let object: (any AnyObject & Sendable)?
+    /// Extra information; see ``actionsKey``, ``actionKey`` and ``errorKey`` for what stores put here.
+    public let userInfo: [String: any Sendable]
+
+    /// Creates a notification.
+    /// - Parameters:
+    ///   - name: The notification's name.
+    ///   - object: The sender, which observers can filter on.
+    ///   - userInfo: Extra information for observers.
+    public init(
+        name: Notification.Name,
+        object: (any AnyObject & Sendable)? = nil,
+        userInfo: [String: any Sendable] = [:]
+    ) {
+        self.name = name
+        self.object = object
+        self.userInfo = userInfo
+    }
+
+    /// The `userInfo` key of the actions a store notification covers, as `[any ActionProtocol]`.
+    public static let actionsKey = "actions"
+    /// The `userInfo` key of the action that failed, in a `dispatchDidFail` notification.
+    public static let actionKey = "action"
+    /// The `userInfo` key of the error a reducer threw, in a `dispatchDidFail` notification.
+    public static let errorKey = "error"
+
+    /// The actions this notification covers, in the order they were reduced.
+    ///
+    /// For `stateDidChange`, the actions whose changes it announces; for `dispatchDidFail`, the one
+    /// action that failed. Empty for other notifications.
+    public var actions: [any ActionProtocol] {
+        userInfo[Self.actionsKey] as? [any ActionProtocol] ?? []
+    }
+
+    /// The action that failed, for a `dispatchDidFail` notification.
+    public var failedAction: (any ActionProtocol)? {
+        userInfo[Self.actionKey] as? any ActionProtocol
+    }
+
+    /// The error a reducer threw, for a `dispatchDidFail` notification.
+    public var error: (any Error)? {
+        userInfo[Self.errorKey] as? any Error
+    }
+}

@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+
+/// A registry of observers that stores post their notifications to, modelled on `NotificationCenter`.
+///
+/// Every ``Store`` posts to the center it was created with, ``default`` unless you pass another.
+/// Observers filter by name and by sender, and are delivered either synchronously on the posting
+/// thread (`queue: nil`) or asynchronously on a `DispatchQueue` of their choice.
+///
+/// ```swift
+/// let token = StoreNotificationCenter.default.addObserver(
+///     forName: .stateDidChange, object: AppStore.shared, queue: .main
+/// ) { notification in
+///     render(AppStore.shared.currentState())
+/// }
+/// ```
+///
+/// Keep the returned ``ObserverToken``: the observer is removed when you call
+/// ``ObserverToken/cancel()`` or when the token is released.
+///
+/// All methods may be called from any thread, including from inside an observer's block.
+/// Adding or removing an observer costs O(log n) amortized; a post visits only the observers whose
+/// name and sender filters can match.
+public final class StoreNotificationCenter: Sendable {
+    /// The center that stores use unless they are given another.
+    public static let `default` = StoreNotificationCenter()
+
+    private let registry = LockedValue(ObserverRegistry())
+
+    /// Creates an empty center, for example to isolate a group of stores in tests.
+    public init() {}
+
+    /// Registers a block to run for matching notifications.
+    ///
+    /// - Parameters:
+    ///   - name: The notification name to observe, or `nil` for every name.
+    ///   - object: The sender to observe, or `nil` for every sender (every store). The center keeps
+    ///     only a weak reference to it.
+    ///   - queue: Where to run `block`: `nil` runs it synchronously on the posting thread (for a
+    ///     store, its delivery thread); a queue runs it asynchronously there, in posting order for a
+    ///     serial queue.
+    ///   - block: The code to run; it receives the notification.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func addObserver(
+        forName name: Notification.Name?,
+        object: (any AnyObject & Sendable)?,
+        queue: DispatchQueue?,
+        using block: @escaping @Sendable (StoreNotification) -> Void
+    ) -> ObserverToken {
+        let entry = registry.withLock { $0.add(name: name, object: object, queue: queue, block: block) }
+        return ObserverToken(center: self, entry: entry)
+    }
+
+    /// Delivers `notification` to every matching observer, in the order they were added.
+    ///
+    /// Observers without a queue run before this method returns, on the calling thread; the others
+    /// are scheduled on their queues. Observers added or removed while a post is under way do not
+    /// change the set that post delivers to, except that a removed observer is never called again.
+    public func post(_ notification: StoreNotification) {
+        let objectID = notification.object.map { ObjectIdentifier($0) }
+        let lists = registry.withLock { $0.candidates(name: notification.name, objectID: objectID) }
+        switch lists.count {
+        case 0:
+            return
+        case 1:
+            for case let entry? in lists[0] { entry.deliver(notification) }
+        default:
+            Self.forEachInRegistrationOrder(lists) { $0.deliver(notification) }
+        }
+    }
+
+    /// Removes the observer that `token` stands for; the same as ``ObserverToken/cancel()``.
+    public func removeObserver(_ token: ObserverToken) {
+        token.cancel()
+    }
+
+    func remove(_ entry: ObserverEntry) {
+        registry.withLock { $0.remove(entry) }
+    }
+
+    /// Merges lists that are each sorted by id, calling `body` once per live entry in id order.
+    private static func forEachInRegistrationOrder(
+        _ lists: [[ObserverEntry?]], _ body: (ObserverEntry) -> Void
+    ) {
+        var positions = [Int](repeating: 0, count: lists.count)
+        while true {
+            var next: (list: Int, entry: ObserverEntry)?
+            for list in lists.indices {
+                var position = positions[list]
+                while position < lists[list].count, lists[list][position] == nil { position += 1 }
+                positions[list] = position
+                guard position < lists[list].count, let entry = lists[list][position] else { continue }
+                if next == nil || entry.id < next!.entry.id { next = (list, entry) }
+            }
+            guard let (list, entry) = next else { return }
+            positions[list] += 1
+            body(entry)
+        }
+    }
+}

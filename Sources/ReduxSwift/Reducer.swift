@@ -1,0 +1,41 @@
+/// A function that applies an action to the state, mutating it in place.
+///
+/// Every reducer registered with a ``Store`` sees every action, in registration order, and ignores
+/// the actions it does not handle. Reducers run on the store's own queue, one action at a time.
+///
+/// ```swift
+/// let counterReducer: Reducer<AppState> = { state, action in
+///     switch action as? CounterAction {
+///     case .increment?: state.counter += 1
+///     case .add(let amount)?: state.counter += amount
+///     case nil: break
+///     }
+/// }
+/// ```
+///
+/// A reducer may throw to reject an action: the store then restores the state exactly as it was
+/// before that action and posts ``Foundation/Notification/Name/dispatchDidFail``.
+/// Keep reducers deterministic and free of side effects other than mutating `state` and
+/// dispatching, and never block in them: see <doc:ThreadingModel>.
+public typealias Reducer<State: StateProtocol> = @Sendable (inout State, any ActionProtocol) throws -> Void
+
+/// A type that provides an array of reducers for one feature, in the style of ReduxObjC's `RDXReducer`.
+///
+/// ```swift
+/// enum CounterReducers: ReducerProtocol {
+///     static var reducers: [Reducer<AppState>] {
+///         [
+///             { state, action in if case CounterAction.increment = action { state.counter += 1 } },
+///             { state, action in if case CounterAction.add(let n) = action { state.counter += n } },
+///         ]
+///     }
+/// }
+///
+/// store.register(CounterReducers.reducers)
+/// ```
+public protocol ReducerProtocol {
+    /// The state these reducers change.
+    associatedtype State: StateProtocol
+    /// The reducers, in the order they should run.
+    static var reducers: [Reducer<State>] { get }
+}

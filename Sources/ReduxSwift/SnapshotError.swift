@@ -1,0 +1,81 @@
+/// The error thrown by ``Store/snapshot()`` when a state cannot round-trip through JSON.
+///
+/// It names the state type, whether encoding or decoding failed, and the coding path of the value
+/// that failed, such as `todos[3].due`:
+///
+/// ```swift
+/// do {
+///     let state = try store.snapshot()
+/// } catch let error as SnapshotError {
+///     print(error)  // "Cannot decode AppState at todos[3].due: ..."
+/// }
+/// ```
+public struct SnapshotError: Error, CustomStringConvertible, Sendable {
+    /// The step of the round trip that failed.
+    public enum Operation: String, Sendable {
+        /// Turning the store's state into JSON.
+        case encoding = "encode"
+        /// Turning JSON back into a state value.
+        case decoding = "decode"
+    }
+
+    /// The step that failed.
+    public let operation: Operation
+    /// The name of the state type, such as `"AppState"`.
+    public let stateType: String
+    /// Where in the state the failure happened, such as `"todos[3].due"`; empty for the root.
+    public let codingPath: String
+    /// The error `JSONEncoder` or `JSONDecoder` reported.
+    public let underlyingError: any Error
+
+    init(_ operation: Operation, stateType: Any.Type, underlyingError: any Error) {
+        self.operation = operation
+        self.stateType = String(reflecting: stateType)
+        self.underlyingError = underlyingError
+        self.codingPath = Self.codingPath(of: underlyingError)
+    }
+
+    /// A sentence naming the operation, the type, the coding path and the reason.
+    public var description: String {
+        let location = codingPath.isEmpty ? "" : " at \(codingPath)"
+        return "Cannot \(operation.rawValue) \(stateType)\(location): \(Self.reason(of: underlyingError))"
+    }
+
+    private static func codingPath(of error: any Error) -> String {
+        let path: [any CodingKey]
+        switch error {
+        case EncodingError.invalidValue(_, let context):
+            path = context.codingPath
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            path = context.codingPath
+        default:
+            return ""
+        }
+        var rendered = ""
+        for key in path {
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") || key.stringValue == "\(index)" {
+                rendered += "[\(index)]"
+            } else {
+                rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        // A missing key is reported at its container's path; name the key too.
+        if case DecodingError.keyNotFound(let key, _) = error {
+            rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+        return rendered
+    }
+
+    private static func reason(of error: any Error) -> String {
+        switch error {
+        case EncodingError.invalidValue(_, let context):
+            return context.debugDescription
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            return context.debugDescription
+        default:
+            return String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+extension Store {
+    /// Returns a deep copy of the state that reflects every action dispatched before this call.
+    ///
+    /// The copy is decoded from a JSON snapshot on the calling thread, so it shares no reference
+    /// with the store or with any other copy, and you may change it freely. Each state version is
+    /// encoded at most once, however many readers ask; later readers of the same version only
+    /// decode.
+    ///
+    /// ```swift
+    /// store.dispatch(CounterAction.increment)
+    /// let state = store.currentState()  // includes the increment
+    /// ```
+    ///
+    /// "Dispatched before" means: every `dispatch` that returned before this call began, on this
+    /// thread or on one that happened-before it. When those actions are still queued, the call
+    /// waits until they are reduced. Inside a reducer (of any store) or a state's `encode(to:)`, it
+    /// never waits: it returns the newest snapshot the store has already published, a committed
+    /// state from before the current action (see <doc:ThreadingModel>).
+    ///
+    /// If the state cannot round-trip through JSON (a broken `Codable` conformance), nothing in
+    /// the store is lost, and this method returns the newest state that did round-trip. If no
+    /// state of the store ever has, it stops the program with a message naming the type and the
+    /// coding path; use ``snapshot()`` to handle the error instead.
+    public func currentState() -> State {
+        let snapshot = latestSnapshot()
+        switch decode(snapshot) {
+        case .success(let state):
+            return state
+        case .failure(let error):
+            let fallback = core.withLock { $0.lastRoundTripped }
+            if let fallback, fallback.version != snapshot.version, case .success(let state) = decode(fallback) {
+                return state
+            }
+            preconditionFailure(
+                "\(error). currentState() returns the newest state that round-trips through JSON, "
+                    + "and this store has none; use snapshot() to handle the error.")
+        }
+    }
+
+    /// Returns a deep copy of the state like ``currentState()``, or throws if it cannot
+    /// round-trip through JSON.
+    ///
+    /// ```swift
+    /// do {
+    ///     let state = try store.snapshot()
+    /// } catch {
+    ///     print(error)  // "Cannot encode AppState at todos[3].due: ..."
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SnapshotError`` naming the state type, the step that failed and the coding path.
+    public func snapshot() throws(SnapshotError) -> State {
+        try decode(latestSnapshot()).get()
+    }
+
+    /// Gets a snapshot that covers every entry enqueued before the call: the published one, one this
+    /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
+    func latestSnapshot() -> Snapshot {
+        let waiting = ReducerContext.current == nil
+        let step = core.withLock { $0.beginRead(waiting: waiting, makeWaiter: SnapshotWaiter.init) }
+        switch step {
+        case .use(let snapshot):
+            return snapshot
+        case .encode(let version):
+            let snapshot = encodeOwnedState(version: version)
+            perform(core.withLock { $0.snapshotterDidEncode(snapshot) })
+            return snapshot
+        case .wait(let waiter):
+            return waiter.wait()
+        }
+    }
+
+    private func decode(_ snapshot: Snapshot) -> Result<State, SnapshotError> {
+        switch snapshot.result {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let data):
+            do {
+                let state = try decoder.decode(State.self, from: data)
+                core.withLock { $0.recordRoundTrip(snapshot) }
+                return .success(state)
+            } catch {
+                return .failure(SnapshotError(.decoding, stateType: State.self, underlyingError: error))
+            }
+        }
+    }
+}

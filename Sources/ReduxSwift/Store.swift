@@ -1,0 +1,352 @@
+import Dispatch
+import Foundation
+
+/// Holds an app's state, reduces the actions dispatched to it, and announces every change.
+///
+/// A store is created with an array of reducers and an initial state. ``dispatch(_:)`` returns at
+/// once; the store reduces actions on its own queue, one at a time and in the order they were
+/// dispatched, and posts ``Foundation/Notification/Name/stateDidChange`` to its
+/// ``notificationCenter``. ``currentState()`` returns a deep copy that reflects every action
+/// dispatched before the call.
+///
+/// ## Subclassing with a shared store
+///
+/// The recommended form, as in ReduxObjC, is one subclass with a shared singleton whose
+/// initializer collects the reducer arrays and the initial state:
+///
+/// ```swift
+/// final class AppStore: Store<AppState> {
+///     static let shared = AppStore()
+///
+///     private init() {
+///         super.init(reducers: CounterReducers.reducers, state: AppState())
+///         register(TodoReducers.reducers)
+///     }
+/// }
+///
+/// AppStore.shared.dispatch(CounterAction.increment)
+/// print(AppStore.shared.currentState().counter)  // 1
+/// ```
+///
+/// ## Threading
+///
+/// Every method may be called from any thread at the same time, and from inside reducers and
+/// observers: <doc:ThreadingModel> defines each case. In short, reducers run on the store's
+/// queue, never on the dispatching thread; notifications are posted from the store's delivery
+/// thread; and the store never holds a lock while it calls your code.
+///
+/// ## Cost
+///
+/// Dispatching costs a short critical section. Reducing costs the reducers' own work plus a small
+/// constant per action: the state is mutated in place and never copied per action. JSON work
+/// happens only when someone reads, once per state version however many readers ask, and each
+/// reader decodes on its own thread.
+open class Store<State: StateProtocol>: @unchecked Sendable {
+    // `@unchecked Sendable`: every mutable property is either guarded by `core`'s lock or confined
+    // to the owner of the live state (see `StoreMachine.Owner`); ownership changes hands under
+    // `core`'s lock, which orders every access. The remaining properties are immutable.
+
+    /// The center this store posts ``Foundation/Notification/Name/stateDidChange`` and
+    /// ``Foundation/Notification/Name/dispatchDidFail`` to.
+    public let notificationCenter: StoreNotificationCenter
+
+    let core: LockedValue<StoreMachine<PendingEntry, SnapshotWaiter>>
+    let engine: EngineBox<State>
+    let encoder: JSONEncoder
+    let decoder: JSONDecoder
+    private let reduceQueue: DispatchQueue
+    private let deliveryQueue: DispatchQueue
+
+    /// Something queued for the store's reducing queue, in one total order.
+    enum PendingEntry {
+        case action(any ActionProtocol)
+        case register([Reducer<State>])
+    }
+
+    /// Creates a store.
+    ///
+    /// The initializer encodes `state` once, so that readers inside reducers always have a committed
+    /// snapshot to fall back on (see <doc:ThreadingModel>).
+    ///
+    /// - Parameters:
+    ///   - reducers: The reducers that every action is applied to, in this order. Add more with
+    ///     ``register(_:)``.
+    ///   - state: The initial state. The store takes it over: do not mutate class instances inside
+    ///     it afterwards.
+    ///   - notificationCenter: Where to post notifications; ``StoreNotificationCenter/default``
+    ///     unless you pass another.
+    public init(
+        reducers: [Reducer<State>],
+        state: State,
+        notificationCenter: StoreNotificationCenter = .default
+    ) {
+        self.notificationCenter = notificationCenter
+        let encoder = SnapshotCoder.makeEncoder()
+        self.encoder = encoder
+        decoder = SnapshotCoder.makeDecoder()
+        let initialSnapshot = ReducerContext(reducingStore: nil).install {
+            SnapshotCoder.encode(state, version: 0, with: encoder)
+        }
+        core = LockedValue(StoreMachine(initialSnapshot: initialSnapshot))
+        engine = EngineBox(ReductionEngine(state: state, reducers: reducers))
+        let label = "ReduxSwift.Store<\(String(describing: State.self))>"
+        reduceQueue = DispatchQueue(label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
+        deliveryQueue = DispatchQueue(label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
+    }
+
+    // MARK: Dispatching
+
+    /// Queues an action and returns at once.
+    ///
+    /// The store passes the action and its state to every registered reducer, in registration
+    /// order, on its own queue. Actions are reduced one at a time, in one order that keeps each
+    /// thread's own dispatch order. After they are reduced, observers of
+    /// ``Foundation/Notification/Name/stateDidChange`` hear about them.
+    ///
+    /// ```swift
+    /// store.dispatch(CounterAction.increment)
+    /// store.dispatch(Action("todos.add", payload: "Buy milk"))
+    /// ```
+    ///
+    /// Called from inside a reducer (of any store), the action is queued when the action being
+    /// reduced commits, behind the actions already queued; if that action fails, the actions it
+    /// dispatched are discarded with its changes.
+    public func dispatch(_ action: any ActionProtocol) {
+        if let context = ReducerContext.current, context.reducingStore != nil {
+            // Re-applying an action for a rollback must not repeat what its first run did.
+            guard !context.isReplaying else { return }
+            context.deferDispatch(action, to: self)
+            return
+        }
+        enqueue(.action(action))
+    }
+
+    /// Adds reducers to the store; they see every action dispatched after this call returns.
+    ///
+    /// Use it at startup to collect the reducer arrays of each feature:
+    ///
+    /// ```swift
+    /// store.register(TodoReducers.reducers)
+    /// store.register(FilterReducers.reducers)
+    /// ```
+    ///
+    /// Registration is ordered with dispatches: actions already queued are not affected. Called from
+    /// inside one of this store's reducers, it takes effect from the next action reduced.
+    public func register(_ reducers: [Reducer<State>]) {
+        guard !reducers.isEmpty else { return }
+        if let context = ReducerContext.current, context.reducingStore === self {
+            guard !context.isReplaying else { return }
+            let engine = self.engine
+            context.deferRegistration { engine.engine.register(reducers) }
+            return
+        }
+        enqueue(.register(reducers))
+    }
+
+    private func enqueue(_ entry: PendingEntry) {
+        if core.withLock({ $0.enqueue(entry) }) {
+            scheduleDrain()
+        }
+    }
+
+    // MARK: Reducing (runs on `reduceQueue`, as the owner of the state)
+
+    /// Runs `drain()` on the store's queue. The closure holds the store through a non-generic
+    /// existential, so it captures no metatype of `State` (which need not be `Sendable`).
+    private func scheduleDrain() {
+        let store: any QueueWork = self
+        reduceQueue.async { store.drain() }
+    }
+
+    private func scheduleDelivery() {
+        let store: any QueueWork = self
+        deliveryQueue.async { store.deliver() }
+    }
+
+    func drain() {
+        guard var batch = core.withLock({ $0.startDrain() }) else { return }
+        let context = ReducerContext(reducingStore: self)
+        context.install {
+            while true {
+                let pass = reduce(batch, context: context)
+                var (step, effects) = core.withLock {
+                    $0.finishPass(processed: batch.count, changes: pass.changes, events: pass.events)
+                }
+                perform(effects)
+                while case .encode(let version) = step {
+                    let snapshot = encodeOwnedState(version: version)
+                    (step, effects) = core.withLock { $0.drainerDidEncode(snapshot) }
+                    perform(effects)
+                }
+                guard case .reduce(let next) = step else { return }
+                batch = next
+            }
+        }
+    }
+
+    /// Reduces one batch; returns how many state changes it committed and what to post.
+    private func reduce(
+        _ batch: [PendingEntry], context: ReducerContext
+    ) -> (changes: Int, events: [StoreEvent]) {
+        var changes = 0
+        var events: [StoreEvent] = []
+        var committed: [any ActionProtocol] = []
+        committed.reserveCapacity(batch.count)
+        for entry in batch {
+            switch entry {
+            case .register(let reducers):
+                engine.engine.register(reducers)
+            case .action(let action):
+                let outcome = engine.engine.apply(action, context: context)
+                context.applyRegistrations()
+                switch outcome {
+                case .committed:
+                    changes += 1
+                    committed.append(action)
+                    context.releaseDispatches()
+                case .failed(let error, let replayFailures):
+                    context.discardDispatches()
+                    if !committed.isEmpty {
+                        events.append(.changed([committed]))
+                        committed.removeAll()
+                    }
+                    for failure in replayFailures {
+                        // The state no longer holds an action that had committed: a new version.
+                        changes += 1
+                        events.append(.failed(failure.action, failure.error))
+                    }
+                    events.append(.failed(action, error))
+                }
+            }
+        }
+        if !committed.isEmpty { events.append(.changed([committed])) }
+        return (changes, events)
+    }
+
+    /// Encodes the live state; only the current owner may call this.
+    func encodeOwnedState(version: UInt64) -> Snapshot {
+        // A context without a reducing store: `encode(to:)` may read stores without waiting and
+        // dispatch normally.
+        let snapshot = ReducerContext(reducingStore: nil).install {
+            SnapshotCoder.encode(engine.engine.state, version: version, with: encoder)
+        }
+        // Readers can now see this version; rollbacks must never re-apply actions across it.
+        engine.engine.takeCheckpoint()
+        return snapshot
+    }
+
+    func perform(_ effects: StoreMachine<PendingEntry, SnapshotWaiter>.Effects) {
+        if let snapshot = effects.snapshot {
+            for waiter in effects.resumed { waiter.resume(with: snapshot) }
+        }
+        if effects.scheduleDrain { scheduleDrain() }
+        if effects.scheduleDelivery { scheduleDelivery() }
+    }
+
+    // MARK: Delivering (runs on `deliveryQueue`)
+
+    func deliver() {
+        let events = core.withLock { $0.takeEvents() }
+        for event in events {
+            switch event {
+            case .changed(let chunks):
+                let actions = chunks.count == 1 ? chunks[0] : Array(chunks.joined())
+                notificationCenter.post(
+                    StoreNotification(
+                        name: .stateDidChange, object: self,
+                        userInfo: [StoreNotification.actionsKey: actions]))
+            case .failed(let action, let error):
+                notificationCenter.post(
+                    StoreNotification(
+                        name: .dispatchDidFail, object: self,
+                        userInfo: [
+                            StoreNotification.actionsKey: [action],
+                            StoreNotification.actionKey: action,
+                            StoreNotification.errorKey: error,
+                        ]))
+            }
+        }
+    }
+
+    // MARK: Observing
+
+    /// Observes this store's ``Foundation/Notification/Name/stateDidChange`` notifications.
+    ///
+    /// ```swift
+    /// let token = store.observeChanges(queue: .main) { notification in
+    ///     render(store.currentState())
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
+    ///   - block: Receives each notification.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observeChanges(
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (StoreNotification) -> Void
+    ) -> ObserverToken {
+        notificationCenter.addObserver(forName: .stateDidChange, object: self, queue: queue, using: block)
+    }
+
+    /// Observes this store's ``Foundation/Notification/Name/dispatchDidFail`` notifications.
+    ///
+    /// - Parameters:
+    ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
+    ///   - block: Receives each notification, with ``StoreNotification/failedAction`` and
+    ///     ``StoreNotification/error``.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observeFailures(
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (StoreNotification) -> Void
+    ) -> ObserverToken {
+        notificationCenter.addObserver(forName: .dispatchDidFail, object: self, queue: queue, using: block)
+    }
+}
+
+extension Store: DeferredDispatchTarget, QueueWork {
+    func enqueueDeferred(_ action: any ActionProtocol) {
+        enqueue(.action(action))
+    }
+}
+
+/// The work a store schedules on its own queues, behind a type that names no generic parameter.
+protocol QueueWork: AnyObject, Sendable {
+    /// Reduces queued entries until none are left (runs on the reducing queue).
+    func drain()
+    /// Posts undelivered notifications (runs on the delivery queue).
+    func deliver()
+}
+
+/// The reduction engine, reachable only by the owner of the live state.
+///
+/// `@unchecked Sendable`: `engine` is read and written only by the store's current owner (its
+/// drainer or a snapshotter, recorded in `StoreMachine.owner`), and ownership changes hands under the
+/// store's lock, which orders every access.
+final class EngineBox<State: StateProtocol>: @unchecked Sendable {
+    var engine: ReductionEngine<State>
+
+    init(_ engine: ReductionEngine<State>) {
+        self.engine = engine
+    }
+}
+
+/// A reader blocked until a snapshot that covers its target is published.
+///
+/// `@unchecked Sendable`: `snapshot` is written once, before `semaphore.signal()`, and read only
+/// after `semaphore.wait()` returns, which orders the two.
+final class SnapshotWaiter: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var snapshot: Snapshot?
+
+    func resume(with snapshot: Snapshot) {
+        self.snapshot = snapshot
+        semaphore.signal()
+    }
+
+    func wait() -> Snapshot {
+        semaphore.wait()
+        guard let snapshot else { preconditionFailure("SnapshotWaiter resumed without a snapshot") }
+        return snapshot
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import ReduxSwift
+import Testing
+
+/// Rule 5: coalesced change notifications that never lose the last change.
+@Suite struct NotificationTests {
+    @Test func aBurstIsCoalescedAndEveryActionIsAnnouncedExactlyOnceInOrder() {
+        let store = makeStore()
+        let dispatched = Gate()
+        let announced = Recorder<[Int]>()
+        let token = store.observeChanges { note in
+            // Hold the delivery thread until the burst is queued, so later changes pile up.
+            dispatched.wait()
+            announced.append(note.actions.map { action -> Int in
+                guard case .add(let amount) = action as? TestAction else { return -1 }
+                return amount
+            })
+        }
+        let total = 2_000
+        for amount in 1...total { store.dispatch(TestAction.add(amount)) }
+        dispatched.open()
+        #expect(announced.wait { $0.joined().count >= total })
+        #expect(announced.count < total)
+        #expect(Array(announced.values.joined()) == Array(1...total))
+        token.cancel()
+    }
+
+    @Test func theLastNotificationOfABurstSeesTheFinalState() {
+        let store = makeStore()
+        let seen = Recorder<Int>()
+        let token = store.observeChanges { _ in seen.append(store.currentState().counter) }
+        for _ in 0..<5_000 { store.dispatch(TestAction.increment) }
+        #expect(seen.wait { $0.last == 5_000 })
+        #expect(seen.values == seen.values.sorted())
+        token.cancel()
+    }
+
+    @Test func aStateChangeNotificationNamesTheStoreAsItsObject() {
+        let store = makeStore()
+        let notes = Recorder<StoreNotification>()
+        let token = store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: nil) {
+            notes.append($0)
+        }
+        store.dispatch(TestAction.increment)
+        #expect(notes.wait(forCount: 1))
+        #expect(notes.values[0].object === store)
+        #expect(notes.values[0].actions.map { $0 as? TestAction } == [.increment])
+        token.cancel()
+    }
+}

@@ -1,0 +1,97 @@
+@testable import ReduxSwift
+import Testing
+
+@Suite struct ReductionEngineTests {
+    @Test func everyReducerSeesEveryActionInRegistrationOrder() {
+        let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
+        let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
+        var engine = ReductionEngine(state: TestState(), reducers: [first, second])
+        _ = engine.apply(Action("a"), context: nil)
+        _ = engine.apply(Action("b"), context: nil)
+        #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
+    }
+
+    @Test func registeredReducersSeeOnlyLaterActions() {
+        var engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        _ = engine.apply(TestAction.increment, context: nil)
+        engine.register([{ state, _ in state.log.append("late") }])
+        _ = engine.apply(TestAction.increment, context: nil)
+        #expect(engine.state.counter == 2)
+        #expect(engine.state.log == ["late"])
+    }
+
+    @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
+        let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
+        var engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
+        _ = engine.apply(TestAction.add(5), context: nil)
+        let expected = engine.state
+        guard case .failed(let error, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+            Issue.record("expected the action to fail")
+            return
+        }
+        #expect(error as? TestFailure == TestFailure())
+        #expect(replayFailures.isEmpty)
+        #expect(engine.state == expected)
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 100])
+    func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
+        var engine = ReductionEngine(state: TestState(), reducers: [testReducer], checkpointInterval: interval)
+        var expected = TestState()
+        for step in 0..<25 {
+            if step % 4 == 3 {
+                _ = engine.apply(TestAction.fail, context: nil)
+            } else {
+                _ = engine.apply(TestAction.append("\(step)"), context: nil)
+                expected.log.append("\(step)")
+            }
+            #expect(engine.state == expected)
+            #expect(engine.actionsSinceCheckpoint < interval)
+        }
+    }
+
+    @Test func aCheckpointEmptiesTheReplayLog() {
+        var engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        for _ in 0..<10 { _ = engine.apply(TestAction.increment, context: nil) }
+        #expect(engine.actionsSinceCheckpoint == 10)
+        engine.takeCheckpoint()
+        #expect(engine.actionsSinceCheckpoint == 0)
+        _ = engine.apply(TestAction.fail, context: nil)
+        #expect(engine.state.counter == 10)
+    }
+
+    @Test func replayIsMarkedOnTheContextWhileItRuns() {
+        let context = ReducerContext(reducingStore: nil)
+        let sawReplay = Recorder<Bool>()
+        let probe: Reducer<TestState> = { _, _ in sawReplay.append(ReducerContext.current?.isReplaying ?? false) }
+        var engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
+        context.install {
+            _ = engine.apply(TestAction.increment, context: context)
+            _ = engine.apply(TestAction.fail, context: context)
+        }
+        // increment (live), fail (live), increment again (replay).
+        #expect(sawReplay.values == [false, false, true])
+        #expect(context.isReplaying == false)
+    }
+
+    @Test func anActionThatFailsOnlyOnReplayIsDroppedAndReported() {
+        let calls = Recorder<Int>()
+        // Succeeds the first time it sees "flaky", throws every later time: a non-deterministic reducer.
+        let flaky: Reducer<TestState> = { state, action in
+            guard action.identifier == "flaky" else { return }
+            calls.append(1)
+            if calls.count > 1 { throw TestFailure(reason: "flaky") }
+            state.log.append("flaky")
+        }
+        var engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
+        _ = engine.apply(TestAction.append("a"), context: nil)
+        _ = engine.apply(Action("flaky"), context: nil)
+        _ = engine.apply(TestAction.append("b"), context: nil)
+        guard case .failed(_, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+            Issue.record("expected the action to fail")
+            return
+        }
+        #expect(replayFailures.map(\.action.identifier) == ["flaky"])
+        #expect(engine.state.log == ["a", "b"])
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct StoreMachineTests {
+    typealias Machine = StoreMachine<String, Int>
+
+    static func snapshot(_ version: UInt64) -> Snapshot {
+        Snapshot(version: version, result: .success(Data("\(version)".utf8)))
+    }
+
+    func makeMachine() -> Machine { Machine(initialSnapshot: Self.snapshot(0)) }
+
+    @Test func onlyTheFirstEnqueueOfABurstSchedulesADrain() {
+        var machine = makeMachine()
+        let first = machine.enqueue("a")
+        let second = machine.enqueue("b")
+        #expect(first && !second)
+        let batch = machine.startDrain()
+        #expect(batch == ["a", "b"])
+        #expect(machine.owner == .drainer)
+        // While draining, the drainer picks up new entries itself.
+        let third = machine.enqueue("c")
+        #expect(!third)
+        let (step, _) = machine.finishPass(processed: 2, changes: 2, events: [])
+        guard case .reduce(let next) = step else {
+            Issue.record("expected another batch, got \(step)")
+            return
+        }
+        #expect(next == ["c"])
+        let (last, _) = machine.finishPass(processed: 1, changes: 1, events: [])
+        guard case .finished = last else {
+            Issue.record("expected the drain to finish, got \(last)")
+            return
+        }
+        #expect(machine.owner == .nobody)
+        #expect(machine.processedCount == 3)
+        #expect(machine.version == 3)
+    }
+
+    @Test func aReaderOfAnUnchangedStoreUsesThePublishedSnapshot() {
+        var machine = makeMachine()
+        guard case .use(let snapshot) = machine.beginRead(waiting: true, makeWaiter: { 1 }) else {
+            Issue.record("expected the published snapshot")
+            return
+        }
+        #expect(snapshot.version == 0)
+    }
+
+    @Test func aReaderOfAnIdleChangedStoreEncodesItOnceAndOthersWaitForIt() {
+        var machine = makeMachine()
+        _ = machine.enqueue("a")
+        _ = machine.startDrain()
+        _ = machine.finishPass(processed: 1, changes: 1, events: [])
+        guard case .encode(let version) = machine.beginRead(waiting: true, makeWaiter: { 1 }) else {
+            Issue.record("expected the reader to encode")
+            return
+        }
+        #expect(version == 1)
+        #expect(machine.owner == .snapshotter)
+        guard case .wait(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }) else {
+            Issue.record("expected the second reader to wait")
+            return
+        }
+        #expect(waiter == 2)
+        let effects = machine.snapshotterDidEncode(Self.snapshot(1))
+        #expect(effects.resumed == [2])
+        #expect(effects.snapshot?.version == 1)
+        #expect(machine.owner == .nobody)
+    }
+
+    @Test func aReaderWaitsForQueuedEntriesAndTheDrainerEncodesForIt() {
+        var machine = makeMachine()
+        _ = machine.enqueue("a")
+        guard case .wait(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }) else {
+            Issue.record("expected the reader to wait for the queued entry")
+            return
+        }
+        #expect(waiter == 7)
+        _ = machine.startDrain()
+        let (step, effects) = machine.finishPass(processed: 1, changes: 1, events: [])
+        #expect(effects.resumed.isEmpty)
+        guard case .encode(let version) = step else {
+            Issue.record("expected the drainer to encode for the waiting reader, got \(step)")
+            return
+        }
+        let (after, published) = machine.drainerDidEncode(Self.snapshot(version))
+        #expect(published.resumed == [7])
+        #expect(published.snapshot?.version == 1)
+        guard case .finished = after else {
+            Issue.record("expected the drain to finish, got \(after)")
+            return
+        }
+    }
+
+    @Test func aReaderInsideAReducerNeverWaits() {
+        var machine = makeMachine()
+        _ = machine.enqueue("a")
+        _ = machine.startDrain()
+        guard case .use(let snapshot) = machine.beginRead(waiting: false, makeWaiter: { 1 }) else {
+            Issue.record("a non-waiting read must use the published snapshot")
+            return
+        }
+        #expect(snapshot.version == 0)
+    }
+
+    @Test func aDrainScheduledWhileAReaderEncodesIsRescheduledWhenItFinishes() {
+        var machine = makeMachine()
+        _ = machine.enqueue("a")
+        _ = machine.startDrain()
+        _ = machine.finishPass(processed: 1, changes: 1, events: [])
+        _ = machine.beginRead(waiting: true, makeWaiter: { 1 })  // becomes the snapshotter
+        let scheduled = machine.enqueue("b")
+        #expect(!scheduled)  // no drain while a reader owns the state
+        let effects = machine.snapshotterDidEncode(Self.snapshot(1))
+        #expect(effects.scheduleDrain)
+        let batch = machine.startDrain()
+        #expect(batch == ["b"])
+    }
+
+    @Test func consecutiveChangesAreCoalescedButFailuresKeepTheirPlace() {
+        var machine = makeMachine()
+        _ = machine.enqueue("a")
+        _ = machine.startDrain()
+        let failure = StoreEvent.failed(TestAction.fail, TestFailure())
+        let (_, first) = machine.finishPass(
+            processed: 3, changes: 2,
+            events: [.changed([[TestAction.increment]]), failure, .changed([[TestAction.add(1)]])])
+        #expect(first.scheduleDelivery)
+        _ = machine.enqueue("b")
+        _ = machine.startDrain()
+        let (_, second) = machine.finishPass(processed: 1, changes: 1, events: [.changed([[TestAction.add(2)]])])
+        #expect(!second.scheduleDelivery)  // one delivery is already scheduled
+        let events = machine.takeEvents()
+        #expect(events.count == 3)
+        guard case .changed(let chunks) = events[2] else {
+            Issue.record("expected the last event to be a change")
+            return
+        }
+        #expect(chunks.joined().map { $0 as? TestAction } == [.add(1), .add(2)])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A thread-safe list that tests append to from any thread and wait on with a timeout.
+final class Recorder<Element>: @unchecked Sendable {
+    // `@unchecked Sendable`: `items` is only touched while `condition` is locked.
+    private let condition = NSCondition()
+    private var items: [Element] = []
+
+    func append(_ item: Element) {
+        condition.lock()
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var values: [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        return items
+    }
+
+    var count: Int { values.count }
+
+    /// Waits until `predicate` holds for the recorded items, or `timeout` seconds pass.
+    /// - Returns: Whether the predicate held.
+    @discardableResult
+    func wait(timeout: TimeInterval = 20, until predicate: ([Element]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(items) {
+            if !condition.wait(until: deadline) { return predicate(items) }
+        }
+        return true
+    }
+
+    /// Waits until at least `count` items are recorded.
+    @discardableResult
+    func wait(forCount count: Int, timeout: TimeInterval = 20) -> Bool {
+        wait(timeout: timeout) { $0.count >= count }
+    }
+}
+
+/// A one-shot gate: `wait` blocks until `open` is called or the timeout passes.
+final class Gate: @unchecked Sendable {
+    // `@unchecked Sendable`: `isOpen` is only touched while `condition` is locked.
+    private let condition = NSCondition()
+    private var isOpen = false
+
+    func open() {
+        condition.lock()
+        isOpen = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// - Returns: Whether the gate opened before the timeout.
+    @discardableResult
+    func wait(timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !isOpen {
+            if !condition.wait(until: deadline) { return isOpen }
+        }
+        return true
+    }
+}
+
+/// Runs `body` on `count` threads at once and returns when all have finished.
+func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    DispatchQueue.concurrentPerform(iterations: count) { body($0) }
+}
+
+/// Runs `body` on `count` new threads, started together, and waits for all of them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let finished = DispatchGroup()
+    let start = Gate()
+    for index in 0..<count {
+        finished.enter()
+        let thread = Thread {
+            start.wait()
+            body(index)
+            finished.leave()
+        }
+        thread.start()
+    }
+    start.open()
+    finished.wait()
+}
