@@ -14,7 +14,7 @@
 /// ```
 ///
 /// A reducer may throw to reject an action: the store then restores the state exactly as it was
-/// before that action and posts ``Foundation/Notification/Name/dispatchDidFail``.
+/// before that action and posts ``Foundation/NSNotification/Name/dispatchDidFail``.
 /// Keep reducers deterministic and free of side effects other than mutating `state` and
 /// dispatching, and never block in them: see <doc:ThreadingModel>.
 public typealias Reducer<State: StateProtocol> = @Sendable (inout State, any ActionProtocol) throws -> Void

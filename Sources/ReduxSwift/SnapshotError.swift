@@ -54,7 +54,10 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
         }
         var rendered = ""
         for key in path {
-            if let index = key.intValue, key.stringValue.hasPrefix("Index ") || key.stringValue == "\(index)" {
+            // Unkeyed containers report positions as keys named "Index 3" (or "3") with an int value.
+            let isPosition =
+                key.stringValue.hasPrefix("Index ") || key.stringValue == key.intValue.map(String.init)
+            if let index = key.intValue, isPosition {
                 rendered += "[\(index)]"
             } else {
                 rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"

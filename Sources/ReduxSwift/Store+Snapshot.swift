@@ -29,14 +29,18 @@ extension Store {
         case .success(let state):
             return state
         case .failure(let error):
-            let fallback = core.withLock { $0.lastRoundTripped }
-            if let fallback, fallback.version != snapshot.version, case .success(let state) = decode(fallback) {
-                return state
-            }
+            if let state = newestRoundTrippedState(otherThan: snapshot.version) { return state }
             preconditionFailure(
                 "\(error). currentState() returns the newest state that round-trips through JSON, "
                     + "and this store has none; use snapshot() to handle the error.")
         }
+    }
+
+    private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
+        guard let fallback = core.withLock({ $0.lastRoundTripped }), fallback.version != version else {
+            return nil
+        }
+        return try? decode(fallback).get()
     }
 
     /// Returns a deep copy of the state like ``currentState()``, or throws if it cannot

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A store is created with an array of reducers and an initial state. ``dispatch(_:)`` returns at
 /// once; the store reduces actions on its own queue, one at a time and in the order they were
-/// dispatched, and posts ``Foundation/Notification/Name/stateDidChange`` to its
+/// dispatched, and posts ``Foundation/NSNotification/Name/stateDidChange`` to its
 /// ``notificationCenter``. ``currentState()`` returns a deep copy that reflects every action
 /// dispatched before the call.
 ///
@@ -46,8 +46,8 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     // to the owner of the live state (see `StoreMachine.Owner`); ownership changes hands under
     // `core`'s lock, which orders every access. The remaining properties are immutable.
 
-    /// The center this store posts ``Foundation/Notification/Name/stateDidChange`` and
-    /// ``Foundation/Notification/Name/dispatchDidFail`` to.
+    /// The center this store posts ``Foundation/NSNotification/Name/stateDidChange`` and
+    /// ``Foundation/NSNotification/Name/dispatchDidFail`` to.
     public let notificationCenter: StoreNotificationCenter
 
     let core: LockedValue<StoreMachine<PendingEntry, SnapshotWaiter>>
@@ -90,8 +90,10 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         core = LockedValue(StoreMachine(initialSnapshot: initialSnapshot))
         engine = EngineBox(ReductionEngine(state: state, reducers: reducers))
         let label = "ReduxSwift.Store<\(String(describing: State.self))>"
-        reduceQueue = DispatchQueue(label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
-        deliveryQueue = DispatchQueue(label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
+        reduceQueue = DispatchQueue(
+            label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
+        deliveryQueue = DispatchQueue(
+            label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
     }
 
     // MARK: Dispatching
@@ -101,7 +103,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// The store passes the action and its state to every registered reducer, in registration
     /// order, on its own queue. Actions are reduced one at a time, in one order that keeps each
     /// thread's own dispatch order. After they are reduced, observers of
-    /// ``Foundation/Notification/Name/stateDidChange`` hear about them.
+    /// ``Foundation/NSNotification/Name/stateDidChange`` hear about them.
     ///
     /// ```swift
     /// store.dispatch(CounterAction.increment)
@@ -270,7 +272,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     // MARK: Observing
 
-    /// Observes this store's ``Foundation/Notification/Name/stateDidChange`` notifications.
+    /// Observes this store's ``Foundation/NSNotification/Name/stateDidChange`` notifications.
     ///
     /// ```swift
     /// let token = store.observeChanges(queue: .main) { notification in
@@ -289,7 +291,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         notificationCenter.addObserver(forName: .stateDidChange, object: self, queue: queue, using: block)
     }
 
-    /// Observes this store's ``Foundation/Notification/Name/dispatchDidFail`` notifications.
+    /// Observes this store's ``Foundation/NSNotification/Name/dispatchDidFail`` notifications.
     ///
     /// - Parameters:
     ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.

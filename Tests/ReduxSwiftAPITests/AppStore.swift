@@ -57,7 +57,8 @@ final class CounterLogger: Sendable {
 
     init(store: AppStore) {
         let seen = self.seen
-        token = store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: nil) { _ in
+        token = store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: nil) {
+            _ in
             seen.record(store.currentState().counter)
         }
     }

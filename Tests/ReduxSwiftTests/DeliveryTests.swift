@@ -22,7 +22,9 @@ import Testing
         queue.setSpecific(key: key, value: 42)
         let store = makeStore()
         let onQueue = Recorder<Bool>()
-        let token = store.observeChanges(queue: queue) { _ in onQueue.append(DispatchQueue.getSpecific(key: key) == 42) }
+        let token = store.observeChanges(queue: queue) { _ in
+            onQueue.append(DispatchQueue.getSpecific(key: key) == 42)
+        }
         store.dispatch(TestAction.increment)
         #expect(onQueue.wait(forCount: 1))
         #expect(onQueue.values.allSatisfy { $0 })

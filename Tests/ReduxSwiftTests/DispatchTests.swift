@@ -57,7 +57,9 @@ import Testing
             { state, action in
                 active.append(1)
                 if active.count != state.log.count + 1 { overlap.append(true) }
-                if let action = action as? TestAction, case .append(let entry) = action { state.log.append(entry) }
+                if let action = action as? TestAction, case .append(let entry) = action {
+                    state.log.append(entry)
+                }
             }
         ])
         let threads = 8

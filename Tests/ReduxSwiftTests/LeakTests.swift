@@ -11,7 +11,8 @@ import Testing
 
         init(freed: Gate) {
             self.freed = freed
-            super.init(reducers: [testReducer], state: TestState(), notificationCenter: StoreNotificationCenter())
+            super.init(
+                reducers: [testReducer], state: TestState(), notificationCenter: StoreNotificationCenter())
         }
 
         deinit { freed.open() }
@@ -36,7 +37,8 @@ import Testing
             let store = TrackedStore(freed: freed)
             tokens.append(store.observeChanges { _ in })
             tokens.append(store.observeFailures(queue: .main) { _ in })
-            tokens.append(StoreNotificationCenter.default.addObserver(forName: nil, object: store, queue: nil) { _ in })
+            tokens.append(
+                StoreNotificationCenter.default.addObserver(forName: nil, object: store, queue: nil) { _ in })
             store.dispatch(TestAction.increment)
             _ = store.currentState()
         }

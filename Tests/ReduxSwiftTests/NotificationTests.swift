@@ -11,10 +11,11 @@ import Testing
         let token = store.observeChanges { note in
             // Hold the delivery thread until the burst is queued, so later changes pile up.
             dispatched.wait()
-            announced.append(note.actions.map { action -> Int in
-                guard case .add(let amount) = action as? TestAction else { return -1 }
-                return amount
-            })
+            announced.append(
+                note.actions.map { action -> Int in
+                    guard case .add(let amount) = action as? TestAction else { return -1 }
+                    return amount
+                })
         }
         let total = 2_000
         for amount in 1...total { store.dispatch(TestAction.add(amount)) }
@@ -38,7 +39,8 @@ import Testing
     @Test func aStateChangeNotificationNamesTheStoreAsItsObject() {
         let store = makeStore()
         let notes = Recorder<StoreNotification>()
-        let token = store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: nil) {
+        let token = store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: nil)
+        {
             notes.append($0)
         }
         store.dispatch(TestAction.increment)

@@ -1,5 +1,6 @@
-@testable import ReduxSwift
 import Testing
+
+@testable import ReduxSwift
 
 @Suite struct ReductionEngineTests {
     @Test func everyReducerSeesEveryActionInRegistrationOrder() {
@@ -36,7 +37,8 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 7, 100])
     func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
-        var engine = ReductionEngine(state: TestState(), reducers: [testReducer], checkpointInterval: interval)
+        var engine = ReductionEngine(
+            state: TestState(), reducers: [testReducer], checkpointInterval: interval)
         var expected = TestState()
         for step in 0..<25 {
             if step % 4 == 3 {
@@ -63,7 +65,9 @@ import Testing
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
         let context = ReducerContext(reducingStore: nil)
         let sawReplay = Recorder<Bool>()
-        let probe: Reducer<TestState> = { _, _ in sawReplay.append(ReducerContext.current?.isReplaying ?? false) }
+        let probe: Reducer<TestState> = { _, _ in
+            sawReplay.append(ReducerContext.current?.isReplaying ?? false)
+        }
         var engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
         context.install {
             _ = engine.apply(TestAction.increment, context: context)

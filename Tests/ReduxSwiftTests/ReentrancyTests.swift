@@ -16,7 +16,9 @@ import Testing
         handle.store = store
         let announced = Recorder<String>()
         let token = store.observeChanges { note in
-            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) { announced.append(entry) }
+            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) {
+                announced.append(entry)
+            }
         }
         store.dispatch(TestAction.append("first"))
         // The follow-up is queued when "first" commits, after this read's target: wait for it.

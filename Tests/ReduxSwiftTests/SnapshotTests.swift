@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func everyReadIsADeepCopySharingNoObject() {
-        let store = Store<ObjectState>(reducers: [], state: ObjectState(), notificationCenter: StoreNotificationCenter())
+        let store = Store<ObjectState>(
+            reducers: [], state: ObjectState(), notificationCenter: StoreNotificationCenter())
         let first = store.currentState()
         let second = store.currentState()
         #expect(first.box !== second.box)
@@ -58,7 +59,9 @@ import Testing
 
     @Test func aVersionIsEncodedOnceHoweverManyReadersAsk() {
         let probe = EncodeProbe()
-        let store = Store(reducers: [Self.setValue], state: ProbedState(probe: probe), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [Self.setValue], state: ProbedState(probe: probe),
+            notificationCenter: StoreNotificationCenter())
         #expect(probe.encodes.values == [0])  // the initial snapshot
         store.dispatch(Action("set", payload: 7))
         concurrently(100) { _ in #expect(store.currentState().value == 7) }
@@ -69,7 +72,9 @@ import Testing
 
     @Test func noJSONWorkHappensWithoutReaders() {
         let probe = EncodeProbe()
-        let store = Store(reducers: [Self.setValue], state: ProbedState(probe: probe), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [Self.setValue], state: ProbedState(probe: probe),
+            notificationCenter: StoreNotificationCenter())
         for value in 1...1000 { store.dispatch(Action("set", payload: value)) }
         #expect(store.currentState().value == 1000)
         #expect(probe.encodes.values == [0, 1000])
@@ -96,7 +101,8 @@ import Testing
 
     @Test func readersDecodeOnTheirOwnThreadsAtTheSameTime() {
         let tag = UUID().uuidString
-        let store = Store<ThreadTaggedState>(reducers: [], state: ThreadTaggedState(tag: tag), notificationCenter: StoreNotificationCenter())
+        let store = Store<ThreadTaggedState>(
+            reducers: [], state: ThreadTaggedState(tag: tag), notificationCenter: StoreNotificationCenter())
         let readers = Recorder<ObjectIdentifier>()
         onThreads(4) { _ in
             readers.append(currentThreadID())
@@ -114,7 +120,8 @@ import Testing
     }
 
     @Test func nonConformingFloatsAndDatesRoundTrip() throws {
-        let store = Store<FloatState>(reducers: [], state: FloatState(), notificationCenter: StoreNotificationCenter())
+        let store = Store<FloatState>(
+            reducers: [], state: FloatState(), notificationCenter: StoreNotificationCenter())
         let state = try store.snapshot()
         #expect(state.values[0].isNaN)
         #expect(state.values[1] == .infinity)
@@ -148,7 +155,9 @@ import Testing
                 if value == 13 {
                     throw EncodingError.invalidValue(
                         value,
-                        .init(codingPath: encoder.codingPath + [CodingKeys.value], debugDescription: "13 is unlucky"))
+                        .init(
+                            codingPath: encoder.codingPath + [CodingKeys.value],
+                            debugDescription: "13 is unlucky"))
                 }
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(value, forKey: .value)
@@ -163,7 +172,8 @@ import Testing
     }
 
     @Test func aStateThatCannotBeEncodedReportsTheTypeAndCodingPath() {
-        let store = Store(reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
         store.dispatch(Action("set", payload: 13))
         #expect {
             _ = try store.snapshot()
@@ -175,7 +185,8 @@ import Testing
     }
 
     @Test func aStateThatCannotBeDecodedReportsTheTypeAndCodingPath() {
-        let store = Store(reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
         store.dispatch(Action("set", payload: 42))
         #expect {
             _ = try store.snapshot()
@@ -187,7 +198,8 @@ import Testing
     }
 
     @Test func currentStateFallsBackToTheNewestStateThatRoundTripsAndLosesNothing() throws {
-        let store = Store(reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [Self.setInner], state: FragileState(), notificationCenter: StoreNotificationCenter())
         store.dispatch(Action("set", payload: 12))
         #expect(store.currentState().inner.value == 12)
         store.dispatch(Action("set", payload: 13))

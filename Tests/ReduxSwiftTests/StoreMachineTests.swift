@@ -130,7 +130,8 @@ import Testing
         #expect(first.scheduleDelivery)
         _ = machine.enqueue("b")
         _ = machine.startDrain()
-        let (_, second) = machine.finishPass(processed: 1, changes: 1, events: [.changed([[TestAction.add(2)]])])
+        let (_, second) = machine.finishPass(
+            processed: 1, changes: 1, events: [.changed([[TestAction.add(2)]])])
         #expect(!second.scheduleDelivery)  // one delivery is already scheduled
         let events = machine.takeEvents()
         #expect(events.count == 3)

@@ -80,7 +80,9 @@ import Testing
         handle.store = store
         let announced = Recorder<String>()
         let token = store.observeChanges { note in
-            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) { announced.append(entry) }
+            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) {
+                announced.append(entry)
+            }
         }
         store.dispatch(TestAction.append("abort"))
         store.dispatch(TestAction.append("commit"))
@@ -92,4 +94,3 @@ import Testing
         #expect(Set(log) == ["commit", "after", "follow-up of commit"])
     }
 }
-

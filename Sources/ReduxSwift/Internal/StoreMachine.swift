@@ -164,7 +164,8 @@ struct StoreMachine<Entry, Waiter> {
 
     /// Publishes what a snapshotter encoded and gives the state back.
     mutating func snapshotterDidEncode(_ snapshot: Snapshot) -> Effects {
-        precondition(owner == .snapshotter, "snapshotterDidEncode called by a reader that does not own the state")
+        precondition(
+            owner == .snapshotter, "snapshotterDidEncode called by a reader that does not own the state")
         published = snapshot
         owner = .nobody
         var effects = Effects()

@@ -2,8 +2,8 @@ import Foundation
 
 /// A notification delivered by a ``StoreNotificationCenter``.
 ///
-/// Stores post ``Foundation/Notification/Name/stateDidChange`` and
-/// ``Foundation/Notification/Name/dispatchDidFail``; the typed accessors ``actions``,
+/// Stores post ``Foundation/NSNotification/Name/stateDidChange`` and
+/// ``Foundation/NSNotification/Name/dispatchDidFail``; the typed accessors ``actions``,
 /// ``failedAction`` and ``error`` read their `userInfo`.
 public struct StoreNotification: Sendable {
     /// The notification's name.

@@ -61,5 +61,13 @@ func currentThreadID() -> ObjectIdentifier {
 /// `@unchecked Sendable`: `store` is set once, before the first dispatch, and only read afterwards;
 /// the dispatch orders the write before every read on the store's queue.
 final class StoreHandle: @unchecked Sendable {
-    var store: Store<TestState>!
+    private var assigned: Store<TestState>?
+
+    var store: Store<TestState> {
+        get {
+            guard let assigned else { preconditionFailure("StoreHandle read before a store was assigned") }
+            return assigned
+        }
+        set { assigned = newValue }
+    }
 }
