@@ -57,12 +57,6 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
 
-    /// Something queued for the store's reducing queue, in one total order.
-    enum PendingEntry {
-        case action(any ActionProtocol)
-        case register([Reducer<State>])
-    }
-
     /// Creates a store.
     ///
     /// The initializer encodes `state` once, so that readers inside reducers always have a committed
@@ -136,13 +130,13 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// inside one of this store's reducers, it takes effect from the next action reduced.
     public func register(_ reducers: [Reducer<State>]) {
         guard !reducers.isEmpty else { return }
+        let erased = ReductionEngine<State>.erase(reducers)
         if let context = ReducerContext.current, context.reducingStore === self {
             guard !context.isReplaying else { return }
-            let engine = self.engine
-            context.deferRegistration { engine.engine.register(reducers) }
+            context.deferRegistration(erased)
             return
         }
-        enqueue(.register(reducers))
+        enqueue(.register(erased))
     }
 
     private func enqueue(_ entry: PendingEntry) {
@@ -170,9 +164,9 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         let context = ReducerContext(reducingStore: self)
         context.install {
             while true {
-                let pass = reduce(batch, context: context)
+                let reduced = engine.engine.reduce(batch, context: context)
                 var (step, effects) = core.withLock {
-                    $0.finishPass(processed: batch.count, changes: pass.changes, events: pass.events)
+                    $0.finishPass(processed: batch.count, changes: reduced.changes, events: reduced.events)
                 }
                 perform(effects)
                 while case .encode(let version) = step {
@@ -184,45 +178,6 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
                 batch = next
             }
         }
-    }
-
-    /// Reduces one batch; returns how many state changes it committed and what to post.
-    private func reduce(
-        _ batch: [PendingEntry], context: ReducerContext
-    ) -> (changes: Int, events: [StoreEvent]) {
-        var changes = 0
-        var events: [StoreEvent] = []
-        var committed: [any ActionProtocol] = []
-        committed.reserveCapacity(batch.count)
-        for entry in batch {
-            switch entry {
-            case .register(let reducers):
-                engine.engine.register(reducers)
-            case .action(let action):
-                let outcome = engine.engine.apply(action, context: context)
-                context.applyRegistrations()
-                switch outcome {
-                case .committed:
-                    changes += 1
-                    committed.append(action)
-                    context.releaseDispatches()
-                case .failed(let error, let replayFailures):
-                    context.discardDispatches()
-                    if !committed.isEmpty {
-                        events.append(.changed([committed]))
-                        committed.removeAll()
-                    }
-                    for failure in replayFailures {
-                        // The state no longer holds an action that had committed: a new version.
-                        changes += 1
-                        events.append(.failed(failure.action, failure.error))
-                    }
-                    events.append(.failed(action, error))
-                }
-            }
-        }
-        if !committed.isEmpty { events.append(.changed([committed])) }
-        return (changes, events)
     }
 
     /// Encodes the live state; only the current owner may call this.
@@ -251,8 +206,9 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         let events = core.withLock { $0.takeEvents() }
         for event in events {
             switch event {
-            case .changed(let chunks):
-                let actions = chunks.count == 1 ? chunks[0] : Array(chunks.joined())
+            case .changed(let runs):
+                var actions: [any ActionProtocol] = []
+                for run in runs { run.appendActions(to: &actions) }
                 notificationCenter.post(
                     StoreNotification(
                         name: .stateDidChange, object: self,

@@ -98,4 +98,39 @@ import Testing
         #expect(replayFailures.map(\.action.identifier) == ["flaky"])
         #expect(engine.state.log == ["a", "b"])
     }
+
+    @Test(arguments: [1, 2, 3, 5, 4096])
+    func aBatchRollsBackExactlyAroundFailuresAndRegistrations(interval: Int) {
+        let seen: Reducer<TestState> = { state, action in
+            if case .append(let entry)? = action as? TestAction { state.log.append("seen \(entry)") }
+        }
+        let batch: [PendingEntry] = [
+            .action(TestAction.append("0")), .action(TestAction.append("1")),
+            .register(ReductionEngine<TestState>.erase([seen])),
+            .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
+            .action(TestAction.fail), .action(TestAction.append("4")),
+        ]
+        var engine = ReductionEngine(
+            state: TestState(), reducers: [testReducer], checkpointInterval: interval)
+        let reduced = engine.reduce(batch, context: ReducerContext(reducingStore: nil))
+        #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
+        #expect(engine.state.counter == 0)
+        #expect(reduced.changes == 5)
+        let described = reduced.events.map { event -> String in
+            switch event {
+            case .changed(let runs):
+                var actions: [any ActionProtocol] = []
+                for run in runs { run.appendActions(to: &actions) }
+                return actions.map { "\($0)" }.joined(separator: ",")
+            case .failed(let action, _):
+                return "failed \(action)"
+            }
+        }
+        #expect(
+            described == [
+                #"append("0"),append("1"),append("2")"#, "failed fail", #"append("3")"#, "failed fail",
+                #"append("4")"#,
+            ])
+        #expect(engine.actionsSinceCheckpoint < interval)
+    }
 }

@@ -12,6 +12,11 @@ import Testing
 
     func makeMachine() -> Machine { Machine(initialSnapshot: Self.snapshot(0)) }
 
+    /// A change event announcing one action.
+    static func changed(_ action: TestAction) -> StoreEvent {
+        .changed([ActionRun(entries: [.action(action)], range: 0..<1)])
+    }
+
     @Test func onlyTheFirstEnqueueOfABurstSchedulesADrain() {
         var machine = makeMachine()
         let first = machine.enqueue("a")
@@ -125,20 +130,20 @@ import Testing
         _ = machine.startDrain()
         let failure = StoreEvent.failed(TestAction.fail, TestFailure())
         let (_, first) = machine.finishPass(
-            processed: 3, changes: 2,
-            events: [.changed([[TestAction.increment]]), failure, .changed([[TestAction.add(1)]])])
+            processed: 3, changes: 2, events: [Self.changed(.increment), failure, Self.changed(.add(1))])
         #expect(first.scheduleDelivery)
         _ = machine.enqueue("b")
         _ = machine.startDrain()
-        let (_, second) = machine.finishPass(
-            processed: 1, changes: 1, events: [.changed([[TestAction.add(2)]])])
+        let (_, second) = machine.finishPass(processed: 1, changes: 1, events: [Self.changed(.add(2))])
         #expect(!second.scheduleDelivery)  // one delivery is already scheduled
         let events = machine.takeEvents()
         #expect(events.count == 3)
-        guard case .changed(let chunks) = events[2] else {
+        guard case .changed(let runs) = events[2] else {
             Issue.record("expected the last event to be a change")
             return
         }
-        #expect(chunks.joined().map { $0 as? TestAction } == [.add(1), .add(2)])
+        var actions: [any ActionProtocol] = []
+        for run in runs { run.appendActions(to: &actions) }
+        #expect(actions.map { $0 as? TestAction } == [.add(1), .add(2)])
     }
 }

@@ -33,7 +33,7 @@ final class ReducerContext {
     /// Dispatches made by the action being reduced, released when it commits.
     private var deferredDispatches: [(target: any DeferredDispatchTarget, action: any ActionProtocol)] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
-    private var deferredRegistrations: [() -> Void] = []
+    private var deferredRegistrations: [[ErasedReducer]] = []
 
     init(reducingStore: AnyObject?) {
         self.reducingStore = reducingStore
@@ -43,16 +43,16 @@ final class ReducerContext {
         deferredDispatches.append((target, action))
     }
 
-    func deferRegistration(_ register: @escaping () -> Void) {
-        deferredRegistrations.append(register)
+    func deferRegistration(_ reducers: [ErasedReducer]) {
+        deferredRegistrations.append(reducers)
     }
 
-    /// Applies the registrations made during the last action; they stand whether it failed or not.
-    func applyRegistrations() {
-        guard !deferredRegistrations.isEmpty else { return }
-        let registrations = deferredRegistrations
-        deferredRegistrations.removeAll()
-        for register in registrations { register() }
+    var hasDeferredRegistrations: Bool { !deferredRegistrations.isEmpty }
+
+    /// Hands over the registrations made during the last action; they stand whether it failed or not.
+    func takeRegistrations() -> [[ErasedReducer]] {
+        defer { deferredRegistrations.removeAll() }
+        return deferredRegistrations
     }
 
     /// Queues the dispatches the committed action made, in the order it made them.

@@ -9,9 +9,9 @@ struct Snapshot: Sendable {
 }
 
 /// Something a store will post, kept in order until its delivery thread gets to it.
-enum StoreEvent: Sendable {
-    /// Actions that committed, as the per-pass chunks they were reduced in.
-    case changed([[any ActionProtocol]])
+enum StoreEvent {
+    /// Actions that committed, as runs of the batches they were reduced in.
+    case changed([ActionRun])
     /// An action whose reducer threw, and the error.
     case failed(any ActionProtocol, any Error)
 }
@@ -194,8 +194,8 @@ struct StoreMachine<Entry, Waiter> {
     /// Returns whether a delivery must be scheduled.
     private mutating func append(_ events: [StoreEvent]) -> Bool {
         for event in events {
-            if case .changed(let chunks) = event, case .changed(let earlier)? = undelivered.last {
-                undelivered[undelivered.count - 1] = .changed(earlier + chunks)
+            if case .changed(let runs) = event, case .changed(let earlier)? = undelivered.last {
+                undelivered[undelivered.count - 1] = .changed(earlier + runs)
             } else {
                 undelivered.append(event)
             }
