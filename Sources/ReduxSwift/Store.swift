@@ -207,18 +207,16 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         for event in events {
             switch event {
             case .changed(let runs):
-                var actions: [any ActionProtocol] = []
-                for run in runs { run.appendActions(to: &actions) }
                 notificationCenter.post(
                     StoreNotification(
                         name: .stateDidChange, object: self,
-                        userInfo: [StoreNotification.actionsKey: actions]))
+                        userInfo: [StoreNotification.actionsKey: ActionList(runs: runs)]))
             case .failed(let action, let error):
                 notificationCenter.post(
                     StoreNotification(
                         name: .dispatchDidFail, object: self,
                         userInfo: [
-                            StoreNotification.actionsKey: [action],
+                            StoreNotification.actionsKey: ActionList([action]),
                             StoreNotification.actionKey: action,
                             StoreNotification.errorKey: error,
                         ]))

@@ -1,6 +1,7 @@
 import Foundation
-import ReduxSwift
 import Testing
+
+@testable import ReduxSwift
 
 /// Rule 5: coalesced change notifications that never lose the last change.
 @Suite struct NotificationTests {
@@ -48,5 +49,35 @@ import Testing
         #expect(notes.values[0].object === store)
         #expect(notes.values[0].actions.map { $0 as? TestAction } == [.increment])
         token.cancel()
+    }
+}
+
+@Suite struct ActionListTests {
+    static func run(_ actions: [TestAction], range: Range<Int>? = nil) -> ActionRun {
+        ActionRun(entries: actions.map { .action($0) }, range: range ?? actions.indices)
+    }
+
+    @Test func itIndexesAcrossRunsInOrder() {
+        let list = ActionList(runs: [
+            Self.run([.add(0), .add(1), .add(2)], range: 1..<3), Self.run([.add(3)]),
+            Self.run([.add(4), .add(5), .add(6)], range: 0..<2),
+        ])
+        #expect(list.count == 5)
+        #expect(list.map { $0 as? TestAction } == [.add(1), .add(2), .add(3), .add(4), .add(5)])
+        #expect(list[3] as? TestAction == .add(4))
+        #expect(list.reversed().first as? TestAction == .add(5))
+    }
+
+    @Test func anEmptyListHasNoActions() {
+        #expect(ActionList().isEmpty)
+        #expect(ActionList(runs: []).isEmpty)
+        #expect(StoreNotification(name: .stateDidChange).actions.isEmpty)
+    }
+
+    @Test func aNotificationPostedWithAnArrayOfActionsReadsBackAsAList() {
+        let note = StoreNotification(
+            name: .stateDidChange,
+            userInfo: [StoreNotification.actionsKey: [TestAction.increment, TestAction.fail]])
+        #expect(note.actions.map { $0 as? TestAction } == [.increment, .fail])
     }
 }

@@ -119,9 +119,7 @@ import Testing
         let described = reduced.events.map { event -> String in
             switch event {
             case .changed(let runs):
-                var actions: [any ActionProtocol] = []
-                for run in runs { run.appendActions(to: &actions) }
-                return actions.map { "\($0)" }.joined(separator: ",")
+                return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
             case .failed(let action, _):
                 return "failed \(action)"
             }

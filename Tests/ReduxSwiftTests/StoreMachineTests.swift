@@ -142,8 +142,6 @@ import Testing
             Issue.record("expected the last event to be a change")
             return
         }
-        var actions: [any ActionProtocol] = []
-        for run in runs { run.appendActions(to: &actions) }
-        #expect(actions.map { $0 as? TestAction } == [.add(1), .add(2)])
+        #expect(ActionList(runs: runs).map { $0 as? TestAction } == [.add(1), .add(2)])
     }
 }

@@ -15,17 +15,11 @@ enum PendingEntry {
     case register([ErasedReducer])
 }
 
-/// Consecutive committed entries of one batch, announced together without copying each action.
+/// Consecutive committed actions of one batch, announced together without copying each action.
+/// A run never contains a registration or a failed action: both end it.
 struct ActionRun {
     let entries: [PendingEntry]
     let range: Range<Int>
-
-    /// Appends the run's actions, skipping registrations.
-    func appendActions(to actions: inout [any ActionProtocol]) {
-        for index in range {
-            if case .action(let action) = entries[index] { actions.append(action) }
-        }
-    }
 }
 
 /// Consecutive actions of one batch committed since the checkpoint, all seen by the first
@@ -107,21 +101,29 @@ struct ReductionEngine<State: StateProtocol> {
     ///
     /// For each action it applies the registrations its reducers made, then releases the
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
-    /// announced as runs of `batch`, split around failures.
+    /// announced as runs of `batch`, split around failures and registrations.
     mutating func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
         var result = ReducedBatch()
         var runStart = 0
         var runHasActions = false
         func closeRun(at end: Int) {
-            if runHasActions {
-                result.events.append(.changed([ActionRun(entries: batch, range: runStart..<end)]))
+            defer {
+                runStart = end
+                runHasActions = false
             }
-            runStart = end
-            runHasActions = false
+            guard runHasActions else { return }
+            let run = ActionRun(entries: batch, range: runStart..<end)
+            if case .changed(let runs)? = result.events.last {
+                result.events[result.events.count - 1] = .changed(runs + [run])
+            } else {
+                result.events.append(.changed([run]))
+            }
         }
         for index in batch.indices {
             switch batch[index] {
             case .register(let newReducers):
+                closeRun(at: index)
+                runStart = index + 1
                 reducers.append(contentsOf: newReducers)
             case .action(let action):
                 let outcome = apply(action, at: index, of: batch, context: context)
@@ -149,7 +151,21 @@ struct ReductionEngine<State: StateProtocol> {
             }
         }
         closeRun(at: batch.count)
+        releaseBatch(batch)
         return result
+    }
+
+    /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
+    /// that covers less than half of its batch is copied out. This costs at most
+    /// `checkpointInterval` copies per batch, and keeps memory after a burst at O(interval).
+    private mutating func releaseBatch(_ batch: [PendingEntry]) {
+        for position in log.indices where log[position].entries.isSameBuffer(as: batch) {
+            let run = log[position]
+            guard run.range.count * 2 < run.entries.count else { continue }
+            log[position] = LoggedRun(
+                entries: Array(run.entries[run.range]), range: 0..<run.range.count,
+                reducerCount: run.reducerCount)
+        }
     }
 
     /// Applies one action on its own (tests use this).

@@ -4,8 +4,8 @@ import Foundation
 /// One registered observer: its filter, where it is delivered, and whether it is still active.
 ///
 /// `@unchecked Sendable`: `object` is a weak reference written once in `init` (weak loads are atomic
-/// in the Swift runtime), every other stored property is a `let` of a `Sendable` type, and `isActive`
-/// is a `LockedValue`.
+/// in the Swift runtime); `bucket` is read and written only while the registry's lock is held; and
+/// every other stored property is a `let` of a `Sendable` type.
 final class ObserverEntry: @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
@@ -13,7 +13,10 @@ final class ObserverEntry: @unchecked Sendable {
     private weak var object: AnyObject?
     let queue: DispatchQueue?
     private let block: @Sendable (StoreNotification) -> Void
-    private let isActive = LockedValue(true)
+    private let isActive = ActiveFlag()
+    /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
+    /// cycle it forms with the bucket ends when the entry is removed, which every token does.
+    fileprivate var bucket: ObserverBucket?
 
     init(
         id: UInt64,
@@ -34,10 +37,7 @@ final class ObserverEntry: @unchecked Sendable {
 
     /// Stops future deliveries; returns whether the entry was still active.
     func deactivate() -> Bool {
-        isActive.withLock { active in
-            defer { active = false }
-            return active
-        }
+        isActive.clear()
     }
 
     /// Delivers `notification` now (no queue) or on the observer's queue.
@@ -57,7 +57,7 @@ final class ObserverEntry: @unchecked Sendable {
     }
 
     private func invokeIfActive(_ notification: StoreNotification) {
-        guard isActive.withLock({ $0 }) else { return }
+        guard isActive.isSet else { return }
         block(notification)
     }
 }
@@ -74,39 +74,49 @@ struct BucketKey: Hashable {
 /// binary search and leaves a `nil` tombstone (its id stays, so the search still works), and both
 /// arrays are compacted when half the slots are tombstones. Adding and removing cost O(log n)
 /// amortized, and a post iterates the slots in order without sorting.
-struct ObserverBucket {
+///
+/// A class so that entries can refer to their bucket; it is only used under the registry's lock.
+final class ObserverBucket {
     private(set) var slots: [ObserverEntry?] = []
     private var ids: [UInt64] = []
     private var tombstones = 0
 
     var isEmpty: Bool { slots.count == tombstones }
 
-    mutating func append(_ entry: ObserverEntry) {
+    func append(_ entry: ObserverEntry) {
         slots.append(entry)
         ids.append(entry.id)
     }
 
-    mutating func remove(_ entry: ObserverEntry) {
+    /// Removes `entry`; returns whether the bucket is now empty.
+    func remove(_ entry: ObserverEntry) -> Bool {
         var low = 0
         var high = ids.count
         while low < high {
             let middle = (low + high) / 2
             if ids[middle] < entry.id { low = middle + 1 } else { high = middle }
         }
-        guard low < ids.count, ids[low] == entry.id, slots[low] != nil else { return }
-        slots[low] = nil
-        tombstones += 1
-        if tombstones > 16 && tombstones * 2 > slots.count {
-            slots.removeAll { $0 == nil }
-            ids = slots.map { $0!.id }
-            tombstones = 0
+        if low < ids.count, ids[low] == entry.id, slots[low] != nil {
+            slots[low] = nil
+            tombstones += 1
+            compactIfSparse()
         }
+        return isEmpty
+    }
+
+    private func compactIfSparse() {
+        guard tombstones > 16, tombstones * 2 > slots.count else { return }
+        slots.removeAll { $0 == nil }
+        ids = slots.compactMap { $0?.id }
+        tombstones = 0
     }
 }
 
 /// Every observer of one ``StoreNotificationCenter``, grouped by what they filter on.
 struct ObserverRegistry {
     private var buckets: [BucketKey: ObserverBucket] = [:]
+    /// The bucket of the last addition: a burst of additions to one bucket hashes nothing.
+    private var lastAddition: (key: BucketKey, bucket: ObserverBucket)?
     private var nextID: UInt64 = 0
 
     mutating func add(
@@ -117,15 +127,28 @@ struct ObserverRegistry {
     ) -> ObserverEntry {
         nextID += 1
         let entry = ObserverEntry(id: nextID, name: name, object: object, queue: queue, block: block)
-        buckets[entry.bucketKey, default: ObserverBucket()].append(entry)
+        let key = entry.bucketKey
+        let bucket: ObserverBucket
+        if let lastAddition, lastAddition.key == key {
+            bucket = lastAddition.bucket
+        } else if let existing = buckets[key] {
+            bucket = existing
+        } else {
+            bucket = ObserverBucket()
+            buckets[key] = bucket
+        }
+        lastAddition = (key, bucket)
+        bucket.append(entry)
+        entry.bucket = bucket
         return entry
     }
 
     mutating func remove(_ entry: ObserverEntry) {
-        let key = entry.bucketKey
-        guard var bucket = buckets.removeValue(forKey: key) else { return }
-        bucket.remove(entry)
-        if !bucket.isEmpty { buckets[key] = bucket }
+        guard let bucket = entry.bucket else { return }
+        entry.bucket = nil
+        guard bucket.remove(entry) else { return }
+        buckets[entry.bucketKey] = nil
+        if lastAddition?.bucket === bucket { lastAddition = nil }
     }
 
     /// The observer lists that can match a notification, at most four (name and sender, name only,

@@ -28,7 +28,7 @@ public struct StoreNotification: Sendable {
         self.userInfo = userInfo
     }
 
-    /// The `userInfo` key of the actions a store notification covers, as `[any ActionProtocol]`.
+    /// The `userInfo` key of the actions a store notification covers, as an ``ActionList``.
     public static let actionsKey = "actions"
     /// The `userInfo` key of the action that failed, in a `dispatchDidFail` notification.
     public static let actionKey = "action"
@@ -38,9 +38,13 @@ public struct StoreNotification: Sendable {
     /// The actions this notification covers, in the order they were reduced.
     ///
     /// For `stateDidChange`, the actions whose changes it announces; for `dispatchDidFail`, the one
-    /// action that failed. Empty for other notifications.
-    public var actions: [any ActionProtocol] {
-        userInfo[Self.actionsKey] as? [any ActionProtocol] ?? []
+    /// action that failed. Empty for other notifications. Reading it copies nothing.
+    public var actions: ActionList {
+        switch userInfo[Self.actionsKey] {
+        case let list as ActionList: list
+        case let array as [any ActionProtocol]: ActionList(array)
+        default: ActionList()
+        }
     }
 
     /// The action that failed, for a `dispatchDidFail` notification.
