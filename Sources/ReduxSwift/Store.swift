@@ -209,17 +209,12 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
             case .changed(let runs):
                 notificationCenter.post(
                     StoreNotification(
-                        name: .stateDidChange, object: self,
-                        userInfo: [StoreNotification.actionsKey: ActionList(runs: runs)]))
+                        name: .stateDidChange, object: self, actions: ActionList(runs: runs), userInfo: [:]))
             case .failed(let action, let error):
                 notificationCenter.post(
                     StoreNotification(
-                        name: .dispatchDidFail, object: self,
-                        userInfo: [
-                            StoreNotification.actionsKey: ActionList([action]),
-                            StoreNotification.actionKey: action,
-                            StoreNotification.errorKey: error,
-                        ]))
+                        name: .dispatchDidFail, object: self, actions: ActionList([action]),
+                        userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error]))
             }
         }
     }

@@ -12,6 +12,9 @@ public struct StoreNotification: Sendable {
     public let object: (any AnyObject & Sendable)?
     /// Extra information; see ``actionsKey``, ``actionKey`` and ``errorKey`` for what stores put here.
     public let userInfo: [String: any Sendable]
+    /// The actions of a store's notification, kept beside `userInfo` so that every observer reads
+    /// them without a dictionary lookup and a cast.
+    private let storedActions: ActionList?
 
     /// Creates a notification.
     /// - Parameters:
@@ -25,6 +28,19 @@ public struct StoreNotification: Sendable {
     ) {
         self.name = name
         self.object = object
+        self.userInfo = userInfo
+        self.storedActions = nil
+    }
+
+    init(
+        name: Notification.Name, object: any AnyObject & Sendable, actions: ActionList,
+        userInfo: [String: any Sendable]
+    ) {
+        self.name = name
+        self.object = object
+        self.storedActions = actions
+        var userInfo = userInfo
+        userInfo[Self.actionsKey] = actions
         self.userInfo = userInfo
     }
 
@@ -40,10 +56,11 @@ public struct StoreNotification: Sendable {
     /// For `stateDidChange`, the actions whose changes it announces; for `dispatchDidFail`, the one
     /// action that failed. Empty for other notifications. Reading it copies nothing.
     public var actions: ActionList {
+        if let storedActions { return storedActions }
         switch userInfo[Self.actionsKey] {
-        case let list as ActionList: list
-        case let array as [any ActionProtocol]: ActionList(array)
-        default: ActionList()
+        case let list as ActionList: return list
+        case let array as [any ActionProtocol]: return ActionList(array)
+        default: return ActionList()
         }
     }
 
