@@ -1,0 +1,82 @@
+import Foundation
+
+let usage = """
+    Usage: swift run -c release ReduxSwiftBenchmarks [--quick] [--filter NAME] [--json PATH]
+
+      --quick        smaller workloads: the whole run takes well under a minute
+      --filter NAME  run only scenarios whose number or name contains NAME
+      --json PATH    also write the results as a JSON array to PATH
+    """
+
+var quick = false
+var filter: String?
+var jsonPath: String?
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--quick": quick = true
+    case "--filter": filter = arguments.next()
+    case "--json": jsonPath = arguments.next()
+    case "--help", "-h":
+        print(usage)
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("unknown argument \(argument)\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+
+let scenarios: [Scenario] = [
+    throughputScenario(number: "1", observers: 1, target: 3),
+    throughputScenario(number: "2", observers: 100, target: 20),
+    togglesScenario,
+    burstScenario,
+    readScenarios,
+    concurrentReadersScenario,
+    fanOutScenario,
+    churnScenario,
+    threadsScenario,
+    memoryScenario,
+]
+
+let workload = Workload(quick: quick)
+var results: [Result] = []
+var failures: [String] = []
+#if DEBUG
+print("warning: a debug build; run with `-c release` for figures worth reading")
+#endif
+print(
+    "ReduxSwift benchmarks\(quick ? " (quick)" : ""): median of \(workload.repetitions) runs after a warm-up\n"
+)
+for scenario in scenarios {
+    if let filter, !scenario.title.localizedCaseInsensitiveContains(filter) { continue }
+    do {
+        let started = now()
+        let produced = try scenario.run(workload)
+        results += produced
+        for result in produced { print(Table.row(result)) }
+        print("   (\(String(format: "%.1f", Double(now() - started) / 1e9)) s)")
+    } catch {
+        failures.append("\(scenario.title): \(error)")
+        print("✘ \(scenario.title): \(error)")
+    }
+}
+
+print("\n" + Table.render(results))
+
+if let jsonPath {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    do {
+        try encoder.encode(results).write(to: URL(fileURLWithPath: jsonPath))
+    } catch {
+        failures.append("writing \(jsonPath): \(error)")
+    }
+}
+
+let missed = results.filter { !$0.meets }.count
+print("\(results.count - missed) of \(results.count) figures meet their targets.")
+if !failures.isEmpty {
+    print("\(failures.count) scenario(s) failed:\n" + failures.joined(separator: "\n"))
+    exit(1)
+}
