@@ -37,7 +37,7 @@ extension Store {
     }
 
     private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
-        guard let fallback = core.withLock({ $0.lastRoundTripped }), fallback.version != version else {
+        guard let fallback = core.lastRoundTripped, fallback.version != version else {
             return nil
         }
         return try? decode(fallback).get()
@@ -63,13 +63,13 @@ extension Store {
     /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
     func latestSnapshot() -> Snapshot {
         let waiting = ReducerContext.current == nil
-        let step = core.withLock { $0.beginRead(waiting: waiting, makeWaiter: SnapshotWaiter.init) }
+        let step = core.beginRead(waiting: waiting)
         switch step {
         case .use(let snapshot):
             return snapshot
         case .encode(let version):
             let snapshot = encodeOwnedState(version: version)
-            perform(core.withLock { $0.snapshotterDidEncode(snapshot) })
+            perform(core.snapshotterDidEncode(snapshot))
             return snapshot
         case .wait(let waiter):
             return waiter.wait()
@@ -83,7 +83,7 @@ extension Store {
         case .success(let data):
             do {
                 let state = try decoder.decode(State.self, from: data)
-                core.withLock { $0.recordRoundTrip(snapshot) }
+                core.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
                 return .failure(SnapshotError(.decoding, stateType: State.self, underlyingError: error))

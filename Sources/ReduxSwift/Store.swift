@@ -50,7 +50,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// ``Foundation/NSNotification/Name/dispatchDidFail`` to.
     public let notificationCenter: StoreNotificationCenter
 
-    let core: LockedValue<StoreMachine<PendingEntry, SnapshotWaiter>>
+    let core: StoreCore
     let engine: EngineBox<State>
     let encoder: JSONEncoder
     let decoder: JSONDecoder
@@ -81,7 +81,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         let initialSnapshot = ReducerContext(reducingStore: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
-        core = LockedValue(StoreMachine(initialSnapshot: initialSnapshot))
+        core = StoreCore(initialSnapshot: initialSnapshot)
         engine = EngineBox(ReductionEngine(state: state, reducers: reducers))
         let label = "ReduxSwift.Store<\(String(describing: State.self))>"
         reduceQueue = DispatchQueue(
@@ -140,7 +140,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     }
 
     private func enqueue(_ entry: PendingEntry) {
-        if core.withLock({ $0.enqueue(entry) }) {
+        if core.enqueue(entry) {
             scheduleDrain()
         }
     }
@@ -160,18 +160,17 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     }
 
     func drain() {
-        guard var batch = core.withLock({ $0.startDrain() }) else { return }
+        guard var batch = core.startDrain() else { return }
         let context = ReducerContext(reducingStore: self)
         context.install {
             while true {
                 let reduced = engine.engine.reduce(batch, context: context)
-                var (step, effects) = core.withLock {
-                    $0.finishPass(processed: batch.count, changes: reduced.changes, events: reduced.events)
-                }
+                var (step, effects) = core.finishPass(
+                    processed: batch.count, changes: reduced.changes, events: reduced.events)
                 perform(effects)
                 while case .encode(let version) = step {
                     let snapshot = encodeOwnedState(version: version)
-                    (step, effects) = core.withLock { $0.drainerDidEncode(snapshot) }
+                    (step, effects) = core.drainerDidEncode(snapshot)
                     perform(effects)
                 }
                 guard case .reduce(let next) = step else { return }
@@ -192,7 +191,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         return snapshot
     }
 
-    func perform(_ effects: StoreMachine<PendingEntry, SnapshotWaiter>.Effects) {
+    func perform(_ effects: StoreCore.Machine.Effects) {
         if let snapshot = effects.snapshot {
             for waiter in effects.resumed { waiter.resume(with: snapshot) }
         }
@@ -203,7 +202,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     // MARK: Delivering (runs on `deliveryQueue`)
 
     func deliver() {
-        let events = core.withLock { $0.takeEvents() }
+        let events = core.takeEvents()
         for event in events {
             switch event {
             case .changed(let runs):

@@ -23,7 +23,9 @@ final class LockedValue<Value>: @unchecked Sendable {
     #else
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     #endif
-    private var value: Value
+    /// Unchecked exclusivity: every access happens in `withLock` under `mutex`, which already makes
+    /// it exclusive, so the runtime's dynamic check would only repeat it on every lock.
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) {
         self.value = value

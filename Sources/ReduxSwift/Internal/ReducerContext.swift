@@ -28,12 +28,18 @@ protocol DeferredDispatchTarget: AnyObject, Sendable {
 final class ReducerContext {
     /// The store whose reducers run on this thread, or `nil` while only encoding.
     let reducingStore: AnyObject?
+    // Unchecked exclusivity on the properties below: a context is used by the one thread that
+    // installed it, and none of its methods calls out while holding an access to a property
+    // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
+    // check, which ran on every action, can never fire.
+
     /// True while the store re-applies logged actions to restore a checkpoint.
-    var isReplaying = false
+    @exclusivity(unchecked) var isReplaying = false
     /// Dispatches made by the action being reduced, released when it commits.
-    private var deferredDispatches: [(target: any DeferredDispatchTarget, action: any ActionProtocol)] = []
+    @exclusivity(unchecked) private var deferredDispatches:
+        [(target: any DeferredDispatchTarget, action: any ActionProtocol)] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
-    private var deferredRegistrations: [[ErasedReducer]] = []
+    @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
     init(reducingStore: AnyObject?) {
         self.reducingStore = reducingStore

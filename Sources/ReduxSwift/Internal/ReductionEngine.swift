@@ -1,9 +1,9 @@
-/// A reducer whose state type is erased to a pointer.
+/// The reducers of one registration, with the state type erased to a pointer.
 ///
 /// `Store` is generic over the client's `State`, and the library is compiled without knowing it,
 /// so generic code runs unspecialized: every access to an `Array<Reducer<State>>` would look up
-/// generic metadata at run time. Erasing each reducer once, when it is registered, lets the
-/// per-action loop run as concrete, specialized code whatever `State` is.
+/// generic metadata at run time. Erasing each registration once lets the per-action loop run as
+/// concrete, specialized code whatever `State` is.
 ///
 /// Not `@Sendable`: an erased reducer captures only a `Reducer<State>` (which is `Sendable`) and the
 /// `State` metatype, and it crosses threads only inside the store's lock-protected queue.
@@ -23,7 +23,7 @@ struct ActionRun {
 }
 
 /// Consecutive actions of one batch committed since the checkpoint, all seen by the first
-/// `reducerCount` reducers. The log refers to the batch instead of copying each action.
+/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
 struct LoggedRun {
     let entries: [PendingEntry]
     var range: Range<Int>
@@ -48,61 +48,49 @@ struct ReducedBatch {
     var events: [StoreEvent] = []
 }
 
-/// Applies actions to the live state in place, and restores it exactly when a reducer throws.
-///
-/// Plain synchronous code: `Store` runs it on whichever thread owns the state.
-///
-/// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
-/// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
-/// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
-/// the action either: the log and the notifications refer to runs of the batch array.
-///
-/// **Rollback.** The engine keeps a *checkpoint* (the state at some committed version, sharing
-/// storage with it) and the log of actions committed since. When a reducer throws, the state is
-/// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
-/// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
-/// re-applies an action across a state a reader has seen) and every `checkpointInterval` actions
-/// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
-/// storage it touches, once.
-struct ReductionEngine<State: StateProtocol> {
-    /// The live state.
-    private(set) var state: State
-    private var reducers: [ErasedReducer]
-    private var checkpoint: State
+/// The two state operations a rollback needs, erased to the state's address like the reducers.
+struct CheckpointOperations {
+    /// Makes the state at the address the checkpoint.
+    let take: (UnsafeMutableRawPointer) -> Void
+    /// Replaces the state at the address with the checkpoint.
+    let restore: (UnsafeMutableRawPointer) -> Void
+}
+
+/// Everything the store does per action, with no generic parameter, so that it runs as concrete
+/// code: applying the erased reducers, logging committed actions for rollback, collecting events.
+struct ReductionPipeline {
+    private(set) var reducers: [ErasedReducer]
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
-    private var loggedActions = 0
+    private(set) var loggedActions = 0
     let checkpointInterval: Int
+    let checkpoints: CheckpointOperations
 
-    init(state: State, reducers: [Reducer<State>], checkpointInterval: Int = 4096) {
+    init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: CheckpointOperations) {
         precondition(checkpointInterval > 0, "checkpointInterval must be positive")
-        self.state = state
-        self.checkpoint = state
-        self.reducers = Self.erase(reducers)
+        self.reducers = reducers
         self.checkpointInterval = checkpointInterval
+        self.checkpoints = checkpoints
     }
 
-    /// Erases reducers for registration.
-    static func erase(_ reducers: [Reducer<State>]) -> [ErasedReducer] {
-        reducers.map { reducer in
-            { pointer, action in try reducer(&pointer.assumingMemoryBound(to: State.self).pointee, action) }
-        }
+    mutating func register(_ newReducers: [ErasedReducer]) {
+        reducers.append(contentsOf: newReducers)
     }
 
-    /// The number of committed actions a rollback would re-apply right now.
-    var actionsSinceCheckpoint: Int { loggedActions }
-
-    /// Appends reducers; they see every action applied after this call.
-    mutating func register(_ newReducers: [Reducer<State>]) {
-        reducers.append(contentsOf: Self.erase(newReducers))
+    /// Forgets the log, after the caller made the current state the checkpoint.
+    mutating func clearLog() {
+        log.removeAll(keepingCapacity: true)
+        loggedActions = 0
     }
 
-    /// Reduces a batch of queued entries in order.
+    /// Reduces a batch of queued entries in order, on the state at `state`.
     ///
     /// For each action it applies the registrations its reducers made, then releases the
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
     /// announced as runs of `batch`, split around failures and registrations.
-    mutating func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
+    mutating func reduce(
+        _ batch: [PendingEntry], state: UnsafeMutableRawPointer, context: ReducerContext
+    ) -> ReducedBatch {
         var result = ReducedBatch()
         var runStart = 0
         var runHasActions = false
@@ -119,40 +107,83 @@ struct ReductionEngine<State: StateProtocol> {
                 result.events.append(.changed([run]))
             }
         }
-        for index in batch.indices {
-            switch batch[index] {
-            case .register(let newReducers):
-                closeRun(at: index)
-                runStart = index + 1
-                reducers.append(contentsOf: newReducers)
-            case .action(let action):
-                let outcome = apply(action, at: index, of: batch, context: context)
-                if context.hasDeferredRegistrations {
-                    for newReducers in context.takeRegistrations() {
-                        reducers.append(contentsOf: newReducers)
-                    }
-                }
-                switch outcome {
-                case .committed:
-                    result.changes += 1
-                    runHasActions = true
-                    context.releaseDispatches()
-                case .failed(let error, let replayFailures):
-                    context.discardDispatches()
+        // Reading entries through the buffer borrows each action instead of retaining a copy.
+        batch.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                switch entries[index] {
+                case .register(let newReducers):
                     closeRun(at: index)
                     runStart = index + 1
-                    for failure in replayFailures {
-                        // The state no longer holds an action that had committed: a new version.
-                        result.changes += 1
-                        result.events.append(.failed(failure.action, failure.error))
+                    reducers.append(contentsOf: newReducers)
+                case .action(let action):
+                    let outcome = apply(action, at: index, of: batch, state: state, context: context)
+                    if context.hasDeferredRegistrations {
+                        for newReducers in context.takeRegistrations() {
+                            reducers.append(contentsOf: newReducers)
+                        }
                     }
-                    result.events.append(.failed(action, error))
+                    switch outcome {
+                    case .committed:
+                        result.changes += 1
+                        runHasActions = true
+                        context.releaseDispatches()
+                    case .failed(let error, let replayFailures):
+                        context.discardDispatches()
+                        closeRun(at: index)
+                        runStart = index + 1
+                        for failure in replayFailures {
+                            // The state no longer holds an action that had committed: a new version.
+                            result.changes += 1
+                            result.events.append(.failed(failure.action, failure.error))
+                        }
+                        result.events.append(.failed(action, error))
+                    }
                 }
             }
         }
         closeRun(at: batch.count)
         releaseBatch(batch)
         return result
+    }
+
+    /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
+    /// - Parameter context: Marked as replaying while a rollback re-applies actions, so that
+    ///   re-entrant dispatches and registrations are not made twice.
+    @inline(__always)
+    mutating func apply(
+        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer,
+        context: ReducerContext?
+    ) -> ReductionOutcome {
+        do {
+            // Through the buffer, each reducer is called without retaining and releasing it.
+            try reducers.withUnsafeBufferPointer { reducers in
+                for index in reducers.indices { try reducers[index](state, action) }
+            }
+        } catch {
+            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+        }
+        logCommitted(at: index, of: batch, state: state)
+        return .committed
+    }
+
+    /// Extends the last logged run when this action directly follows it in the same batch and was
+    /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
+    @inline(__always)
+    private mutating func logCommitted(
+        at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer
+    ) {
+        loggedActions += 1
+        if let last = log.indices.last, log[last].reducerCount == reducers.count,
+            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
+        {
+            log[last].range = log[last].range.lowerBound..<(index + 1)
+        } else {
+            log.append(LoggedRun(entries: batch, range: index..<(index + 1), reducerCount: reducers.count))
+        }
+        if loggedActions >= checkpointInterval {
+            checkpoints.take(state)
+            clearLog()
+        }
     }
 
     /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
@@ -168,63 +199,17 @@ struct ReductionEngine<State: StateProtocol> {
         }
     }
 
-    /// Applies one action on its own (tests use this).
-    mutating func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
-        apply(action, at: 0, of: [.action(action)], context: context)
-    }
-
-    /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
-    /// - Parameter context: Marked as replaying while a rollback re-applies actions, so that
-    ///   re-entrant dispatches and registrations are not made twice.
-    @inline(__always)
-    private mutating func apply(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], context: ReducerContext?
-    ) -> ReductionOutcome {
-        do {
-            try withUnsafeMutablePointer(to: &state) { [reducers] pointer in
-                let raw = UnsafeMutableRawPointer(pointer)
-                for reducer in reducers { try reducer(raw, action) }
-            }
-        } catch {
-            return .failed(error, replayFailures: restoreCheckpointAndReplay(context: context))
-        }
-        logCommitted(at: index, of: batch)
-        return .committed
-    }
-
-    /// Extends the last logged run when this action directly follows it in the same batch and was
-    /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
-    @inline(__always)
-    private mutating func logCommitted(at index: Int, of batch: [PendingEntry]) {
-        loggedActions += 1
-        if let last = log.indices.last, log[last].reducerCount == reducers.count,
-            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
-        {
-            log[last].range = log[last].range.lowerBound..<(index + 1)
-        } else {
-            log.append(LoggedRun(entries: batch, range: index..<(index + 1), reducerCount: reducers.count))
-        }
-        if loggedActions >= checkpointInterval { takeCheckpoint() }
-    }
-
-    /// Makes the current state the rollback base, for example because a reader has now seen it.
-    mutating func takeCheckpoint() {
-        checkpoint = state
-        log.removeAll(keepingCapacity: true)
-        loggedActions = 0
-    }
-
     /// Rebuilds the state from the checkpoint and the log. A logged action that throws on replay
     /// is removed from the log and the replay starts over, so this ends after at most
-    /// `actionsSinceCheckpoint` restarts.
+    /// `loggedActions` restarts.
     private mutating func restoreCheckpointAndReplay(
-        context: ReducerContext?
+        state: UnsafeMutableRawPointer, context: ReducerContext?
     ) -> [(action: any ActionProtocol, error: any Error)] {
         let wasReplaying = context?.isReplaying ?? false
         context?.isReplaying = true
         defer { context?.isReplaying = wasReplaying }
         var failures: [(action: any ActionProtocol, error: any Error)] = []
-        while let failure = replayLog() {
+        while let failure = replayLog(state: state) {
             failures.append(failure)
         }
         return failures
@@ -232,17 +217,15 @@ struct ReductionEngine<State: StateProtocol> {
 
     /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
     /// returns it with the error; the state must then be rebuilt again.
-    private mutating func replayLog() -> (action: any ActionProtocol, error: any Error)? {
-        state = checkpoint
-        let reducers = self.reducers
+    private mutating func replayLog(state: UnsafeMutableRawPointer) -> (
+        action: any ActionProtocol, error: any Error
+    )? {
+        checkpoints.restore(state)
         for (position, run) in log.enumerated() {
             for index in run.range {
                 guard case .action(let action) = run.entries[index] else { continue }
                 do {
-                    try withUnsafeMutablePointer(to: &state) { pointer in
-                        let raw = UnsafeMutableRawPointer(pointer)
-                        for reducer in reducers[..<run.reducerCount] { try reducer(raw, action) }
-                    }
+                    for reducer in reducers[..<run.reducerCount] { try reducer(state, action) }
                 } catch {
                     dropLogged(index, inRunAt: position)
                     return (action, error)
@@ -260,6 +243,110 @@ struct ReductionEngine<State: StateProtocol> {
             .map { LoggedRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
         log.replaceSubrange(position...position, with: pieces)
         loggedActions -= 1
+    }
+}
+
+/// Applies actions to the live state in place, and restores it exactly when a reducer throws.
+///
+/// Plain synchronous code: `Store` runs it on whichever thread owns the state.
+///
+/// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
+/// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
+/// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
+/// the action either: the log and the notifications refer to runs of the batch array. The
+/// per-action work lives in the non-generic ``ReductionPipeline``; this type only owns the state.
+///
+/// **Rollback.** The engine keeps a *checkpoint* (the state at some committed version, sharing
+/// storage with it) and the log of actions committed since. When a reducer throws, the state is
+/// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
+/// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
+/// re-applies an action across a state a reader has seen) and every `checkpointInterval` actions
+/// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
+/// storage it touches, once.
+struct ReductionEngine<State: StateProtocol> {
+    private var pipeline: ReductionPipeline
+    /// The live state.
+    private(set) var state: State
+    private let checkpoint: CheckpointBox<State>
+
+    init(state: State, reducers: [Reducer<State>], checkpointInterval: Int = 4096) {
+        let checkpoint = CheckpointBox(state)
+        self.checkpoint = checkpoint
+        self.state = state
+        pipeline = ReductionPipeline(
+            reducers: Self.erase(reducers), checkpointInterval: checkpointInterval,
+            checkpoints: CheckpointOperations(
+                take: { checkpoint.value = $0.assumingMemoryBound(to: State.self).pointee },
+                restore: { $0.assumingMemoryBound(to: State.self).pointee = checkpoint.value }))
+    }
+
+    /// Erases one registration's reducers into a single closure that applies them in order.
+    ///
+    /// One erased call per registration per action, and inside it each reducer is called straight
+    /// from the array: taking a reducer out of the array into a closure of its own would add a
+    /// reabstraction thunk to every call.
+    static func erase(_ reducers: [Reducer<State>]) -> [ErasedReducer] {
+        guard !reducers.isEmpty else { return [] }
+        return [
+            { pointer, action in
+                let state = pointer.assumingMemoryBound(to: State.self)
+                try reducers.withUnsafeBufferPointer { reducers in
+                    for index in reducers.indices { try reducers[index](&state.pointee, action) }
+                }
+            }
+        ]
+    }
+
+    var checkpointInterval: Int { pipeline.checkpointInterval }
+
+    /// The number of committed actions a rollback would re-apply right now.
+    var actionsSinceCheckpoint: Int { pipeline.loggedActions }
+
+    /// Appends reducers; they see every action applied after this call.
+    mutating func register(_ newReducers: [Reducer<State>]) {
+        pipeline.register(Self.erase(newReducers))
+    }
+
+    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
+    mutating func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
+        withPipeline { pipeline, state in pipeline.reduce(batch, state: state, context: context) }
+    }
+
+    /// Applies one action on its own (tests use this).
+    mutating func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
+        withPipeline { pipeline, state in
+            pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
+        }
+    }
+
+    /// Makes the current state the rollback base, for example because a reader has now seen it.
+    mutating func takeCheckpoint() {
+        checkpoint.value = state
+        pipeline.clearLog()
+    }
+
+    /// Runs `body` with the pipeline moved out of `self` and the address of the state, so that the
+    /// two can be used together without overlapping accesses to `self` or copying either.
+    private mutating func withPipeline<Result>(
+        _ body: (inout ReductionPipeline, UnsafeMutableRawPointer) -> Result
+    ) -> Result {
+        var pipeline = ReductionPipeline(
+            reducers: [], checkpointInterval: self.pipeline.checkpointInterval,
+            checkpoints: self.pipeline.checkpoints)
+        swap(&pipeline, &self.pipeline)
+        defer { swap(&pipeline, &self.pipeline) }
+        return withUnsafeMutablePointer(to: &state) { body(&pipeline, UnsafeMutableRawPointer($0)) }
+    }
+}
+
+/// The checkpoint, in a box that the pipeline's erased checkpoint operations share.
+///
+/// Only the owner of the store's state touches it, like the state itself.
+final class CheckpointBox<State> {
+    var value: State
+
+    init(_ value: State) {
+        self.value = value
     }
 }
 

@@ -91,7 +91,7 @@ struct StoreMachine<Entry, Waiter> {
     // MARK: Dispatch
 
     /// Queues an entry; returns whether the caller must schedule a drain.
-    mutating func enqueue(_ entry: Entry) -> Bool {
+    mutating func enqueue(_ entry: consuming Entry) -> Bool {
         pending.append(entry)
         enqueuedCount += 1
         return scheduleDrainIfIdle()
@@ -213,9 +213,13 @@ struct StoreMachine<Entry, Waiter> {
         return true
     }
 
+    /// Hands over the pending entries. The new queue starts with the capacity of the batch taken,
+    /// so that a steady stream of dispatches does not regrow it from empty after every pass.
     private mutating func takePending() -> [Entry] {
-        defer { pending = [] }
-        return pending
+        var batch: [Entry] = []
+        batch.reserveCapacity(pending.count)
+        swap(&batch, &pending)
+        return batch
     }
 
     /// Wakes every waiter whose target is processed, when the published snapshot is current.

@@ -1,0 +1,54 @@
+/// A store's `StoreMachine` behind its lock, with one method per transition.
+///
+/// Not generic on purpose. `Store` is generic over the client's state and runs unspecialized, and
+/// calling `LockedValue<StoreMachine<…>>.withLock` from there instantiated that type's metadata on
+/// every dispatch, which cost more than the rest of the dispatch. A concrete class keeps every
+/// call concrete.
+final class StoreCore: Sendable {
+    typealias Machine = StoreMachine<PendingEntry, SnapshotWaiter>
+
+    private let machine: LockedValue<Machine>
+
+    init(initialSnapshot: Snapshot) {
+        machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
+    }
+
+    func enqueue(_ entry: consuming PendingEntry) -> Bool {
+        var entry = Optional(entry)
+        return machine.withLock { $0.enqueue(entry.take()!) }
+    }
+
+    func startDrain() -> [PendingEntry]? {
+        machine.withLock { $0.startDrain() }
+    }
+
+    func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> (
+        Machine.DrainStep, Machine.Effects
+    ) {
+        machine.withLock { $0.finishPass(processed: processed, changes: changes, events: events) }
+    }
+
+    func drainerDidEncode(_ snapshot: Snapshot) -> (Machine.DrainStep, Machine.Effects) {
+        machine.withLock { $0.drainerDidEncode(snapshot) }
+    }
+
+    func beginRead(waiting: Bool) -> Machine.ReadStep {
+        machine.withLock { $0.beginRead(waiting: waiting, makeWaiter: SnapshotWaiter.init) }
+    }
+
+    func snapshotterDidEncode(_ snapshot: Snapshot) -> Machine.Effects {
+        machine.withLock { $0.snapshotterDidEncode(snapshot) }
+    }
+
+    func recordRoundTrip(_ snapshot: Snapshot) {
+        machine.withLock { $0.recordRoundTrip(snapshot) }
+    }
+
+    var lastRoundTripped: Snapshot? {
+        machine.withLock { $0.lastRoundTripped }
+    }
+
+    func takeEvents() -> [StoreEvent] {
+        machine.withLock { $0.takeEvents() }
+    }
+}
