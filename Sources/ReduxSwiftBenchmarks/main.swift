@@ -1,5 +1,10 @@
 import Foundation
 
+/// Prints a line at once, also when the output goes to a file or a CI log (where `print` buffers).
+func say(_ line: String = "") {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 let usage = """
     Usage: swift run -c release ReduxSwiftBenchmarks [--quick] [--filter NAME] [--json PATH]
 
@@ -18,7 +23,7 @@ while let argument = arguments.next() {
     case "--filter": filter = arguments.next()
     case "--json": jsonPath = arguments.next()
     case "--help", "-h":
-        print(usage)
+        say(usage)
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n\(usage)\n".utf8))
@@ -43,9 +48,9 @@ let workload = Workload(quick: quick)
 var results: [Result] = []
 var failures: [String] = []
 #if DEBUG
-print("warning: a debug build; run with `-c release` for figures worth reading")
+say("warning: a debug build; run with `-c release` for figures worth reading")
 #endif
-print(
+say(
     "ReduxSwift benchmarks\(quick ? " (quick)" : ""): median of \(workload.repetitions) runs after a warm-up\n"
 )
 for scenario in scenarios {
@@ -54,15 +59,15 @@ for scenario in scenarios {
         let started = now()
         let produced = try scenario.run(workload)
         results += produced
-        for result in produced { print(Table.row(result)) }
-        print("   (\(String(format: "%.1f", Double(now() - started) / 1e9)) s)")
+        for result in produced { say(Table.row(result)) }
+        say("   (\(String(format: "%.1f", Double(now() - started) / 1e9)) s)")
     } catch {
         failures.append("\(scenario.title): \(error)")
-        print("✘ \(scenario.title): \(error)")
+        say("✘ \(scenario.title): \(error)")
     }
 }
 
-print("\n" + Table.render(results))
+say("\n" + Table.render(results))
 
 if let jsonPath {
     let encoder = JSONEncoder()
@@ -75,8 +80,8 @@ if let jsonPath {
 }
 
 let missed = results.filter { !$0.meets }.count
-print("\(results.count - missed) of \(results.count) figures meet their targets.")
+say("\(results.count - missed) of \(results.count) figures meet their targets.")
 if !failures.isEmpty {
-    print("\(failures.count) scenario(s) failed:\n" + failures.joined(separator: "\n"))
+    say("\(failures.count) scenario(s) failed:\n" + failures.joined(separator: "\n"))
     exit(1)
 }
