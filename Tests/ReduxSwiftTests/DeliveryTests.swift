@@ -119,3 +119,53 @@ import Testing
         for token in tokens { token.cancel() }
     }
 }
+
+@Suite struct SenderIdentityTests {
+    final class Sender: Sendable {}
+
+    @Test func anObserverOfAFreedSenderNeverHearsANewObjectAtTheSameAddress() throws {
+        let center = StoreNotificationCenter()
+        let heard = Recorder<String>()
+        var sender: Sender? = Sender()
+        let freedAddress = ObjectIdentifier(sender!)
+        let stale = center.addObserver(forName: nil, object: sender, queue: nil) { _ in heard.append("stale")
+        }
+        sender = nil
+        // Allocate until an object lands at the freed address, as allocators usually make one do.
+        var reused: Sender?
+        var keep: [Sender] = []
+        for _ in 0..<10_000 {
+            let candidate = Sender()
+            if ObjectIdentifier(candidate) == freedAddress {
+                reused = candidate
+                break
+            }
+            keep.append(candidate)
+        }
+        let newcomer = try #require(reused, "no object reused the freed address")
+        let fresh = center.addObserver(forName: nil, object: newcomer, queue: nil) { _ in
+            heard.append("fresh")
+        }
+        center.post(StoreNotification(name: Notification.Name("ping"), object: newcomer))
+        #expect(heard.values == ["fresh"])
+        stale.cancel()
+        fresh.cancel()
+        #expect(keep.count < 10_000)
+    }
+
+    @Test func observersOfOneSenderStopMatchingOnceAllAreRemoved() {
+        let center = StoreNotificationCenter()
+        let sender = Sender()
+        let heard = Recorder<Int>()
+        let tokens = (0..<3).map { index in
+            center.addObserver(forName: nil, object: sender, queue: nil) { _ in heard.append(index) }
+        }
+        center.post(StoreNotification(name: Notification.Name("ping"), object: sender))
+        for token in tokens { token.cancel() }
+        center.post(StoreNotification(name: Notification.Name("ping"), object: sender))
+        let again = center.addObserver(forName: nil, object: sender, queue: nil) { _ in heard.append(9) }
+        center.post(StoreNotification(name: Notification.Name("ping"), object: sender))
+        #expect(heard.values == [0, 1, 2, 9])
+        again.cancel()
+    }
+}

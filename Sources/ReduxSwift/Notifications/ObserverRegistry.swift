@@ -3,32 +3,34 @@ import Foundation
 
 /// One registered observer: its filter, where it is delivered, and whether it is still active.
 ///
-/// `@unchecked Sendable`: `object` is a weak reference written once in `init` (weak loads are atomic
-/// in the Swift runtime); `bucket` is read and written only while the registry's lock is held; and
+/// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
 final class ObserverEntry: @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
-    private weak var object: AnyObject?
+    /// The sender this entry observes, shared by every entry that observes it.
+    let sender: SenderBox?
     let queue: DispatchQueue?
     private let block: @Sendable (StoreNotification) -> Void
     private let isActive = ActiveFlag()
     /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
     /// cycle it forms with the bucket ends when the entry is removed, which every token does.
-    fileprivate var bucket: ObserverBucket?
+    /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
+    /// exclusive already.
+    @exclusivity(unchecked) fileprivate var bucket: ObserverBucket?
 
     init(
         id: UInt64,
         name: Notification.Name?,
-        object: (any AnyObject & Sendable)?,
+        sender: SenderBox?,
         queue: DispatchQueue?,
         block: @escaping @Sendable (StoreNotification) -> Void
     ) {
         self.id = id
         self.name = name
-        self.objectID = object.map { ObjectIdentifier($0) }
-        self.object = object
+        self.objectID = sender?.id
+        self.sender = sender
         self.queue = queue
         self.block = block
     }
@@ -42,12 +44,15 @@ final class ObserverEntry: @unchecked Sendable {
 
     /// Delivers `notification` now (no queue) or on the observer's queue.
     ///
+    /// `sender` is the box of the notification's object, or `nil` when that object has no
+    /// observers of its own. An address can be reused after its object is freed, so an entry that
+    /// filters on a sender matches by box, never by address.
+    ///
     /// The active flag is checked immediately before the block runs, on the thread that runs it, so
     /// no call begins after ``deactivate()`` returns, including calls already queued.
-    func deliver(_ notification: StoreNotification) {
-        if objectID != nil {
-            // An address can be reused after its object is freed: match identity, not the address.
-            guard let object, let sender = notification.object, object === sender else { return }
+    func deliver(_ notification: StoreNotification, sender: SenderBox?) {
+        if let observed = self.sender {
+            guard observed === sender else { return }
         }
         if let queue {
             queue.async { self.invokeIfActive(notification) }
@@ -59,6 +64,24 @@ final class ObserverEntry: @unchecked Sendable {
     private func invokeIfActive(_ notification: StoreNotification) {
         guard isActive.isSet else { return }
         block(notification)
+    }
+}
+
+/// One observed sender, shared by every entry that observes it, so that a post checks the sender
+/// with one weak load instead of one per observer.
+///
+/// `@unchecked Sendable`: `object` is a weak reference written once in `init` (weak loads are atomic
+/// in the Swift runtime), and `observers` is read and written only under the registry's lock.
+final class SenderBox: @unchecked Sendable {
+    let id: ObjectIdentifier
+    private(set) weak var object: AnyObject?
+    /// Registered entries that observe this sender. Unchecked exclusivity: only touched under the
+    /// registry's lock, which already makes each access exclusive.
+    @exclusivity(unchecked) var observers = 0
+
+    init(_ object: any AnyObject & Sendable) {
+        id = ObjectIdentifier(object)
+        self.object = object
     }
 }
 
@@ -75,17 +98,22 @@ struct BucketKey: Hashable {
 /// arrays are compacted when half the slots are tombstones. Adding and removing cost O(log n)
 /// amortized, and a post iterates the slots in order without sorting.
 ///
-/// A class so that entries can refer to their bucket; it is only used under the registry's lock.
+/// A class so that entries can refer to their bucket. It is only used under the registry's lock,
+/// which already makes every access exclusive, so its properties skip the runtime's dynamic
+/// exclusivity checks (`@exclusivity(unchecked)`), which cost more than the work itself.
 final class ObserverBucket {
-    private(set) var slots: [ObserverEntry?] = []
-    private var ids: [UInt64] = []
-    private var tombstones = 0
+    @exclusivity(unchecked) private(set) var slots: [ObserverEntry?] = []
+    /// The sender of the last entry added, so that a burst of additions finds its box without a lookup.
+    @exclusivity(unchecked) private(set) var sender: SenderBox?
+    @exclusivity(unchecked) private var ids: [UInt64] = []
+    @exclusivity(unchecked) private var tombstones = 0
 
     var isEmpty: Bool { slots.count == tombstones }
 
     func append(_ entry: ObserverEntry) {
         slots.append(entry)
         ids.append(entry.id)
+        sender = entry.sender
     }
 
     /// Removes `entry`; returns whether the bucket is now empty.
@@ -117,6 +145,9 @@ struct ObserverRegistry {
     private var buckets: [BucketKey: ObserverBucket] = [:]
     /// The bucket of the last addition: a burst of additions to one bucket hashes nothing.
     private var lastAddition: (key: BucketKey, bucket: ObserverBucket)?
+    /// The box of every sender that has observers, by address; a box whose object is gone is
+    /// replaced when a new object at the same address gets an observer.
+    private var senders: [ObjectIdentifier: SenderBox] = [:]
     private var nextID: UInt64 = 0
 
     mutating func add(
@@ -126,7 +157,12 @@ struct ObserverRegistry {
         block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
         nextID += 1
-        let entry = ObserverEntry(id: nextID, name: name, object: object, queue: queue, block: block)
+        var sender: SenderBox?
+        if let object {
+            sender = senderBox(for: object)
+            sender?.observers += 1
+        }
+        let entry = ObserverEntry(id: nextID, name: name, sender: sender, queue: queue, block: block)
         let key = entry.bucketKey
         let bucket: ObserverBucket
         if let lastAddition, lastAddition.key == key {
@@ -146,9 +182,30 @@ struct ObserverRegistry {
     mutating func remove(_ entry: ObserverEntry) {
         guard let bucket = entry.bucket else { return }
         entry.bucket = nil
+        if let sender = entry.sender {
+            sender.observers -= 1
+            if sender.observers == 0, senders[sender.id] === sender { senders[sender.id] = nil }
+        }
         guard bucket.remove(entry) else { return }
         buckets[entry.bucketKey] = nil
         if lastAddition?.bucket === bucket { lastAddition = nil }
+    }
+
+    /// The box observers of `object` share, made on first use; the last box of a freed object at
+    /// the same address is replaced, so its stale entries never match the new object.
+    private mutating func senderBox(for object: any AnyObject & Sendable) -> SenderBox {
+        let id = ObjectIdentifier(object)
+        if let box = lastAddition?.bucket.sender, box.id == id, box.object === object { return box }
+        if let box = senders[id], box.object === object { return box }
+        let box = SenderBox(object)
+        senders[id] = box
+        return box
+    }
+
+    /// The box of a notification's sender, if it has observers and is the object they observe.
+    func senderBox(of object: AnyObject) -> SenderBox? {
+        guard let box = senders[ObjectIdentifier(object)], box.object === object else { return nil }
+        return box
     }
 
     /// The observer lists that can match a notification, at most four (name and sender, name only,

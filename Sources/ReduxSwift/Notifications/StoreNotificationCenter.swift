@@ -58,14 +58,19 @@ public final class StoreNotificationCenter: Sendable {
     /// change the set that post delivers to, except that a removed observer is never called again.
     public func post(_ notification: StoreNotification) {
         let objectID = notification.object.map { ObjectIdentifier($0) }
-        let lists = registry.withLock { $0.candidates(name: notification.name, objectID: objectID) }
+        let (lists, sender) = registry.withLock { registry in
+            (
+                registry.candidates(name: notification.name, objectID: objectID),
+                notification.object.flatMap { registry.senderBox(of: $0) }
+            )
+        }
         switch lists.count {
         case 0:
             return
         case 1:
-            for case let entry? in lists[0] { entry.deliver(notification) }
+            for case let entry? in lists[0] { entry.deliver(notification, sender: sender) }
         default:
-            Self.forEachInRegistrationOrder(lists) { $0.deliver(notification) }
+            Self.forEachInRegistrationOrder(lists) { $0.deliver(notification, sender: sender) }
         }
     }
 
