@@ -4,6 +4,20 @@ import Testing
 
 /// Rule 7: every re-entrant call is defined, and none deadlocks or crashes.
 @Suite struct ReentrancyTests {
+    /// A store whose reducers handle `TestAction`s and, for `Action("probe")`, record the counter
+    /// that `currentState()` returns from inside the reducer.
+    static func storeWhoseProbeActionReadsTheStore() -> (Store<TestState>, Recorder<Int>) {
+        let handle = StoreHandle()
+        let reads = Recorder<Int>()
+        handle.store = makeStore([
+            testReducer,
+            { _, action in
+                if action.identifier == "probe" { reads.append(handle.store.currentState().counter) }
+            },
+        ])
+        return (handle.store, reads)
+    }
+
     @Test func aReducerThatDispatchesQueuesTheActionAfterTheCurrentOne() {
         let handle = StoreHandle()
         let store = makeStore([
@@ -14,12 +28,7 @@ import Testing
             }
         ])
         handle.store = store
-        let announced = Recorder<String>()
-        let token = store.observeChanges { note in
-            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) {
-                announced.append(entry)
-            }
-        }
+        let (announced, token) = recordAppends(announcedBy: store)
         store.dispatch(TestAction.append("first"))
         // The follow-up is queued when "first" commits, after this read's target: wait for it.
         #expect(announced.wait(forCount: 2))
@@ -29,15 +38,7 @@ import Testing
     }
 
     @Test func aReducerThatReadsGetsTheNewestPublishedStateWithoutWaiting() {
-        let handle = StoreHandle()
-        let reads = Recorder<Int>()
-        let store = makeStore([
-            testReducer,
-            { _, action in
-                if action.identifier == "probe" { reads.append(handle.store.currentState().counter) }
-            },
-        ])
-        handle.store = store
+        let (store, reads) = Self.storeWhoseProbeActionReadsTheStore()
         for _ in 0..<3 { store.dispatch(TestAction.increment) }
         #expect(store.currentState().counter == 3)  // publishes version 3
         store.dispatch(TestAction.increment)
@@ -49,15 +50,7 @@ import Testing
     }
 
     @Test func aReducerThatReadsAFreshStoreGetsTheInitialState() {
-        let handle = StoreHandle()
-        let reads = Recorder<Int>()
-        let store = makeStore([
-            testReducer,
-            { _, action in
-                if action.identifier == "probe" { reads.append(handle.store.currentState().counter) }
-            },
-        ])
-        handle.store = store
+        let (store, reads) = Self.storeWhoseProbeActionReadsTheStore()
         store.dispatch(TestAction.add(5))
         store.dispatch(Action("probe"))
         _ = store.currentState()

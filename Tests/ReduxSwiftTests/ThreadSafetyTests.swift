@@ -7,12 +7,7 @@ import Testing
     @Test func dispatchersReadersAndObserverChurnTogetherLoseNothing() {
         let center = StoreNotificationCenter()
         let store = makeStore(center: center)
-        let announced = Recorder<String>()
-        let token = store.observeChanges { note in
-            for action in note.actions {
-                if case .append(let entry)? = action as? TestAction { announced.append(entry) }
-            }
-        }
+        let (announced, token) = recordAppends(announcedBy: store)
         let finished = Gate()
         let helpers = DispatchGroup()
         let readerSawTheStateGoBack = Recorder<Int>()
@@ -59,12 +54,7 @@ import Testing
 
     @Test func everySuccessfulActionIsAnnouncedExactlyOnceUnderContention() {
         let store = makeStore()
-        let announced = Recorder<String>()
-        let token = store.observeChanges { note in
-            for action in note.actions {
-                if case .append(let entry)? = action as? TestAction { announced.append(entry) }
-            }
-        }
+        let (announced, token) = recordAppends(announcedBy: store)
         onThreads(8) { thread in
             for step in 0..<500 {
                 store.dispatch(TestAction.append("\(thread):\(step)"))

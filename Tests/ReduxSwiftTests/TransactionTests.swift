@@ -78,12 +78,7 @@ import Testing
             }
         ])
         handle.store = store
-        let announced = Recorder<String>()
-        let token = store.observeChanges { note in
-            for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) {
-                announced.append(entry)
-            }
-        }
+        let (announced, token) = recordAppends(announcedBy: store)
         store.dispatch(TestAction.append("abort"))
         store.dispatch(TestAction.append("commit"))
         store.dispatch(TestAction.append("after"))

@@ -71,3 +71,12 @@ final class StoreHandle: @unchecked Sendable {
         set { assigned = newValue }
     }
 }
+
+/// Records the entry of every `TestAction.append` that `store` announces, in order.
+func recordAppends(announcedBy store: Store<TestState>) -> (Recorder<String>, ObserverToken) {
+    let announced = Recorder<String>()
+    let token = store.observeChanges { note in
+        for case .append(let entry)? in note.actions.map({ $0 as? TestAction }) { announced.append(entry) }
+    }
+    return (announced, token)
+}
