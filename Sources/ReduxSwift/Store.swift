@@ -52,7 +52,10 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     let core: StoreCore
     let engine: EngineBox<State>
+    /// Used only by the owner of the live state, like the state itself.
     let encoder: JSONEncoder
+    /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's
+    /// state separate (the thread sanitizer runs the concurrent-reader tests against this).
     let decoder: JSONDecoder
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
