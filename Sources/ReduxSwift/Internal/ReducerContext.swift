@@ -71,11 +71,9 @@ final class ReducerContext {
         }
     }
 
-    /// Drops the dispatches a failed action made, and returns how many there were.
-    @discardableResult
-    func discardDispatches() -> Int {
-        defer { deferredDispatches.removeAll() }
-        return deferredDispatches.count
+    /// Drops the dispatches a failed action made.
+    func discardDispatches() {
+        deferredDispatches.removeAll()
     }
 
     // MARK: Thread-local installation

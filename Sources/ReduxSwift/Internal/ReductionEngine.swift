@@ -297,8 +297,6 @@ struct ReductionEngine<State: StateProtocol> {
         ]
     }
 
-    var checkpointInterval: Int { pipeline.checkpointInterval }
-
     /// The number of committed actions a rollback would re-apply right now.
     var actionsSinceCheckpoint: Int { pipeline.loggedActions }
 

@@ -67,7 +67,7 @@ struct StoreMachine<Entry, Waiter> {
         var scheduleDelivery = false
     }
 
-    private(set) var pending: [Entry] = []
+    private var pending: [Entry] = []
     /// Entries ever enqueued; a reader's target is this count when it asks.
     private(set) var enqueuedCount: UInt64 = 0
     /// Entries ever reduced, successfully or not.
