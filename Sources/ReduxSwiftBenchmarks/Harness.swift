@@ -91,6 +91,30 @@ struct Result: Encodable {
         self.meets = meets
         self.note = note
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case scenario, unit, reduxswift, baseline, ratio, target, meets, baselineName, reduxswiftMin
+        case reduxswiftMax, baselineMin, baselineMax, note
+    }
+
+    /// Writes every key, with `null` for a missing baseline or ratio: readers of the JSON can rely
+    /// on the same keys in every object (the synthesized encoding would leave them out).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(unit, forKey: .unit)
+        try container.encode(reduxswift, forKey: .reduxswift)
+        try container.encode(baseline, forKey: .baseline)
+        try container.encode(ratio, forKey: .ratio)
+        try container.encode(target, forKey: .target)
+        try container.encode(meets, forKey: .meets)
+        try container.encode(baselineName, forKey: .baselineName)
+        try container.encode(reduxswiftMin, forKey: .reduxswiftMin)
+        try container.encode(reduxswiftMax, forKey: .reduxswiftMax)
+        try container.encode(baselineMin, forKey: .baselineMin)
+        try container.encode(baselineMax, forKey: .baselineMax)
+        try container.encode(note, forKey: .note)
+    }
 }
 
 /// A wrong result: the harness reports it and exits non-zero, whatever the timings.
