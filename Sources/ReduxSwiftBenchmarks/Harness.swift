@@ -58,20 +58,20 @@ struct Result: Encodable {
     /// What `reduxswift` and `baseline` count, such as "actions/s".
     let unit: String
     let reduxswift: Double
-    let baseline: Double?
+    @NullWhenAbsent var baseline: Double?
     /// `reduxswift / baseline`, or the quantity the target bounds when there is no baseline.
-    let ratio: Double?
+    @NullWhenAbsent var ratio: Double?
     /// The bar, as text.
     let target: String
     let meets: Bool
     /// What the baseline is.
-    let baselineName: String?
+    @NullWhenAbsent var baselineName: String?
     let reduxswiftMin: Double
     let reduxswiftMax: Double
-    let baselineMin: Double?
-    let baselineMax: Double?
+    @NullWhenAbsent var baselineMin: Double?
+    @NullWhenAbsent var baselineMax: Double?
     /// Context for reading the figure, such as the limit loop measured in the same run.
-    let note: String?
+    @NullWhenAbsent var note: String?
 
     init(
         scenario: String, unit: String, reduxswift: Summary, baseline: Summary?, baselineName: String?,
@@ -91,29 +91,17 @@ struct Result: Encodable {
         self.meets = meets
         self.note = note
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case scenario, unit, reduxswift, baseline, ratio, target, meets, baselineName, reduxswiftMin
-        case reduxswiftMax, baselineMin, baselineMax, note
-    }
+/// An optional that the synthesized encoding writes as `null` when absent instead of leaving its
+/// key out, so that every object of the JSON output has the same keys.
+@propertyWrapper
+struct NullWhenAbsent<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
 
-    /// Writes every key, with `null` for a missing baseline or ratio: readers of the JSON can rely
-    /// on the same keys in every object (the synthesized encoding would leave them out).
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(scenario, forKey: .scenario)
-        try container.encode(unit, forKey: .unit)
-        try container.encode(reduxswift, forKey: .reduxswift)
-        try container.encode(baseline, forKey: .baseline)
-        try container.encode(ratio, forKey: .ratio)
-        try container.encode(target, forKey: .target)
-        try container.encode(meets, forKey: .meets)
-        try container.encode(baselineName, forKey: .baselineName)
-        try container.encode(reduxswiftMin, forKey: .reduxswiftMin)
-        try container.encode(reduxswiftMax, forKey: .reduxswiftMax)
-        try container.encode(baselineMin, forKey: .baselineMin)
-        try container.encode(baselineMax, forKey: .baselineMax)
-        try container.encode(note, forKey: .note)
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
     }
 }
 
