@@ -44,6 +44,11 @@ final class StoreCore: Sendable {
         machine.withLock { $0.recordRoundTrip(snapshot) }
     }
 
+    /// Committed state changes so far.
+    var committedVersion: UInt64 {
+        machine.withLock { $0.version }
+    }
+
     var lastRoundTripped: Snapshot? {
         machine.withLock { $0.lastRoundTripped }
     }

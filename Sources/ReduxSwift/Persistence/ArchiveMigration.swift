@@ -1,0 +1,40 @@
+/// Upgrades an archived state from one schema version to the next.
+///
+/// A migration receives the archived state as the JSON object `JSONSerialization` decodes
+/// (`[String: Any]` holding strings, `NSNumber`s, arrays, dictionaries and `NSNull`) and changes
+/// it in place to the shape of the next version:
+///
+/// ```swift
+/// let archive = StateArchive<AppState>(
+///     file: url,
+///     schemaVersion: 3,
+///     migrations: [
+///         // Version 2 renamed "items" to "todos".
+///         ArchiveMigration(from: 1) { state in
+///             state["todos"] = state.removeValue(forKey: "items")
+///         },
+///         // Version 3 added "filter".
+///         ArchiveMigration(from: 2) { state in
+///             state["filter"] = "all"
+///         },
+///     ])
+/// ```
+///
+/// A file of version 1 runs both migrations in order, then decodes as `AppState`. A migration that
+/// throws stops the load with ``PersistenceError/Reason/migrationFailed(from:detail:)`` and leaves
+/// the file as it was.
+public struct ArchiveMigration: Sendable {
+    /// The version this migration upgrades from; it produces version `fromVersion + 1`.
+    public let fromVersion: Int
+    let body: @Sendable (inout [String: Any]) throws -> Void
+
+    /// Creates a migration from `version` to `version + 1`.
+    ///
+    /// - Parameters:
+    ///   - version: The schema version the archived state has before this migration runs.
+    ///   - body: Changes the decoded JSON object to the shape of version `version + 1`.
+    public init(from version: Int, _ body: @escaping @Sendable (inout [String: Any]) throws -> Void) {
+        fromVersion = version
+        self.body = body
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Keeps an archive in one JSON file, replaced atomically on every save.
+///
+/// A save writes a temporary file in the same directory with mode `0600`, flushes it to the disk
+/// (`fsync`, or `F_FULLFSYNC` on Apple platforms), renames it over the old file and flushes the
+/// directory. A crash at any moment therefore leaves either the old file or the new one, never a
+/// mix. Missing parent directories are created with mode `0700`.
+///
+/// ```swift
+/// let directory = FileArchiveBackend.defaultDirectory(forApplication: "MyApp")
+/// let backend = FileArchiveBackend(url: directory.appendingPathComponent("AppState.json"))
+/// ```
+///
+/// Temporary files left behind by a process that was killed mid-save are removed the next time
+/// the archive is read.
+public struct FileArchiveBackend: ArchiveBackend {
+    /// The archive file.
+    public let url: URL
+
+    /// The file's path.
+    public var location: String { url.path }
+
+    /// Creates a backend for the file at `url`.
+    ///
+    /// - Parameter url: A file URL. The file and its directories need not exist yet.
+    public init(url: URL) {
+        precondition(url.isFileURL, "FileArchiveBackend needs a file URL, not \(url)")
+        self.url = url.standardizedFileURL
+    }
+
+    /// The directory where an application keeps its data by default.
+    ///
+    /// On Apple platforms it is `Application Support/<name>` in the user's Library. Elsewhere it
+    /// is `$XDG_DATA_HOME/<name>`, or `~/.local/share/<name>` when `XDG_DATA_HOME` is not set to
+    /// an absolute path, as the XDG Base Directory specification says.
+    ///
+    /// - Parameter name: The application's name, used as the last path component.
+    public static func defaultDirectory(forApplication name: String) -> URL {
+        #if canImport(Darwin)
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+        #else
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share")
+        }
+        #endif
+        return base.appendingPathComponent(name, isDirectory: true)
+    }
+
+    // MARK: Reading
+
+    /// Reads the whole file; `nil` when it does not exist.
+    public func read(limit: Int) throws(PersistenceError) -> Data? {
+        removeAbandonedTemporaryFiles()
+        let descriptor = open(location, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw failure(.load, "open", code)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure(.load, "fstat", errno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw PersistenceError(.load, location: location, reason: .isDirectory)
+        }
+        if info.st_size > limit {
+            throw PersistenceError(
+                .load, location: location, reason: .tooLarge(bytes: Int(info.st_size), limit: limit))
+        }
+        var data = Data(count: Int(info.st_size))
+        var total = 0
+        while true {
+            if total == data.count {
+                // The file may have grown since `fstat`; read on until the end, within the limit.
+                guard data.count <= limit else {
+                    throw PersistenceError(
+                        .load, location: location, reason: .tooLarge(bytes: total, limit: limit))
+                }
+                data.count += max(4096, data.count / 2)
+            }
+            let count = data.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress! + total, buffer.count - total)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(.load, "read", errno)
+            }
+            if count == 0 { break }
+            total += count
+        }
+        data.count = total
+        return data
+    }
+
+    // MARK: Writing
+
+    /// Replaces the file atomically and durably; on failure the old file is unchanged.
+    public func write(_ data: Data) throws(PersistenceError) {
+        let directory = url.deletingLastPathComponent().path
+        try createDirectories(directory)
+        let temporary = temporaryPath()
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure(.save, "create \(temporary)", errno) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(descriptor) }
+            // The mode given to `open` is masked by the umask; make it exactly 0600.
+            guard fchmod(descriptor, 0o600) == 0 else { throw failure(.save, "fchmod", errno) }
+            try writeAll(data, to: descriptor)
+            guard synchronize(descriptor) == 0 else { throw failure(.save, "fsync", errno) }
+        }
+        guard rename(temporary, location) == 0 else {
+            let code = errno
+            if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
+                throw PersistenceError(.save, location: location, reason: .isDirectory)
+            }
+            throw failure(.save, "rename", code)
+        }
+        renamed = true
+        try synchronizeDirectory(directory, operation: .save)
+    }
+
+    private func writeAll(_ data: Data, to descriptor: Int32) throws(PersistenceError) {
+        let code: Int32 = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+        if code != 0 { throw failure(.save, "write", code) }
+    }
+
+    /// Creates `path` and its missing parents with mode 0700.
+    private func createDirectories(_ path: String) throws(PersistenceError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw failure(.save, "create directory \(path)", ENOTDIR)
+            }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try createDirectories(parent) }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw failure(.save, "create directory \(path)", errno)
+        }
+    }
+
+    private func synchronize(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+        // `fsync` on Apple platforms only reaches the drive's cache; F_FULLFSYNC reaches the medium.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
+    }
+
+    /// Flushes a directory so that a rename in it survives a power loss.
+    private func synchronizeDirectory(_ path: String, operation: PersistenceError.Operation)
+        throws(PersistenceError)
+    {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(operation, "open directory \(path)", errno) }
+        defer { close(descriptor) }
+        // Some file systems cannot flush a directory and say so with EINVAL; nothing more can be done.
+        if fsync(descriptor) != 0, errno != EINVAL {
+            throw failure(operation, "fsync directory \(path)", errno)
+        }
+    }
+
+    // MARK: Setting aside
+
+    /// Renames the file to `<name><suffix>` (adding `-2`, `-3`… if that exists).
+    public func setAside(suffix: String) throws(PersistenceError) -> String? {
+        var info = stat()
+        guard lstat(location, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw failure(.setAside, "lstat", errno)
+        }
+        var target = location + suffix
+        var attempt = 1
+        while lstat(target, &info) == 0 {
+            attempt += 1
+            target = location + suffix + "-\(attempt)"
+        }
+        guard rename(location, target) == 0 else { throw failure(.setAside, "rename to \(target)", errno) }
+        try synchronizeDirectory(url.deletingLastPathComponent().path, operation: .setAside)
+        return target
+    }
+
+    // MARK: Temporary files
+
+    private static let temporaryCounter = LockedValue<UInt64>(0)
+
+    /// `.<name>.<pid>.<n>.tmp` in the file's directory: unique in this process, and naming the
+    /// process so that a later one can tell an abandoned file from one being written.
+    private func temporaryPath() -> String {
+        let number = Self.temporaryCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
+        return url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(number).tmp").path
+    }
+
+    /// Removes temporary files of this archive whose writing process no longer exists.
+    private func removeAbandonedTemporaryFiles() {
+        let directory = url.deletingLastPathComponent().path
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
+            guard let pidText = middle.split(separator: ".").first, let pid = pid_t(pidText),
+                pid != getpid()
+            else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH {
+                unlink((directory as NSString).appendingPathComponent(name))
+            }
+        }
+    }
+
+    private func failure(_ operation: PersistenceError.Operation, _ call: String, _ code: Int32)
+        -> PersistenceError
+    {
+        if code == EISDIR { return PersistenceError(operation, location: location, reason: .isDirectory) }
+        return PersistenceError(
+            operation, location: location,
+            reason: .system(operation: call, errno: code, message: String(cString: strerror(code))))
+    }
+}
+
+// `read` and `write` name this type's own methods inside it; these reach the C functions.
+
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(descriptor, buffer, count)
+    #elseif canImport(Android)
+    Android.read(descriptor, buffer, count)
+    #endif
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.write(descriptor, buffer, count)
+    #elseif canImport(Glibc)
+    Glibc.write(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, buffer, count)
+    #elseif canImport(Android)
+    Android.write(descriptor, buffer, count)
+    #endif
+}

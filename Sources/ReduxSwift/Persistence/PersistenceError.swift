@@ -1,0 +1,111 @@
+/// The error thrown when a state cannot be loaded from, saved to, or set aside in an archive.
+///
+/// It names the archive's location (a file path or a `UserDefaults` key), what was being done,
+/// and why it failed, in one sentence:
+///
+/// ```swift
+/// do {
+///     let state = try archive.load()
+/// } catch {
+///     print(error)  // "Cannot load /home/ada/.local/share/MyApp/AppState.json: the file is empty."
+/// }
+/// ```
+///
+/// A failed load never changes what is archived, and a failed save never replaces it.
+public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What was being done when the error happened.
+    public enum Operation: String, Sendable {
+        /// Reading and decoding the archived state.
+        case load
+        /// Encoding and writing a state.
+        case save
+        /// Moving unreadable data out of the way so a fresh start cannot overwrite it.
+        case setAside = "set aside"
+    }
+
+    /// Why an operation failed.
+    public enum Reason: Sendable, Equatable {
+        /// A directory is where the archive file should be.
+        case isDirectory
+        /// The archive is larger than the archive's size limit, so it was not read.
+        case tooLarge(bytes: Int, limit: Int)
+        /// The archive holds no bytes at all.
+        case empty
+        /// The bytes are not JSON, for example a truncated file or random bytes.
+        case notJSON(detail: String)
+        /// The JSON nests arrays and objects deeper than the parser accepts.
+        case tooDeep(limit: Int)
+        /// The JSON is valid but is not an archive of this state type.
+        case wrongShape(detail: String)
+        /// The archive was written by a newer schema version than this program knows.
+        case newerVersion(found: Int, supported: Int)
+        /// No migration is registered from this version to the next.
+        case missingMigration(from: Int)
+        /// A migration from this version threw.
+        case migrationFailed(from: Int, detail: String)
+        /// The state could not be encoded as JSON.
+        case encodingFailed(detail: String)
+        /// A save was refused because the archive holds data that failed to load and has not been
+        /// set aside; saving would overwrite it.
+        case wouldOverwriteUnreadableArchive
+        /// The operating system refused an operation, with its `errno` and message.
+        case system(operation: String, errno: Int32, message: String)
+    }
+
+    /// What was being done.
+    public let operation: Operation
+    /// The file path or `UserDefaults` key of the archive.
+    public let location: String
+    /// Why it failed.
+    public let reason: Reason
+
+    /// Creates an error; archive backends use it to report their own failures.
+    ///
+    /// - Parameters:
+    ///   - operation: What was being done.
+    ///   - location: The file path, key or other name that identifies the archive to a person.
+    ///   - reason: Why it failed.
+    public init(_ operation: Operation, location: String, reason: Reason) {
+        self.operation = operation
+        self.location = location
+        self.reason = reason
+    }
+
+    /// A sentence naming the operation, the location and the reason.
+    public var description: String {
+        "Cannot \(operation.rawValue) \(location): \(Self.explain(reason))."
+    }
+
+    private static func explain(_ reason: Reason) -> String {
+        switch reason {
+        case .isDirectory:
+            return "it is a directory"
+        case .tooLarge(let bytes, let limit):
+            return "it is \(bytes) bytes, more than the limit of \(limit) bytes"
+        case .empty:
+            return "the file is empty"
+        case .notJSON(let detail):
+            return "it is not valid JSON (\(detail)); it may be truncated or damaged"
+        case .tooDeep(let limit):
+            return "its JSON nests deeper than \(limit) levels"
+        case .wrongShape(let detail):
+            return "it is valid JSON but not an archive of this state (\(detail))"
+        case .newerVersion(let found, let supported):
+            return
+                "it was written by schema version \(found), newer than version \(supported) of this "
+                + "program; it is left as it is"
+        case .missingMigration(let version):
+            return "no migration is registered from schema version \(version) to \(version + 1)"
+        case .migrationFailed(let version, let detail):
+            return "the migration from schema version \(version) failed: \(detail)"
+        case .encodingFailed(let detail):
+            return "the state could not be encoded: \(detail)"
+        case .wouldOverwriteUnreadableArchive:
+            return
+                "it holds data that failed to load; set it aside (StateArchive.setAside()) or restore "
+                + "with restore(default:) before saving over it"
+        case .system(let operation, let errno, let message):
+            return "\(operation) failed: \(message) (errno \(errno))"
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+
+/// When a ``PersistenceService`` saves after a change.
+public struct SavePolicy: Sendable, Equatable {
+    /// Save once the state has not changed for this many seconds.
+    public var idleDelay: Double
+    /// Under constant change, save at least this many seconds after the first unsaved change.
+    /// A failed save is retried after this delay too.
+    public var maximumDelay: Double
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - idleDelay: Seconds without a change before saving; 2 by default, as in Flask.
+    ///   - maximumDelay: The longest a change waits to be saved, in seconds; 10 by default.
+    public init(idleDelay: Double = 2, maximumDelay: Double = 10) {
+        precondition(idleDelay >= 0 && maximumDelay >= idleDelay, "Need 0 ≤ idleDelay ≤ maximumDelay")
+        self.idleDelay = idleDelay
+        self.maximumDelay = maximumDelay
+    }
+}
+
+/// Saves a store's state to a ``StateArchive`` as it changes, the way services observe a store.
+///
+/// The service observes ``Foundation/NSNotification/Name/stateDidChange`` and saves once the state
+/// has been still for ``SavePolicy/idleDelay`` seconds, or at the latest ``SavePolicy/maximumDelay``
+/// seconds after the first unsaved change. It saves the store's cached JSON snapshot, the one
+/// ``Store/currentState()`` decodes, so a save never encodes the state a second time.
+///
+/// ```swift
+/// let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
+///
+/// // Before the app is suspended or quits:
+/// try persistence.flush()
+/// ```
+///
+/// ``flush()`` saves at once and returns when the bytes are durable. ``stop()``, or releasing the
+/// service, stops observing and saves whatever has not been saved. Each save covers every action
+/// dispatched before it started; a state already saved is not written again.
+///
+/// Saves run on the scheduler's queue, never on the store's threads. A failed save is reported to
+/// the `onError` handler and retried after ``SavePolicy/maximumDelay``; the archive keeps the last
+/// state that was saved.
+public final class PersistenceService<State: StateProtocol>: Sendable {
+    /// The store whose state is saved.
+    public let store: Store<State>
+    /// Where it is saved.
+    public let archive: StateArchive<State>
+    /// When it is saved.
+    public let policy: SavePolicy
+
+    private let scheduler: any SaveScheduler
+    private let onError: @Sendable (PersistenceError) -> Void
+    private let timing: LockedValue<Timing>
+    /// The newest store version known to be durable, and the lock that orders writes.
+    private let saved: SavedVersion
+
+    /// Creates a service and starts observing `store`.
+    ///
+    /// The service treats the store's initial state (restored from `archive` or a default) as
+    /// saved; if `store` has already changed since, it schedules a save.
+    ///
+    /// - Parameters:
+    ///   - store: The store to save.
+    ///   - archive: Where to save it.
+    ///   - policy: When to save.
+    ///   - scheduler: The clock and timer; a ``DispatchSaveScheduler`` unless you pass another.
+    ///   - onError: Receives each failed save; when `nil`, one line is printed to standard error.
+    public init(
+        store: Store<State>,
+        archive: StateArchive<State>,
+        policy: SavePolicy = SavePolicy(),
+        scheduler: any SaveScheduler = DispatchSaveScheduler(),
+        onError: (@Sendable (PersistenceError) -> Void)? = nil
+    ) {
+        self.store = store
+        self.archive = archive
+        self.policy = policy
+        self.scheduler = scheduler
+        self.onError =
+            onError ?? { error in
+                FileHandle.standardError.write(Data("ReduxSwift: \(error) Will retry.\n".utf8))
+            }
+        timing = LockedValue(Timing())
+        saved = SavedVersion()
+        // Closures capture the service as a non-generic existential: capturing a generic `self` in
+        // a `@Sendable` closure would capture `State`'s metatype, which need not be Sendable.
+        let token = store.observeChanges { [weak trigger = self as any SaveTrigger] _ in
+            trigger?.stateDidChange()
+        }
+        timing.withLock { $0.token = token }
+        if store.core.committedVersion > 0 { stateDidChange() }
+    }
+
+    deinit {
+        do {
+            try stop()
+        } catch {
+            onError(error)
+        }
+    }
+
+    /// The error of the most recent save, or `nil` if it succeeded or none has run.
+    public var lastError: PersistenceError? {
+        saved.lastError
+    }
+
+    /// Saves the state now and returns when it is durable.
+    ///
+    /// The saved state covers every action dispatched before this call. Called from inside a
+    /// reducer, it saves the newest committed state instead, without waiting for the store.
+    ///
+    /// - Throws: ``PersistenceError``; the archive then keeps the last state saved.
+    public func flush() throws(PersistenceError) {
+        try saveLatest()
+    }
+
+    /// Stops observing the store and saves what has not been saved yet.
+    ///
+    /// Calling it again does nothing. Releasing the service stops it too, and reports a failed
+    /// final save to `onError`.
+    ///
+    /// - Throws: ``PersistenceError`` if the final save fails.
+    public func stop() throws(PersistenceError) {
+        let stopped = timing.withLock { timing -> (ObserverToken?, ScheduledWork?)? in
+            guard !timing.isStopped else { return nil }
+            timing.isStopped = true
+            defer { (timing.token, timing.timer) = (nil, nil) }
+            return (timing.token, timing.timer)
+        }
+        guard let (token, timer) = stopped else { return }
+        token?.cancel()
+        timer?.cancel()
+        try saveLatest()
+    }
+
+    // MARK: Debouncing
+
+    fileprivate func stateDidChange() {
+        let now = scheduler.now()
+        let request = timing.withLock { $0.recordChange(at: now, policy: policy) }
+        if let request { schedule(request) }
+    }
+
+    fileprivate func timerFired(_ id: UInt64) {
+        let now = scheduler.now()
+        switch timing.withLock({ $0.timerFired(id, at: now, policy: policy) }) {
+        case .ignore:
+            break
+        case .reschedule(let request):
+            schedule(request)
+        case .save:
+            do {
+                try saveLatest()
+            } catch {
+                onError(error)
+                let retry = timing.withLock { $0.saveFailed(at: scheduler.now(), policy: policy) }
+                if let retry { schedule(retry) }
+            }
+        }
+    }
+
+    private func schedule(_ request: Timing.Request) {
+        let work = scheduler.schedule(at: request.deadline) { [weak trigger = self as any SaveTrigger] in
+            trigger?.timerFired(request.id)
+        }
+        let isCurrent = timing.withLock { $0.attach(work, to: request.id) }
+        if !isCurrent { work.cancel() }
+    }
+
+    // MARK: Saving
+
+    private func saveLatest() throws(PersistenceError) {
+        // Taken before the write lock: waiting for the store while holding it could deadlock with a
+        // reducer that flushes.
+        let snapshot = store.latestSnapshot()
+        try saved.write(snapshot.version) { () throws(PersistenceError) in
+            try archive.save(snapshot: snapshot)
+        }
+    }
+}
+
+/// What a service's observer and timers call, named without the service's generic parameter.
+private protocol SaveTrigger: AnyObject, Sendable {
+    func stateDidChange()
+    func timerFired(_ id: UInt64)
+}
+
+extension PersistenceService: SaveTrigger {}
+
+/// The newest version written, behind a lock held for the whole write so versions only go up.
+private final class SavedVersion: @unchecked Sendable {
+    // `@unchecked Sendable`: `version` and `error` are read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var version: UInt64 = 0
+    private var error: PersistenceError?
+
+    var lastError: PersistenceError? {
+        lock.lock()
+        defer { lock.unlock() }
+        return error
+    }
+
+    /// Runs `write` unless `newVersion` or a newer one is already durable.
+    func write(_ newVersion: UInt64, _ write: () throws(PersistenceError) -> Void) throws(PersistenceError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard newVersion > version else { return }
+        do {
+            try write()
+            version = newVersion
+            error = nil
+        } catch {
+            self.error = error
+            throw error
+        }
+    }
+}
+
+/// The debounce bookkeeping of a ``PersistenceService``: pure, behind the service's lock.
+struct Timing {
+    /// A timer to start: run `timerFired(id)` at `deadline`.
+    struct Request: Equatable {
+        let id: UInt64
+        let deadline: Double
+    }
+
+    enum Firing: Equatable {
+        /// A stale or cancelled timer, or nothing left to save.
+        case ignore
+        /// Not due yet: start this timer instead.
+        case reschedule(Request)
+        /// Save now.
+        case save
+    }
+
+    var token: ObserverToken?
+    var timer: ScheduledWork?
+    var isStopped = false
+    /// When the oldest unsaved change happened; `nil` when everything is saved.
+    private(set) var firstChange: Double?
+    private(set) var lastChange: Double = 0
+    /// After a failed save, no retry before this time.
+    private(set) var retryAfter: Double?
+    /// The timer that is running, if any.
+    private(set) var pending: Request?
+    private var nextID: UInt64 = 0
+
+    func deadline(_ policy: SavePolicy) -> Double? {
+        guard let firstChange else { return nil }
+        let due = min(lastChange + policy.idleDelay, firstChange + policy.maximumDelay)
+        return max(due, retryAfter ?? due)
+    }
+
+    /// Records a change; returns a timer to start if none is running.
+    mutating func recordChange(at now: Double, policy: SavePolicy) -> Request? {
+        guard !isStopped else { return nil }
+        if firstChange == nil { firstChange = now }
+        lastChange = max(lastChange, now)
+        // A running timer fires no later than the new deadline, which only moves later while
+        // changes keep coming; when it fires it looks again.
+        guard pending == nil, let deadline = deadline(policy) else { return nil }
+        return makeRequest(deadline)
+    }
+
+    mutating func timerFired(_ id: UInt64, at now: Double, policy: SavePolicy) -> Firing {
+        guard pending?.id == id else { return .ignore }
+        pending = nil
+        timer = nil
+        guard !isStopped, let deadline = deadline(policy) else { return .ignore }
+        if now < deadline { return .reschedule(makeRequest(deadline)) }
+        firstChange = nil
+        return .save
+    }
+
+    /// Marks the state unsaved again after a failed save; returns the retry's timer.
+    mutating func saveFailed(at now: Double, policy: SavePolicy) -> Request? {
+        guard !isStopped else { return nil }
+        retryAfter = now + policy.maximumDelay
+        if firstChange == nil { firstChange = now }
+        guard pending == nil, let deadline = deadline(policy) else { return nil }
+        return makeRequest(deadline)
+    }
+
+    /// Keeps the handle of the timer started for `id`; `false` if that timer is no longer wanted.
+    mutating func attach(_ work: ScheduledWork, to id: UInt64) -> Bool {
+        guard pending?.id == id, !isStopped else { return false }
+        timer = work
+        return true
+    }
+
+    private mutating func makeRequest(_ deadline: Double) -> Request {
+        nextID += 1
+        let request = Request(id: nextID, deadline: deadline)
+        pending = request
+        return request
+    }
+}

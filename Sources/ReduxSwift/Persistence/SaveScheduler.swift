@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+
+/// The clock and timer a ``PersistenceService`` uses to decide when to save.
+///
+/// The default, ``DispatchSaveScheduler``, uses the system's monotonic clock and a dispatch
+/// queue. Tests can pass a scheduler whose clock they move by hand, so that debouncing is tested
+/// without waiting.
+public protocol SaveScheduler: Sendable {
+    /// The current time in seconds, on a clock that never goes backwards.
+    func now() -> Double
+
+    /// Runs `work` once, at or after `deadline` on the clock of ``now()``, unless cancelled.
+    ///
+    /// It must not run `work` before returning, even when the deadline has passed.
+    func schedule(at deadline: Double, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+}
+
+/// Work a ``SaveScheduler`` will run, which can still be cancelled.
+public struct ScheduledWork: Sendable {
+    private let cancelBlock: @Sendable () -> Void
+
+    /// Creates a handle that calls `cancel` to prevent the work from running.
+    public init(cancel: @escaping @Sendable () -> Void) {
+        cancelBlock = cancel
+    }
+
+    /// Prevents the work from running if it has not started.
+    public func cancel() {
+        cancelBlock()
+    }
+}
+
+/// Runs saves on a serial dispatch queue, timed by the system's monotonic clock.
+public struct DispatchSaveScheduler: SaveScheduler {
+    /// The queue saves run on.
+    public let queue: DispatchQueue
+
+    /// Creates a scheduler on `queue`, or on a new serial utility queue.
+    public init(queue: DispatchQueue = DispatchQueue(label: "ReduxSwift.PersistenceService", qos: .utility)) {
+        self.queue = queue
+    }
+
+    /// Seconds since an arbitrary moment, from the monotonic clock `DispatchTime` uses.
+    public func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    /// Runs `work` on ``queue`` at `deadline`.
+    public func schedule(at deadline: Double, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        let isCancelled = LockedValue(false)
+        let nanoseconds = deadline <= 0 ? 0 : UInt64(deadline * 1e9)
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(nanoseconds, 1))) {
+            if !isCancelled.withLock({ $0 }) { work() }
+        }
+        return ScheduledWork { isCancelled.withLock { $0 = true } }
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+
+/// Saves a store's state between launches and restores it, in a versioned JSON format.
+///
+/// An archive pairs a backend (a file by default, or `UserDefaults`) with the state's schema
+/// version and the migrations from older versions. Restore the state when you create the store,
+/// and let a ``PersistenceService`` save it as it changes:
+///
+/// ```swift
+/// final class AppStore: Store<AppState>, @unchecked Sendable {
+///     static let archive = StateArchive<AppState>(
+///         file: FileArchiveBackend.defaultDirectory(forApplication: "MyApp")
+///             .appendingPathComponent("AppState.json"))
+///     static let shared = AppStore()
+///
+///     private init() {
+///         super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+///     }
+/// }
+///
+/// let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
+/// ```
+///
+/// ## Format
+///
+/// The archive holds `{"schemaVersion":N,"state":…}`, where the state is the store's own JSON
+/// snapshot. Loading the current version decodes in one pass. An older version is decoded with
+/// `JSONSerialization`, upgraded by the registered ``ArchiveMigration``s one version at a time,
+/// then decoded. A newer version is refused with
+/// ``PersistenceError/Reason/newerVersion(found:supported:)``.
+///
+/// ## Nothing is lost
+///
+/// A load that fails throws a ``PersistenceError`` naming the location and the reason, and never
+/// changes the archive. From then on this archive refuses to save over the unreadable data until
+/// it is set aside with ``setAside()``, or a later ``load()`` succeeds. ``restore(default:onFailure:)``
+/// sets it aside for you, renamed with a `.corrupt-<timestamp>` suffix, and starts from the default.
+public final class StateArchive<State: StateProtocol>: Sendable {
+    /// Where the bytes are kept.
+    public let backend: any ArchiveBackend
+    /// The schema version this program writes, 1 or more.
+    public let schemaVersion: Int
+    /// Whether object members whose names start with `_` are left out of the archive.
+    ///
+    /// Such members (Flask's "internal properties") are typically caches or transient flags. When
+    /// they are left out, the state's `init(from:)` must accept their absence, for example by
+    /// declaring them optional or by decoding them with `decodeIfPresent`.
+    public let excludesUnderscoredKeys: Bool
+    /// The largest archive, in bytes, that ``load()`` reads; larger ones are refused unread.
+    public let sizeLimit: Int
+
+    private let migrations: [Int: ArchiveMigration]
+    private let decoder: JSONDecoder
+    /// Backend calls one at a time, and the load failure that blocks saving, if any.
+    private let guarded: LockedValue<PersistenceError?>
+    private let io = NSLock()
+
+    /// The default ``sizeLimit``: 64 MiB.
+    public static var defaultSizeLimit: Int { 64 << 20 }
+
+    /// Creates an archive on any backend.
+    ///
+    /// - Parameters:
+    ///   - backend: Where the bytes are kept.
+    ///   - schemaVersion: The version of the state's JSON shape that this program writes. Raise it
+    ///     when the shape changes, and add a migration from the previous version.
+    ///   - migrations: One migration from each older version you still accept, to the next one.
+    ///   - excludesUnderscoredKeys: Whether to leave out object members whose names start with `_`.
+    ///   - sizeLimit: The largest archive to read, in bytes.
+    public init(
+        backend: any ArchiveBackend,
+        schemaVersion: Int = 1,
+        migrations: [ArchiveMigration] = [],
+        excludesUnderscoredKeys: Bool = false,
+        sizeLimit: Int = StateArchive.defaultSizeLimit
+    ) {
+        precondition(schemaVersion >= 1, "schemaVersion must be 1 or more, not \(schemaVersion)")
+        var table: [Int: ArchiveMigration] = [:]
+        for migration in migrations {
+            precondition(
+                migration.fromVersion < schemaVersion,
+                "A migration from version \(migration.fromVersion) cannot exist at schema version \(schemaVersion)"
+            )
+            precondition(
+                table.updateValue(migration, forKey: migration.fromVersion) == nil,
+                "Two migrations from version \(migration.fromVersion)")
+        }
+        self.backend = backend
+        self.schemaVersion = schemaVersion
+        self.migrations = table
+        self.excludesUnderscoredKeys = excludesUnderscoredKeys
+        self.sizeLimit = sizeLimit
+        let decoder = SnapshotCoder.makeDecoder()
+        decoder.userInfo[ArchiveFormat.currentVersionKey] = schemaVersion
+        self.decoder = decoder
+        guarded = LockedValue(nil)
+    }
+
+    /// Creates an archive kept in a JSON file, written atomically (see ``FileArchiveBackend``).
+    ///
+    /// ```swift
+    /// let archive = StateArchive<AppState>(file: URL(fileURLWithPath: "/var/lib/myapp/state.json"))
+    /// ```
+    public convenience init(
+        file url: URL,
+        schemaVersion: Int = 1,
+        migrations: [ArchiveMigration] = [],
+        excludesUnderscoredKeys: Bool = false,
+        sizeLimit: Int = StateArchive.defaultSizeLimit
+    ) {
+        self.init(
+            backend: FileArchiveBackend(url: url), schemaVersion: schemaVersion, migrations: migrations,
+            excludesUnderscoredKeys: excludesUnderscoredKeys, sizeLimit: sizeLimit)
+    }
+
+    // MARK: Loading
+
+    /// Loads the archived state, or returns `nil` when nothing has been archived.
+    ///
+    /// ```swift
+    /// let state = try archive.load() ?? AppState()
+    /// ```
+    ///
+    /// - Throws: ``PersistenceError`` naming the location and the reason. The archive is left as
+    ///   it was, and this archive will not save over it until it is set aside or loads.
+    public func load() throws(PersistenceError) -> State? {
+        do {
+            let state = try exclusively { () throws(PersistenceError) -> State? in
+                guard let data = try backend.read(limit: sizeLimit) else { return nil }
+                return try decode(data)
+            }
+            guarded.withLock { $0 = nil }
+            return state
+        } catch {
+            guarded.withLock { $0 = error }
+            throw error
+        }
+    }
+
+    /// Loads the archived state, or starts from `default` when there is none or it cannot be read.
+    ///
+    /// This is the one-liner for a store's initializer:
+    ///
+    /// ```swift
+    /// super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+    /// ```
+    ///
+    /// When the archive cannot be loaded, it is set aside (a file is renamed with a
+    /// `.corrupt-<timestamp>` suffix, a `UserDefaults` value is moved to such a key) so that the
+    /// next save cannot overwrite it, and `onFailure` hears why and where it went.
+    ///
+    /// - Parameters:
+    ///   - default: The state to start from when there is no usable archive.
+    ///   - onFailure: Receives the load error and where the data was kept (`nil` if it could not be
+    ///     moved, in which case saving stays refused). When `nil`, one line is printed to standard
+    ///     error.
+    /// - Returns: The archived state, or `default`.
+    public func restore(
+        default makeDefault: @autoclosure () -> State,
+        onFailure: ((_ error: PersistenceError, _ keptAt: String?) -> Void)? = nil
+    ) -> State {
+        do {
+            return try load() ?? makeDefault()
+        } catch {
+            let keptAt = try? setAside()
+            if let onFailure {
+                onFailure(error, keptAt ?? nil)
+            } else {
+                let kept =
+                    (keptAt ?? nil).map { "the data was kept at \($0)" } ?? "the data is left where it is"
+                FileHandle.standardError.write(
+                    Data("ReduxSwift: \(error) Starting from the default state; \(kept).\n".utf8))
+            }
+            return makeDefault()
+        }
+    }
+
+    /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows saving again.
+    ///
+    /// - Returns: The new location, or `nil` when nothing was archived.
+    @discardableResult
+    public func setAside() throws(PersistenceError) -> String? {
+        let keptAt = try exclusively { () throws(PersistenceError) -> String? in
+            try backend.setAside(suffix: ArchiveFormat.corruptSuffix(at: Date()))
+        }
+        guarded.withLock { $0 = nil }
+        return keptAt
+    }
+
+    private func decode(_ data: Data) throws(PersistenceError) -> State {
+        if data.isEmpty { throw failure(.load, .empty) }
+        let envelope: ArchiveFormat.Envelope<State>
+        do {
+            envelope = try decoder.decode(ArchiveFormat.Envelope<State>.self, from: data)
+        } catch {
+            throw failure(.load, ArchiveFormat.classify(data, decodingError: error, stateType: State.self))
+        }
+        if let state = envelope.state { return state }
+        if envelope.schemaVersion > schemaVersion {
+            throw failure(.load, .newerVersion(found: envelope.schemaVersion, supported: schemaVersion))
+        }
+        return try migrate(data, from: envelope.schemaVersion)
+    }
+
+    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> State {
+        guard
+            let envelope = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            var state = envelope["state"] as? [String: Any]
+        else {
+            throw failure(
+                .load, .wrongShape(detail: "migrations need the archived state to be a JSON object"))
+        }
+        for step in version..<schemaVersion {
+            guard let migration = migrations[step] else {
+                throw failure(.load, .missingMigration(from: step))
+            }
+            do {
+                try migration.body(&state)
+            } catch {
+                throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
+            }
+        }
+        do {
+            let migrated = try JSONSerialization.data(withJSONObject: state)
+            return try decoder.decode(State.self, from: migrated)
+        } catch {
+            let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error).description
+            throw failure(
+                .load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(detail)"))
+        }
+    }
+
+    // MARK: Saving
+
+    /// Encodes `state` and saves it, returning when the bytes are durable.
+    ///
+    /// To save a store's state, use a ``PersistenceService``: it reuses the store's cached
+    /// encoding instead of encoding again.
+    ///
+    /// - Throws: ``PersistenceError``; the previously archived state is then unchanged.
+    public func save(_ state: State) throws(PersistenceError) {
+        let snapshot = SnapshotCoder.encode(state, version: 0, with: SnapshotCoder.makeEncoder())
+        try save(snapshot: snapshot)
+    }
+
+    /// Saves a store snapshot's JSON, wrapped in the envelope.
+    func save(snapshot: Snapshot) throws(PersistenceError) {
+        var json: Data
+        switch snapshot.result {
+        case .success(let data):
+            json = data
+        case .failure(let error):
+            throw failure(.save, .encodingFailed(detail: error.description))
+        }
+        if excludesUnderscoredKeys {
+            do {
+                json = try ArchiveFormat.removingUnderscoredKeys(from: json)
+            } catch {
+                throw failure(.save, .encodingFailed(detail: "\(error)"))
+            }
+        }
+        let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)
+        try exclusively { () throws(PersistenceError) in
+            if guarded.withLock({ $0 }) != nil { throw failure(.save, .wouldOverwriteUnreadableArchive) }
+            try backend.write(envelope)
+        }
+    }
+
+    /// Runs `body` while no other backend call of this archive runs.
+    private func exclusively<Result>(
+        _ body: () throws(PersistenceError) -> Result
+    ) throws(PersistenceError) -> Result {
+        io.lock()
+        defer { io.unlock() }
+        return try body()
+    }
+
+    private func failure(_ operation: PersistenceError.Operation, _ reason: PersistenceError.Reason)
+        -> PersistenceError
+    {
+        PersistenceError(operation, location: backend.location, reason: reason)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Keeps an archive as a data value in `UserDefaults`, under a namespaced key.
+///
+/// The key is `<namespace>.<name>`, so several stores and other settings can share one defaults
+/// domain without clashing:
+///
+/// ```swift
+/// let backend = UserDefaultsArchiveBackend(name: "AppState", namespace: "com.example.myapp")
+/// // stored under "com.example.myapp.AppState" in UserDefaults.standard
+/// ```
+///
+/// A save sets the value and calls `synchronize()`, which writes the domain to disk on Linux.
+/// On Apple platforms the system decides when defaults reach the disk, so a save there is durable
+/// once the system has written it; use ``FileArchiveBackend`` when a save must be on disk when it
+/// returns. `UserDefaults` suits small states: it keeps every value of the domain in memory.
+public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
+    // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
+    // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
+    // This type keeps no state of its own beside it.
+
+    /// The defaults this backend reads and writes.
+    public let defaults: UserDefaults
+    /// The full key: `<namespace>.<name>`.
+    public let key: String
+
+    /// The key, for errors.
+    public var location: String { "UserDefaults key \"\(key)\"" }
+
+    /// Creates a backend stored under `<namespace>.<name>`.
+    ///
+    /// - Parameters:
+    ///   - name: The archive's name, usually the state type's name.
+    ///   - namespace: A prefix that keeps the key apart from others, usually your bundle identifier.
+    ///   - defaults: Where to store it; `.standard` unless you pass a suite.
+    public init(name: String, namespace: String, defaults: UserDefaults = .standard) {
+        precondition(!name.isEmpty, "UserDefaultsArchiveBackend needs a non-empty name")
+        self.defaults = defaults
+        key = namespace.isEmpty ? name : "\(namespace).\(name)"
+    }
+
+    /// Reads the data value; `nil` when the key has no value.
+    public func read(limit: Int) throws(PersistenceError) -> Data? {
+        guard let value = defaults.object(forKey: key) else { return nil }
+        guard let data = value as? Data else {
+            throw PersistenceError(
+                .load, location: location,
+                reason: .wrongShape(detail: "the value is a \(type(of: value)), not data"))
+        }
+        if data.count > limit {
+            throw PersistenceError(
+                .load, location: location, reason: .tooLarge(bytes: data.count, limit: limit))
+        }
+        return data
+    }
+
+    /// Sets the data value and asks `UserDefaults` to write it to disk.
+    public func write(_ data: Data) throws(PersistenceError) {
+        defaults.set(data, forKey: key)
+        guard defaults.synchronize() else {
+            throw PersistenceError(
+                .save, location: location,
+                reason: .system(operation: "UserDefaults.synchronize", errno: 0, message: "it returned false")
+            )
+        }
+    }
+
+    /// Moves the value to `<key><suffix>` (adding `-2`, `-3`… if that key is taken).
+    public func setAside(suffix: String) throws(PersistenceError) -> String? {
+        guard let value = defaults.object(forKey: key) else { return nil }
+        var target = key + suffix
+        var attempt = 1
+        while defaults.object(forKey: target) != nil {
+            attempt += 1
+            target = key + suffix + "-\(attempt)"
+        }
+        defaults.set(value, forKey: target)
+        defaults.removeObject(forKey: key)
+        _ = defaults.synchronize()
+        return "UserDefaults key \"\(target)\""
+    }
+}

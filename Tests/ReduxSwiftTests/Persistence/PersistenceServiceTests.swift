@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// A store, an in-memory archive, a hand-moved clock, and a service joining them.
+///
+/// `heard` observes the store after the service does; observers of one post run in registration
+/// order, so once `heard` has a change, the service has had it too.
+struct ServiceHarness {
+    let store: Store<TestState>
+    let backend = MemoryBackend()
+    let archive: StateArchive<TestState>
+    let scheduler = ManualScheduler()
+    let errors = Recorder<PersistenceError>()
+    let heard = Recorder<Int>()
+    let service: PersistenceService<TestState>
+    let token: ObserverToken
+
+    init(policy: SavePolicy = SavePolicy(), store: Store<TestState> = makeStore()) {
+        self.store = store
+        archive = StateArchive(backend: backend)
+        let errors = errors
+        service = PersistenceService(
+            store: store, archive: archive, policy: policy, scheduler: scheduler,
+            onError: { errors.append($0) })
+        let heard = heard
+        token = store.observeChanges { note in heard.append(note.actions.count) }
+    }
+
+    /// Dispatches `action` and waits until the service has heard of it.
+    func dispatchAndWait(_ action: TestAction) {
+        let before = heard.count
+        store.dispatch(action)
+        heard.wait(forCount: before + 1)
+    }
+
+    var savedState: TestState? {
+        try? archive.load()
+    }
+}
+
+@Suite struct PersistenceServiceTests {
+    @Test func aChangeIsSavedAfterTwoSecondsWithoutAnother() throws {
+        let harness = ServiceHarness()
+        harness.dispatchAndWait(.increment)
+        #expect(harness.scheduler.deadlines == [1002])
+
+        harness.scheduler.advance(by: 1.9)
+        #expect(harness.backend.writeCount == 0)
+        harness.scheduler.advance(by: 0.1)
+        #expect(harness.backend.writeCount == 1)
+        #expect(harness.savedState == TestState(counter: 1))
+        #expect(harness.scheduler.deadlines.isEmpty)
+    }
+
+    @Test func eachChangeRestartsTheIdleDelay() throws {
+        let harness = ServiceHarness()
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 1.5)
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 0.5)
+        #expect(harness.backend.writeCount == 0, "the state changed 0.5 s ago")
+        #expect(harness.scheduler.deadlines == [1003.5])
+        harness.scheduler.advance(by: 1.5)
+        #expect(harness.savedState == TestState(counter: 2))
+    }
+
+    @Test func constantChangeIsSavedAtTheMaximumDelay() throws {
+        let harness = ServiceHarness(policy: SavePolicy(idleDelay: 2, maximumDelay: 10))
+        harness.dispatchAndWait(.increment)
+        for _ in 1..<10 {
+            harness.scheduler.advance(by: 1)
+            harness.dispatchAndWait(.increment)
+        }
+        #expect(harness.backend.writeCount == 0, "9 s after the first change, still changing")
+        harness.scheduler.advance(by: 1)
+        #expect(harness.backend.writeCount == 1)
+        #expect(harness.savedState == TestState(counter: 10))
+
+        harness.dispatchAndWait(.increment)
+        #expect(harness.scheduler.deadlines == [1012], "the next change starts a new period")
+    }
+
+    @Test func bothDelaysAreConfigurable() throws {
+        let harness = ServiceHarness(policy: SavePolicy(idleDelay: 0.25, maximumDelay: 0.5))
+        harness.dispatchAndWait(.increment)
+        #expect(harness.scheduler.deadlines == [1000.25])
+        harness.scheduler.advance(by: 0.2)
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 0.2)
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 0.1)
+        #expect(harness.savedState == TestState(counter: 3))
+    }
+
+    @Test func flushSavesEveryActionDispatchedBeforeItAtOnce() throws {
+        let harness = ServiceHarness()
+        for _ in 0..<100 { harness.store.dispatch(TestAction.increment) }
+        try harness.service.flush()
+        #expect(harness.savedState == TestState(counter: 100))
+        #expect(harness.backend.writeCount == 1)
+    }
+
+    @Test func aStateAlreadySavedIsNotWrittenAgain() throws {
+        let harness = ServiceHarness()
+        harness.dispatchAndWait(.increment)
+        try harness.service.flush()
+        try harness.service.flush()
+        harness.scheduler.advance(by: 2)
+        #expect(harness.backend.writeCount == 1)
+    }
+
+    @Test func anUnchangedStoreIsNeverWritten() throws {
+        let harness = ServiceHarness()
+        try harness.service.flush()
+        try harness.service.stop()
+        #expect(harness.backend.writeCount == 0)
+    }
+
+    @Test func stoppingSavesPendingChangesAndStopsObserving() throws {
+        let harness = ServiceHarness()
+        harness.store.dispatch(TestAction.add(5))
+        try harness.service.stop()
+        #expect(harness.savedState == TestState(counter: 5))
+        #expect(harness.scheduler.deadlines.isEmpty)
+
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 60)
+        try harness.service.stop()
+        #expect(harness.backend.writeCount == 1)
+    }
+
+    @Test func releasingTheServiceSavesPendingChanges() throws {
+        let store = makeStore()
+        let backend = MemoryBackend()
+        let archive = StateArchive<TestState>(backend: backend)
+        weak var released: PersistenceService<TestState>?
+        do {
+            let service = PersistenceService(store: store, archive: archive, scheduler: ManualScheduler())
+            released = service
+            store.dispatch(TestAction.add(3))
+        }
+        #expect(released == nil, "the store, its observer and the timer do not keep the service alive")
+        #expect(try archive.load() == TestState(counter: 3))
+    }
+
+    @Test func aFailedSaveIsReportedKeepsTheArchiveAndIsRetried() throws {
+        let harness = ServiceHarness(policy: SavePolicy(idleDelay: 2, maximumDelay: 10))
+        try harness.service.flush()
+        harness.dispatchAndWait(.increment)
+        try harness.service.flush()
+        harness.backend.failWrites(
+            .system(operation: "write", errno: ENOSPC, message: "No space left on device"))
+
+        harness.dispatchAndWait(.increment)
+        harness.scheduler.advance(by: 2)
+        #expect(harness.errors.count == 1)
+        #expect(harness.service.lastError == harness.errors.values.first)
+        #expect(harness.savedState == TestState(counter: 1), "the last saved state is kept")
+        #expect(harness.scheduler.deadlines == [1012], "retried after the maximum delay")
+
+        harness.backend.failWrites(nil)
+        harness.scheduler.advance(by: 10)
+        #expect(harness.savedState == TestState(counter: 2))
+        #expect(harness.service.lastError == nil)
+    }
+
+    @Test func aFlushThatFailsThrowsTheError() throws {
+        let harness = ServiceHarness()
+        harness.backend.failWrites(.system(operation: "write", errno: EIO, message: "Input/output error"))
+        harness.store.dispatch(TestAction.increment)
+        let error = #expect(throws: PersistenceError.self) { try harness.service.flush() }
+        #expect(error?.operation == .save)
+        #expect(error?.location == "memory")
+    }
+
+    @Test func aStoreThatChangedBeforeTheServiceStartedIsSaved() throws {
+        let store = makeStore()
+        store.dispatch(TestAction.add(4))
+        _ = store.currentState()
+        let harness = ServiceHarness(store: store)
+        #expect(harness.scheduler.deadlines == [1002])
+        harness.scheduler.advance(by: 2)
+        #expect(harness.savedState == TestState(counter: 4))
+    }
+
+    @Test func savingReusesTheSnapshotReadersAlreadyEncoded() throws {
+        let encodes = EncodeCounter.shared
+        let store = Store(reducers: [countedReducer], state: CountedState())
+        let backend = MemoryBackend()
+        let service = PersistenceService(
+            store: store, archive: StateArchive(backend: backend), scheduler: ManualScheduler())
+        store.dispatch(CountedAction())
+        _ = store.currentState()
+        let before = encodes.count
+        try service.flush()
+        #expect(encodes.count == before)
+        #expect(backend.writeCount == 1)
+    }
+
+    @Test func flushingFromInsideAReducerSavesTheCommittedStateWithoutWaiting() throws {
+        let handle = ServiceHandle()
+        let flushed = Recorder<Result<Void, PersistenceError>>()
+        let store = makeStore([
+            testReducer,
+            { _, action in
+                guard case .append("flush")? = action as? TestAction else { return }
+                flushed.append(Result { () throws(PersistenceError) in try handle.service?.flush() })
+            },
+        ])
+        let backend = MemoryBackend()
+        let archive = StateArchive<TestState>(backend: backend)
+        let service = PersistenceService(store: store, archive: archive, scheduler: ManualScheduler())
+        handle.service = service
+        store.dispatch(TestAction.increment)
+        _ = store.currentState()
+        store.dispatch(TestAction.append("flush"))
+        #expect(flushed.wait(forCount: 1))
+        if case .failure(let error) = flushed.values.first { Issue.record("flush failed: \(error)") }
+        #expect(try archive.load() == TestState(counter: 1))
+        try service.flush()
+        #expect(try archive.load() == TestState(counter: 1, log: ["flush"]))
+    }
+
+    @Test func flushesFromManyThreadsWhileDispatchingEndWithTheFinalState() throws {
+        let harness = ServiceHarness()
+        let store = harness.store
+        let service = harness.service
+        let failures = Recorder<String>()
+        onThreads(4) { thread in
+            for step in 0..<200 {
+                store.dispatch(TestAction.increment)
+                if step % 20 == thread {
+                    do { try service.flush() } catch { failures.append("\(error)") }
+                }
+            }
+        }
+        try service.flush()
+        #expect(failures.values.isEmpty)
+        #expect(harness.savedState == TestState(counter: 800))
+    }
+
+    @Test func theDispatchSchedulerSavesOnItsOwnAfterTheIdleDelay() throws {
+        let store = makeStore()
+        let backend = MemoryBackend()
+        let archive = StateArchive<TestState>(backend: backend)
+        let service = PersistenceService(
+            store: store, archive: archive, policy: SavePolicy(idleDelay: 0.01, maximumDelay: 0.05))
+        store.dispatch(TestAction.add(6))
+        #expect(backend.written.wait(forCount: 1))
+        #expect(try archive.load() == TestState(counter: 6))
+        withExtendedLifetime(service) {}
+    }
+}
+
+/// Lets a reducer reach the service created after its store.
+///
+/// `@unchecked Sendable`: `service` is set once before the dispatch whose reducer reads it, and that
+/// dispatch orders the write before the read.
+final class ServiceHandle: @unchecked Sendable {
+    var service: PersistenceService<TestState>?
+}
+
+/// Counts `encode(to:)` calls of `CountedState`, which only one test uses.
+final class EncodeCounter: @unchecked Sendable {
+    // `@unchecked Sendable`: `count` is only touched while `lock` is held.
+    static let shared = EncodeCounter()
+    private let lock = NSLock()
+    private var counts = 0
+
+    func increment() {
+        lock.withLock { counts += 1 }
+    }
+
+    var count: Int {
+        lock.withLock { counts }
+    }
+}
+
+struct CountedState: StateProtocol {
+    var value = 0
+
+    func encode(to encoder: any Encoder) throws {
+        EncodeCounter.shared.increment()
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        value = try decoder.singleValueContainer().decode(Int.self)
+    }
+}
+
+struct CountedAction: ActionProtocol {}
+
+let countedReducer: Reducer<CountedState> = { state, _ in state.value += 1 }

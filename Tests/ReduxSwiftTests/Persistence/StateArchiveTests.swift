@@ -1,0 +1,321 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct StateArchiveTests {
+    let directory = TemporaryDirectory()
+
+    func archive(_ name: String = "state.json", schemaVersion: Int = 1, migrations: [ArchiveMigration] = [])
+        -> StateArchive<TestState>
+    {
+        StateArchive(file: directory.file(name), schemaVersion: schemaVersion, migrations: migrations)
+    }
+
+    func write(_ text: String, to name: String = "state.json") throws {
+        try Data(text.utf8).write(to: directory.file(name))
+    }
+
+    func contents(_ name: String = "state.json") throws -> Data {
+        try Data(contentsOf: directory.file(name))
+    }
+
+    /// Loads, expects `reason`, and checks that the file is unchanged and that a save is refused.
+    func expectLoadFails(
+        with reason: PersistenceError.Reason, name: String = "state.json",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = try? contents(name)
+        let archive = archive(name)
+        let error = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) {
+            try archive.load()
+        }
+        #expect(error?.reason == reason, sourceLocation: sourceLocation)
+        #expect(error?.operation == .load, sourceLocation: sourceLocation)
+        #expect(error?.location == directory.file(name).path, sourceLocation: sourceLocation)
+        #expect(
+            error?.description.contains(directory.file(name).path) == true, sourceLocation: sourceLocation)
+
+        let refused = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) {
+            try archive.save(TestState(counter: 1))
+        }
+        #expect(refused?.reason == .wouldOverwriteUnreadableArchive, sourceLocation: sourceLocation)
+        #expect(
+            (try? contents(name)) == before, "the original is never overwritten",
+            sourceLocation: sourceLocation)
+    }
+
+    @Test func aStateSavedIsTheStateLoaded() throws {
+        let state = TestState(
+            counter: 7, log: ["a", "b"], todos: [Todo(id: 0, title: "Buy milk", done: true)])
+        try archive().save(state)
+        #expect(try archive().load() == state)
+    }
+
+    @Test func nothingArchivedLoadsAsNil() throws {
+        #expect(try archive().load() == nil)
+        #expect(archive().restore(default: TestState(counter: 3)) == TestState(counter: 3))
+    }
+
+    @Test func theFileIsAnEnvelopeWithTheSchemaVersionAndTheState() throws {
+        try archive(schemaVersion: 4).save(TestState(counter: 2))
+        let object = try JSONSerialization.jsonObject(with: try contents()) as? [String: Any]
+        #expect(object?["schemaVersion"] as? Int == 4)
+        #expect((object?["state"] as? [String: Any])?["counter"] as? Int == 2)
+    }
+
+    @Test func anEmptyFileIsRefusedAndKept() throws {
+        try write("")
+        try expectLoadFails(with: .empty)
+    }
+
+    @Test func aTruncatedFileIsRefusedAndKept() throws {
+        try archive().save(TestState(counter: 5, log: ["x"]))
+        let whole = try contents()
+        try whole.prefix(whole.count / 2).write(to: directory.file("state.json"))
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .notJSON = error?.reason else {
+            Issue.record("expected notJSON, got \(String(describing: error))")
+            return
+        }
+        #expect(error?.description.contains("truncated") == true)
+        #expect(try contents() == whole.prefix(whole.count / 2))
+    }
+
+    @Test func randomBytesAreRefusedAndKept() throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try bytes.write(to: directory.file("state.json"))
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .notJSON = error?.reason else {
+            Issue.record("expected notJSON, got \(String(describing: error))")
+            return
+        }
+        #expect(try contents() == bytes)
+    }
+
+    @Test func validJSONOfTheWrongShapeIsRefusedAndKept() throws {
+        try write(#"{"name":"not an archive"}"#)
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("schemaVersion"))
+        #expect(try contents() == Data(#"{"name":"not an archive"}"#.utf8))
+    }
+
+    @Test func aStateOfTheWrongShapeNamesTheCodingPath() throws {
+        try write(#"{"schemaVersion":1,"state":{"counter":"seven","log":[],"todos":[]}}"#)
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("state.counter"))
+    }
+
+    @Test func aHugeFileIsRefusedUnread() throws {
+        let url = directory.file("state.json")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 100_000_000)  // 100 MB, sparse
+        try handle.close()
+        let before = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int
+        try expectLoadFails(
+            with: .tooLarge(bytes: 100_000_000, limit: StateArchive<TestState>.defaultSizeLimit))
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int == before)
+    }
+
+    @Test func deeplyNestedJSONIsRefusedWithoutCrashing() throws {
+        let depth = 100_000
+        try write(
+            #"{"schemaVersion":1,"state":"# + String(repeating: "[", count: depth)
+                + String(repeating: "]", count: depth)
+                + "}")
+        try expectLoadFails(with: .tooDeep(limit: ArchiveFormat.depthLimit))
+    }
+
+    @Test func aDirectoryWhereTheFileShouldBeIsRefusedAndKept() throws {
+        try FileManager.default.createDirectory(
+            at: directory.file("state.json"), withIntermediateDirectories: false)
+        try expectLoadFails(with: .isDirectory)
+        var isDirectory: ObjCBool = false
+        #expect(
+            FileManager.default.fileExists(
+                atPath: directory.file("state.json").path, isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+    }
+
+    @Test func savingWhereADirectoryIsFailsAndKeepsTheDirectory() throws {
+        let url = directory.file("state.json")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: url.appendingPathComponent("inside"))
+        let error = #expect(throws: PersistenceError.self) { try archive().save(TestState()) }
+        #expect(error?.operation == .save)
+        #expect(error?.reason == .isDirectory)
+        #expect(try Data(contentsOf: url.appendingPathComponent("inside")) == Data("keep".utf8))
+        #expect(directory.names == ["state.json"], "no temporary file is left behind")
+    }
+
+    @Test func anUnwritableLocationFailsWithTheFileNamed() throws {
+        // A regular file where a parent directory should be: unwritable even for root.
+        try write("not a directory", to: "blocker")
+        let archive = StateArchive<TestState>(
+            file: directory.file("blocker").appendingPathComponent("state.json"))
+        let error = #expect(throws: PersistenceError.self) { try archive.save(TestState()) }
+        #expect(error?.operation == .save)
+        #expect(error?.description.contains(directory.file("blocker").path) == true)
+        guard case .system(_, let code, _) = error?.reason else {
+            Issue.record("expected a system error, got \(String(describing: error))")
+            return
+        }
+        #expect(code == ENOTDIR)
+        #expect(try contents("blocker") == Data("not a directory".utf8))
+    }
+
+    @Test func restoreSetsAnUnreadableFileAsideAndStartsFromTheDefault() throws {
+        try write("{ not json")
+        let reported = Recorder<(PersistenceError, String?)>()
+        let archive = archive()
+        let state = archive.restore(default: TestState(counter: 9)) { reported.append(($0, $1)) }
+        #expect(state == TestState(counter: 9))
+
+        let names = directory.names
+        #expect(names.count == 1)
+        let keptName = try #require(names.first)
+        #expect(keptName.hasPrefix("state.json.corrupt-"))
+        #expect(try contents(keptName) == Data("{ not json".utf8), "the bad data is kept, not discarded")
+        #expect(reported.values.first?.1 == directory.file(keptName).path)
+
+        try archive.save(TestState(counter: 10))
+        #expect(try archive.load() == TestState(counter: 10))
+        #expect(try contents(keptName) == Data("{ not json".utf8))
+    }
+
+    @Test func settingAsideTwiceInOneSecondKeepsBothFiles() throws {
+        try write("first")
+        _ = archive().restore(default: TestState()) { _, _ in }
+        try write("second")
+        _ = archive().restore(default: TestState()) { _, _ in }
+        let kept = directory.names.filter { $0.contains(".corrupt-") }
+        #expect(kept.count == 2)
+        #expect(Set(try kept.map { try contents($0) }) == [Data("first".utf8), Data("second".utf8)])
+    }
+
+    @Test func aFileFromANewerVersionIsRefusedAndLeftUntouched() throws {
+        try archive(schemaVersion: 3).save(TestState(counter: 4))
+        let before = try contents()
+        let error = #expect(throws: PersistenceError.self) { try archive(schemaVersion: 2).load() }
+        #expect(error?.reason == .newerVersion(found: 3, supported: 2))
+        #expect(error?.description.contains("schema version 3") == true)
+        #expect(try contents() == before)
+    }
+
+    @Test func migrationsUpgradeAnOldFileOneVersionAtATime() throws {
+        // Version 1 called the counter "count" and had no log; version 2 had no todos.
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let steps = Recorder<Int>()
+        let archive = archive(
+            schemaVersion: 3,
+            migrations: [
+                ArchiveMigration(from: 2) { state in
+                    steps.append(2)
+                    state["todos"] = [] as [Any]
+                },
+                ArchiveMigration(from: 1) { state in
+                    steps.append(1)
+                    state["counter"] = state.removeValue(forKey: "count")
+                    state["log"] = ["migrated"]
+                },
+            ])
+        #expect(try archive.load() == TestState(counter: 41, log: ["migrated"], todos: []))
+        #expect(steps.values == [1, 2])
+    }
+
+    @Test func aMissingMigrationIsReportedAndTheFileKept() throws {
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let archive = archive(
+            schemaVersion: 3, migrations: [ArchiveMigration(from: 2) { $0["todos"] = [] as [Any] }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        #expect(error?.reason == .missingMigration(from: 1))
+        #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
+    }
+
+    @Test func aFailingMigrationIsReportedAndTheFileKept() throws {
+        struct Unsupported: Error {}
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let archive = archive(
+            schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in throw Unsupported() }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        guard case .migrationFailed(let version, _) = error?.reason else {
+            Issue.record("expected migrationFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(version == 1)
+        #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
+    }
+
+    @Test func aMigrationThatProducesTheWrongShapeIsReported() throws {
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("after migrating to version 2"))
+    }
+
+    @Test func underscoredFieldsAreLeftOutOnlyWhenAsked() throws {
+        struct Cached: StateProtocol, Equatable {
+            struct Item: Codable, Equatable {
+                var name: String
+                var _thumbnail: String?
+            }
+            var items: [Item]
+            var _cache: [String: Int]?
+        }
+        let state = Cached(items: [Cached.Item(name: "a", _thumbnail: "big")], _cache: ["a": 1])
+        let plain = StateArchive<Cached>(file: directory.file("plain.json"))
+        try plain.save(state)
+        #expect(try plain.load() == state)
+
+        let excluding = StateArchive<Cached>(file: directory.file("lean.json"), excludesUnderscoredKeys: true)
+        try excluding.save(state)
+        #expect(try excluding.load() == Cached(items: [Cached.Item(name: "a", _thumbnail: nil)], _cache: nil))
+        #expect(!String(decoding: try contents("lean.json"), as: UTF8.self).contains("_"))
+    }
+
+    @Test func nonFiniteNumbersSurviveTheArchive() throws {
+        struct Measures: StateProtocol {
+            var values: [Double]
+        }
+        let archive = StateArchive<Measures>(file: directory.file("measures.json"))
+        try archive.save(Measures(values: [.infinity, -.infinity, 1.5]))
+        #expect(try archive.load()?.values == [.infinity, -.infinity, 1.5])
+        try archive.save(Measures(values: [.nan]))
+        #expect(try archive.load()?.values.first?.isNaN == true)
+    }
+
+    @Test func aStateThatCannotBeEncodedIsNotSavedAndTheOldOneIsKept() throws {
+        struct Fragile: StateProtocol {
+            struct Refused: Error {}
+            var broken: Bool
+            func encode(to encoder: any Encoder) throws {
+                if broken { throw Refused() }
+                var container = encoder.singleValueContainer()
+                try container.encode(["broken": false])
+            }
+        }
+        let archive = StateArchive<Fragile>(file: directory.file("fragile.json"))
+        try archive.save(Fragile(broken: false))
+        let before = try contents("fragile.json")
+        let error = #expect(throws: PersistenceError.self) { try archive.save(Fragile(broken: true)) }
+        guard case .encodingFailed = error?.reason else {
+            Issue.record("expected encodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(try contents("fragile.json") == before)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct UserDefaultsArchiveTests {
+    let suiteName = "ReduxSwiftTests-\(UUID().uuidString)"
+
+    func withDefaults(_ body: (UserDefaults) throws -> Void) throws {
+        let defaults = try #require(UserDefaults(suiteName: suiteName))
+        defer { defaults.removePersistentDomain(forName: suiteName) }
+        try body(defaults)
+    }
+
+    @Test func aStateSavedIsTheStateLoaded() throws {
+        try withDefaults { defaults in
+            let backend = UserDefaultsArchiveBackend(
+                name: "TestState", namespace: "com.example", defaults: defaults)
+            let archive = StateArchive<TestState>(backend: backend)
+            #expect(try archive.load() == nil)
+            try archive.save(TestState(counter: 3, log: ["x"]))
+            #expect(try archive.load() == TestState(counter: 3, log: ["x"]))
+        }
+    }
+
+    @Test func theKeyIsNamespaced() throws {
+        try withDefaults { defaults in
+            let backend = UserDefaultsArchiveBackend(
+                name: "TestState", namespace: "com.example", defaults: defaults)
+            #expect(backend.key == "com.example.TestState")
+            try StateArchive<TestState>(backend: backend).save(TestState(counter: 1))
+            #expect(defaults.data(forKey: "com.example.TestState") != nil)
+            #expect(defaults.object(forKey: "TestState") == nil)
+        }
+    }
+
+    @Test func aValueThatIsNotDataIsRefusedAndKept() throws {
+        try withDefaults { defaults in
+            defaults.set("surprise", forKey: "app.TestState")
+            let archive = StateArchive<TestState>(
+                backend: UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults))
+            let error = #expect(throws: PersistenceError.self) { try archive.load() }
+            guard case .wrongShape = error?.reason else {
+                Issue.record("expected wrongShape, got \(String(describing: error))")
+                return
+            }
+            #expect(error?.location == #"UserDefaults key "app.TestState""#)
+            #expect(throws: PersistenceError.self) { try archive.save(TestState()) }
+            #expect(defaults.string(forKey: "app.TestState") == "surprise")
+        }
+    }
+
+    @Test func corruptDataIsSetAsideUnderANewKeyOnRestore() throws {
+        try withDefaults { defaults in
+            defaults.set(Data("{ broken".utf8), forKey: "app.TestState")
+            let archive = StateArchive<TestState>(
+                backend: UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults))
+            let kept = Recorder<String?>()
+            #expect(
+                archive.restore(default: TestState(counter: 2)) { kept.append($1) } == TestState(counter: 2))
+            let keys = defaults.dictionaryRepresentation().keys.filter {
+                $0.hasPrefix("app.TestState.corrupt-")
+            }
+            #expect(keys.count == 1)
+            let key = try #require(keys.first)
+            #expect(defaults.data(forKey: key) == Data("{ broken".utf8))
+            #expect(kept.values == [#"UserDefaults key "\#(key)""#])
+            #expect(defaults.object(forKey: "app.TestState") == nil)
+        }
+    }
+}

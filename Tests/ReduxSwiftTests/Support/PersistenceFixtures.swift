@@ -1,0 +1,142 @@
+import Foundation
+
+@testable import ReduxSwift
+
+/// A fresh directory under the system's temporary directory, removed with everything in it on deinit.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() {
+        url = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+            .appendingPathComponent("ReduxSwiftTests-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func file(_ name: String) -> URL {
+        url.appendingPathComponent(name)
+    }
+
+    /// The names in the directory, sorted.
+    var names: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+    }
+}
+
+/// A backend in memory that counts writes and can be told to fail them.
+final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var stored: Data?
+    private var writes = 0
+    private var failure: PersistenceError.Reason?
+
+    init(_ data: Data? = nil) {
+        stored = data
+    }
+
+    var location: String { "memory" }
+
+    /// Every successful write, in order, for tests to wait on.
+    let written = Recorder<Data>()
+
+    var data: Data? { lock.withLock { stored } }
+    var writeCount: Int { lock.withLock { writes } }
+
+    /// Makes later writes fail with `reason`, or succeed again when `nil`.
+    func failWrites(_ reason: PersistenceError.Reason?) {
+        lock.withLock { failure = reason }
+    }
+
+    func read(limit: Int) throws(PersistenceError) -> Data? {
+        lock.withLock { stored }
+    }
+
+    func write(_ data: Data) throws(PersistenceError) {
+        let failure = lock.withLock { self.failure }
+        if let failure { throw PersistenceError(.save, location: location, reason: failure) }
+        lock.withLock {
+            stored = data
+            writes += 1
+        }
+        written.append(data)
+    }
+
+    func setAside(suffix: String) throws(PersistenceError) -> String? {
+        lock.withLock {
+            defer { stored = nil }
+            return stored == nil ? nil : location + suffix
+        }
+    }
+}
+
+/// A scheduler whose clock moves only when a test calls `advance(by:)`, which runs due work
+/// on the calling thread, in deadline order.
+final class ManualScheduler: SaveScheduler, @unchecked Sendable {
+    // `@unchecked Sendable`: `time`, `queue` and `nextID` are touched only while `condition` is locked.
+    private let condition = NSCondition()
+    private var time: Double = 1000
+    private var queue: [(id: Int, deadline: Double, work: @Sendable () -> Void)] = []
+    private var nextID = 0
+
+    func now() -> Double {
+        condition.lock()
+        defer { condition.unlock() }
+        return time
+    }
+
+    func schedule(at deadline: Double, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        condition.lock()
+        nextID += 1
+        let id = nextID
+        queue.append((id, deadline, work))
+        condition.broadcast()
+        condition.unlock()
+        return ScheduledWork { [weak self] in self?.cancel(id) }
+    }
+
+    private func cancel(_ id: Int) {
+        condition.lock()
+        queue.removeAll { $0.id == id }
+        condition.unlock()
+    }
+
+    /// The deadlines of the work waiting to run, earliest first.
+    var deadlines: [Double] {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.map(\.deadline).sorted()
+    }
+
+    /// Waits until some work is scheduled (the service heard a change), or the timeout passes.
+    @discardableResult
+    func waitForWork(timeout: TimeInterval = 20) -> Bool {
+        let limit = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty {
+            if !condition.wait(until: limit) { return !queue.isEmpty }
+        }
+        return true
+    }
+
+    /// Moves the clock forward and runs, in order, the work that has become due.
+    func advance(by seconds: Double) {
+        condition.lock()
+        time += seconds
+        condition.unlock()
+        while true {
+            condition.lock()
+            let due = queue.enumerated().filter { $0.element.deadline <= time }.min {
+                $0.element.deadline < $1.element.deadline
+            }
+            if let due { queue.remove(at: due.offset) }
+            condition.unlock()
+            guard let work = due?.element.work else { return }
+            work()
+        }
+    }
+}
