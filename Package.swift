@@ -11,6 +11,8 @@ let package = Package(
         .target(name: "ReduxSwift"),
         // `swift run -c release ReduxSwiftBenchmarks`: figures against baselines measured in the same run.
         .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),
+        // `swift run -c release ReduxSwiftCrashTest`: kills a saving process and checks its archive loads.
+        .executableTarget(name: "ReduxSwiftCrashTest", dependencies: ["ReduxSwift"]),
         .testTarget(name: "ReduxSwiftTests", dependencies: ["ReduxSwift"]),
         // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
         .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
