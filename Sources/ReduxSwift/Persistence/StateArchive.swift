@@ -137,7 +137,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
     }
 
-    /// Loads the archived state, or starts from `default` when there is none or it cannot be read.
+    /// Loads the archived state, or starts from `defaultState` when there is none or it cannot be read.
     ///
     /// This is the one-liner for a store's initializer:
     ///
@@ -150,17 +150,17 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// next save cannot overwrite it, and `onFailure` hears why and where it went.
     ///
     /// - Parameters:
-    ///   - default: The state to start from when there is no usable archive.
+    ///   - defaultState: The state to start from when there is no usable archive.
     ///   - onFailure: Receives the load error and where the data was kept (`nil` if it could not be
     ///     moved, in which case saving stays refused). When `nil`, one line is printed to standard
     ///     error.
     /// - Returns: The archived state, or `default`.
     public func restore(
-        default makeDefault: @autoclosure () -> State,
+        default defaultState: @autoclosure () -> State,
         onFailure: ((_ error: PersistenceError, _ keptAt: String?) -> Void)? = nil
     ) -> State {
         do {
-            return try load() ?? makeDefault()
+            return try load() ?? defaultState()
         } catch {
             let keptAt = try? setAside()
             if let onFailure {
@@ -171,7 +171,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 FileHandle.standardError.write(
                     Data("ReduxSwift: \(error) Starting from the default state; \(kept).\n".utf8))
             }
-            return makeDefault()
+            return defaultState()
         }
     }
 
