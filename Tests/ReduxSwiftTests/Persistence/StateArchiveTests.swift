@@ -174,6 +174,43 @@ import Testing
         #expect(try contents("blocker") == Data("not a directory".utf8))
     }
 
+    #if os(Linux)
+    @Test func aReadOnlyDirectoryKeepsTheOldFileAndSaysWhy() throws {
+        let archive = archive()
+        try archive.save(TestState(counter: 1))
+        let before = try contents()
+        chmod(directory.url.path, 0o555)
+        defer { chmod(directory.url.path, 0o700) }
+
+        let outcome = withoutPermissionOverride {
+            Result { () throws(PersistenceError) in try archive.save(TestState(counter: 2)) }
+        }
+        guard case .failure(let error) = outcome, case .system(_, let code, _) = error.reason else {
+            Issue.record("expected a system error, got \(outcome)")
+            return
+        }
+        #expect(code == EACCES)
+        #expect(error.description.contains(directory.file("state.json").path))
+        #expect(try contents() == before)
+        #expect(directory.names == ["state.json"])
+    }
+
+    @Test func aFileThatCannotBeReadGivesAClearError() throws {
+        try archive().save(TestState(counter: 1))
+        let archive = archive()
+        let outcome = withoutPermissionOverride {
+            Result { () throws(PersistenceError) in try archive.load() }
+        }
+        guard case .failure(let error) = outcome, case .system(let call, let code, _) = error.reason else {
+            Issue.record("expected a system error, got \(outcome)")
+            return
+        }
+        #expect(call == "open")
+        #expect(code == EACCES)
+        #expect(error.description.contains("Permission denied"))
+    }
+    #endif
+
     @Test func restoreSetsAnUnreadableFileAsideAndStartsFromTheDefault() throws {
         try write("{ not json")
         let reported = Recorder<(PersistenceError, String?)>()

@@ -140,3 +140,32 @@ final class ManualScheduler: SaveScheduler, @unchecked Sendable {
         }
     }
 }
+
+#if os(Linux)
+import Glibc
+
+/// Runs `body` without the superuser's right to ignore file permissions, so tests of read-only
+/// locations mean something when the suite runs as root (as it does in CI containers).
+///
+/// As root, `body` runs on a new thread whose file-system user is `nobody`: Linux keeps that user
+/// per thread and drops the permission-override capabilities with it, so the rest of the process
+/// is unaffected. As anyone else, `body` runs here.
+func withoutPermissionOverride<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
+    guard getuid() == 0 else { return body() }
+    typealias SetFileSystemUser = @convention(c) (UInt32) -> Int32
+    guard let symbol = dlsym(nil, "setfsuid") else { preconditionFailure("setfsuid not found") }
+    let setFileSystemUser = unsafeBitCast(symbol, to: SetFileSystemUser.self)
+    let outcome = Recorder<Result>()
+    let thread = Thread {
+        _ = setFileSystemUser(65534)
+        defer { _ = setFileSystemUser(0) }
+        outcome.append(body())
+    }
+    thread.start()
+    outcome.wait(forCount: 1)
+    guard let result = outcome.values.first else {
+        preconditionFailure("the unprivileged thread did not finish")
+    }
+    return result
+}
+#endif
