@@ -5,7 +5,8 @@ let package = Package(
     name: "ReduxSwift",
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
     products: [
-        .library(name: "ReduxSwift", targets: ["ReduxSwift"])
+        .library(name: "ReduxSwift", targets: ["ReduxSwift"]),
+        .executable(name: "redux-scaffold", targets: ["ReduxScaffold"]),
     ],
     targets: [
         .target(name: "ReduxSwift"),
@@ -13,7 +14,10 @@ let package = Package(
         .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftCrashTest`: kills a saving process and checks its archive loads.
         .executableTarget(name: "ReduxSwiftCrashTest", dependencies: ["ReduxSwift"]),
+        // `swift run redux-scaffold --name Counter --output Sources/App`: renders Templates/ for a feature.
+        .executableTarget(name: "ReduxScaffold"),
         .testTarget(name: "ReduxSwiftTests", dependencies: ["ReduxSwift"]),
+        .testTarget(name: "ReduxScaffoldTests", dependencies: ["ReduxScaffold"]),
         // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
         .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
     ],

@@ -1,0 +1,63 @@
+import Foundation
+
+/// `swift run redux-scaffold --name Counter --output Sources/App`: writes a feature from the
+/// package's Xcode templates.
+@main
+enum ReduxScaffold {
+    static let usage = """
+        usage: redux-scaffold --name NAME --output DIR [options]
+
+        Writes a ReduxSwift feature (state, actions, reducers, store, service) into DIR and
+        Swift Testing tests for its reducers, from the Xcode templates in Templates/.
+
+          --name NAME           the feature's name, a Swift type name such as Counter
+          --output DIR          where the sources go, inside the package (e.g. Sources/App)
+          --tests-output DIR    where the tests go (default: Tests/<module>Tests)
+          --module NAME         the module the tests import (default: the last part of --output)
+          --package-path DIR    the package to write into (default: the current directory)
+          --templates DIR       the Templates folder (default: the one in this package)
+          --force               overwrite files that exist
+        """
+
+    static func main() {
+        do {
+            for line in try run(Array(CommandLine.arguments.dropFirst())) { print(line) }
+        } catch {
+            FileHandle.standardError.write(Data("redux-scaffold: \(error)\n".utf8))
+            exit(error.exitCode)
+        }
+    }
+
+    /// Runs the command and returns the lines to print.
+    static func run(_ arguments: [String]) throws(ScaffoldError) -> [String] {
+        var options: [String: String] = [:]
+        var force = false
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--help", "-h":
+                return [usage]
+            case "--force":
+                force = true
+            case "--name", "--output", "--tests-output", "--module", "--package-path", "--templates":
+                guard let value = remaining.popFirst() else {
+                    throw .usage("\(argument) needs a value\n\(usage)")
+                }
+                options[argument] = value
+            default:
+                throw .usage("unknown argument '\(argument)'\n\(usage)")
+            }
+        }
+        guard let name = options["--name"] else { throw .usage("--name is required\n\(usage)") }
+        guard let output = options["--output"] else { throw .usage("--output is required\n\(usage)") }
+        let request = try ScaffoldRequest(
+            name: name, output: output, testsOutput: options["--tests-output"], module: options["--module"],
+            packagePath: options["--package-path"] ?? FileManager.default.currentDirectoryPath, force: force)
+        let templates = try TemplateSet(
+            directory: options["--templates"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? TemplateSet.defaultDirectory)
+        let files = try Scaffold.plan(request, templates: templates)
+        let written = try Scaffold.write(files, packageRoot: request.packageRoot, force: request.force)
+        return written.map { "wrote \($0)" }
+    }
+}

@@ -1,0 +1,34 @@
+___FILEHEADER___
+
+import ReduxSwift
+
+/// The reducers of the ___VARIABLE_featureName___ feature, registered by its store at startup.
+enum ___VARIABLE_featureName___Reducers: ReducerProtocol {
+    static var reducers: [Reducer<___VARIABLE_featureName___State>] {
+        [{ state, action in try reduce(&state, action) }]
+    }
+
+    /// Applies one action to the state in place; actions of other features are ignored.
+    ///
+    /// Throwing rejects the action: the store keeps the state exactly as it was and posts
+    /// `.dispatchDidFail`.
+    static func reduce(_ state: inout ___VARIABLE_featureName___State, _ action: any ActionProtocol) throws {
+        guard let action = action as? ___VARIABLE_featureName___Action else { return }
+        switch action {
+        case .add(let item):
+            state.items.append(item)
+        case .remove(let index):
+            guard state.items.indices.contains(index) else {
+                throw ___VARIABLE_featureName___Error.noItem(at: index)
+            }
+            state.items.remove(at: index)
+        case .setLoading(let isLoading):
+            state.isLoading = isLoading
+        }
+    }
+}
+
+/// Why the ___VARIABLE_featureName___ reducers rejected an action.
+enum ___VARIABLE_featureName___Error: Error, Equatable {
+    case noItem(at: Int)
+}

@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+
+@testable import ReduxScaffold
+
+/// A throwaway package directory (with a `Package.swift`), removed on deinit.
+final class ScratchPackage {
+    let root: URL
+
+    init() {
+        root = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+            .appendingPathComponent("ReduxScaffoldTests-\(UUID().uuidString)", isDirectory: true)
+            .resolvingSymlinksInPath()
+        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: root.appendingPathComponent("Package.swift").path, contents: Data())
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func run(_ arguments: [String]) throws(ScaffoldError) -> [String] {
+        try ReduxScaffold.run(arguments + ["--package-path", root.path])
+    }
+
+    func contents(_ path: String) -> String? {
+        FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+}
+
+@Suite struct ScaffoldTests {
+    let package = ScratchPackage()
+
+    @Test func itWritesEveryFileOfTheFeatureAndSaysWhich() throws {
+        let lines = try package.run(["--name", "Counter", "--output", "Sources/App"])
+        #expect(
+            lines == [
+                "wrote Sources/App/CounterActions.swift", "wrote Sources/App/CounterReducers.swift",
+                "wrote Sources/App/CounterService.swift", "wrote Sources/App/CounterState.swift",
+                "wrote Sources/App/CounterStore.swift", "wrote Tests/AppTests/CounterReducerTests.swift",
+            ])
+        let store = try #require(package.contents("Sources/App/CounterStore.swift"))
+        #expect(store.hasPrefix("// CounterStore.swift\n"))
+        #expect(store.contains("final class CounterStore: Store<CounterState>, @unchecked Sendable"))
+        #expect(store.contains("static let shared = CounterStore()"))
+        let tests = try #require(package.contents("Tests/AppTests/CounterReducerTests.swift"))
+        #expect(tests.contains("@testable import App\n"))
+        for line in lines {
+            #expect(package.contents(String(line.dropFirst("wrote ".count)))?.contains("___") == false)
+        }
+    }
+
+    @Test func theTestsFolderAndModuleCanBeChosen() throws {
+        let lines = try package.run([
+            "--name", "Cart", "--output", "Sources/my-app/Features", "--module", "Shop", "--tests-output",
+            "Tests/ShopTests/Cart",
+        ])
+        #expect(lines.last == "wrote Tests/ShopTests/Cart/CartReducerTests.swift")
+        #expect(
+            package.contents("Tests/ShopTests/Cart/CartReducerTests.swift")?.contains(
+                "@testable import Shop\n") == true)
+    }
+
+    @Test func theModuleNameIsDerivedAsSwiftPMDerivesIt() {
+        #expect(ScaffoldRequest.moduleName(fromDirectory: "my-app") == "my_app")
+        #expect(ScaffoldRequest.moduleName(fromDirectory: "App") == "App")
+        #expect(ScaffoldRequest.moduleName(fromDirectory: "2D") == "_2D")
+    }
+
+    @Test(arguments: [
+        ("", "it is empty"),
+        ("counter", "starts with an uppercase letter"),
+        ("Counter-View", "letters, digits and underscores"),
+        ("Cöunter", "letters, digits and underscores"),
+        ("9Lives", "starts with an uppercase letter"),
+        ("Self", "keyword"),
+        ("Counter View", "letters, digits and underscores"),
+    ])
+    func anInvalidNameIsRefusedWithTheReason(name: String, reason: String) {
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", name, "--output", "Sources/App"])
+        }
+        #expect(error?.description.contains(reason) == true, "\(String(describing: error))")
+        #expect(error?.exitCode == 2)
+        #expect(!FileManager.default.fileExists(atPath: package.root.appendingPathComponent("Sources").path))
+    }
+
+    @Test(arguments: ["../Elsewhere", "Sources/../../Elsewhere", "/tmp/Elsewhere", "/"])
+    func anOutputOutsideThePackageIsRefused(output: String) {
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", output])
+        }
+        guard case .outsidePackage = error else {
+            Issue.record("expected outsidePackage, got \(String(describing: error))")
+            return
+        }
+        #expect(error?.exitCode == 2)
+    }
+
+    @Test func aTestsOutputOutsideThePackageIsRefused() {
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App", "--tests-output", "../Tests"])
+        }
+        guard case .outsidePackage = error else {
+            Issue.record("expected outsidePackage, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func aSymbolicLinkThatLeadsOutsideIsRefused() throws {
+        let outside = ScratchPackage()
+        try FileManager.default.createSymbolicLink(
+            at: package.root.appendingPathComponent("Sources"), withDestinationURL: outside.root)
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App"])
+        }
+        guard case .outsidePackage = error else {
+            Issue.record("expected outsidePackage, got \(String(describing: error))")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: outside.root.appendingPathComponent("App").path))
+    }
+
+    @Test func anAbsoluteOutputInsideThePackageIsAccepted() throws {
+        let lines = try package.run(["--name", "Counter", "--output", package.root.path + "/Sources/App"])
+        #expect(lines.first == "wrote Sources/App/CounterActions.swift")
+    }
+
+    @Test func aFolderWithoutPackageSwiftIsRefused() throws {
+        try FileManager.default.removeItem(at: package.root.appendingPathComponent("Package.swift"))
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App"])
+        }
+        #expect(error == .notAPackage(package.root.path))
+    }
+
+    @Test func existingFilesAreNotOverwrittenWithoutForce() throws {
+        _ = try package.run(["--name", "Counter", "--output", "Sources/App"])
+        let path = package.root.appendingPathComponent("Sources/App/CounterState.swift")
+        try Data("// mine".utf8).write(to: path)
+        try FileManager.default.removeItem(
+            at: package.root.appendingPathComponent("Sources/App/CounterStore.swift"))
+
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App"])
+        }
+        guard case .wouldOverwrite(let paths) = error else {
+            Issue.record("expected wouldOverwrite, got \(String(describing: error))")
+            return
+        }
+        #expect(paths.contains("Sources/App/CounterState.swift"))
+        #expect(error?.exitCode == 1)
+        #expect(package.contents("Sources/App/CounterState.swift") == "// mine")
+        #expect(
+            package.contents("Sources/App/CounterStore.swift") == nil,
+            "nothing is written when one file exists")
+
+        _ = try package.run(["--name", "Counter", "--output", "Sources/App", "--force"])
+        #expect(package.contents("Sources/App/CounterState.swift")?.contains("struct CounterState") == true)
+    }
+
+    @Test func missingAndUnknownArgumentsAreUsageErrors() {
+        for arguments in [["--output", "Sources/App"], ["--name", "Counter"], ["--name"], ["--frobnicate"]] {
+            let error = #expect(throws: ScaffoldError.self) { try package.run(arguments) }
+            #expect(error?.exitCode == 2)
+            #expect(error?.description.contains("usage: redux-scaffold") == true)
+        }
+    }
+
+    @Test func aTemplatePlaceholderTheScaffoldDoesNotKnowIsReported() throws {
+        let templates = ScratchPackage()
+        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
+            let folder = templates.root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("struct ___VARIABLE_featureName___ {} // ___DATE___".utf8)
+                .write(to: folder.appendingPathComponent("___VARIABLE_featureName___.swift"))
+        }
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run([
+                "--name", "Counter", "--output", "Sources/App", "--templates", templates.root.path,
+            ])
+        }
+        #expect(
+            error
+                == .unrenderedPlaceholder(
+                    "___DATE___", file: "\(TemplateSet.featureTemplate)/___VARIABLE_featureName___.swift"))
+    }
+
+    @Test func missingTemplatesAreReported() {
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App", "--templates", "/nonexistent"])
+        }
+        guard case .templatesMissing = error else {
+            Issue.record("expected templatesMissing, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func theXcodeTemplatesDeclareTheVariableTheirFilesUse() throws {
+        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
+            let folder = TemplateSet.defaultDirectory.appendingPathComponent(name)
+            let data = try Data(contentsOf: folder.appendingPathComponent("TemplateInfo.plist"))
+            let info = try #require(
+                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            #expect(info["Kind"] as? String == "Xcode.IDEFoundation.TextSubstitutionFileTemplateKind")
+            let options = try #require(info["Options"] as? [[String: Any]])
+            #expect(options.compactMap { $0["Identifier"] as? String } == ["featureName"])
+            let main = try #require(info["MainTemplateFile"] as? String)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(main).path))
+        }
+    }
+}
