@@ -12,7 +12,7 @@ final class ScratchPackage {
             .appendingPathComponent("ReduxScaffoldTests-\(UUID().uuidString)", isDirectory: true)
             .resolvingSymlinksInPath()
         try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: root.appendingPathComponent("Package.swift").path, contents: Data())
     }
 
