@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ReduxSwift", targets: ["ReduxSwift"]),
         .executable(name: "redux-scaffold", targets: ["ReduxScaffold"]),
+        .executable(name: "todos", targets: ["todos"]),
     ],
     targets: [
         .target(name: "ReduxSwift"),
@@ -14,10 +15,14 @@ let package = Package(
         .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftCrashTest`: kills a saving process and checks its archive loads.
         .executableTarget(name: "ReduxSwiftCrashTest", dependencies: ["ReduxSwift"]),
+        // `swift run todos`: the example app, a todo list kept between runs.
+        .executableTarget(name: "todos", dependencies: ["ReduxSwift"]),
         // `swift run redux-scaffold --name Counter --output Sources/App`: renders Templates/ for a feature.
         .executableTarget(name: "ReduxScaffold"),
         .testTarget(name: "ReduxSwiftTests", dependencies: ["ReduxSwift"]),
         .testTarget(name: "ReduxScaffoldTests", dependencies: ["ReduxScaffold"]),
+        // Drives the `todos` executable as a user would; depending on it builds it first.
+        .testTarget(name: "TodosTests", dependencies: ["todos"]),
         // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
         .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
     ],

@@ -1,0 +1,68 @@
+import Foundation
+import ReduxSwift
+
+/// Runs commands against the store the way the app's services see it: dispatch, then save.
+struct Console {
+    let store: AppStore
+    let persistence: PersistenceService<AppState>
+    let logger: ChangeLogger?
+    /// Log lines the logger owes: one per dispatched action.
+    private var expectedLogLines = 0
+
+    init(store: AppStore, persistence: PersistenceService<AppState>, logger: ChangeLogger?) {
+        self.store = store
+        self.persistence = persistence
+        self.logger = logger
+    }
+
+    /// Runs one command and returns what to print.
+    mutating func execute(_ command: Command) throws(CommandError) -> String {
+        switch command {
+        case .help:
+            return Command.usage
+        case .list:
+            return Self.render(store.currentState())
+        case .add(let text):
+            dispatch(TodoAction.add(text))
+        case .toggle(let id):
+            try requireTodo(id)
+            dispatch(TodoAction.toggle(id: id))
+        case .remove(let id):
+            try requireTodo(id)
+            dispatch(TodoAction.remove(id: id))
+        case .filter(let filter):
+            dispatch(VisibilityFilterAction.show(filter))
+        case .clearCompleted:
+            dispatch(TodoAction.clearCompleted)
+        }
+        do {
+            try persistence.flush()
+        } catch {
+            throw .saveFailed("\(error)")
+        }
+        return Self.render(store.currentState())
+    }
+
+    /// Waits for `--verbose`'s log of everything dispatched so far.
+    func finishLogging() {
+        logger?.waitUntilLogged(expectedLogLines)
+    }
+
+    private mutating func dispatch(_ action: any ActionProtocol) {
+        store.dispatch(action)
+        expectedLogLines += 1
+    }
+
+    private func requireTodo(_ id: Int) throws(CommandError) {
+        guard store.currentState().todos.contains(where: { $0.id == id }) else { throw .notFound(id: id) }
+    }
+
+    /// The visible todos, one per line: `3 [x] Buy milk`.
+    static func render(_ state: AppState) -> String {
+        let visible = state.visibleTodos
+        guard !visible.isEmpty else {
+            return state.filter == .all ? "No todos." : "No \(state.filter.rawValue) todos."
+        }
+        return visible.map { "\($0.id) [\($0.isCompleted ? "x" : " ")] \($0.text)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import ReduxSwift
+import Testing
+
+@testable import todos
+
+@Suite struct TodosCommandTests {
+    @Test func eachCommandIsAddedToTheListAndKeptBetweenRuns() {
+        let todos = TodosProcess()
+        #expect(todos.run(["add", "Buy", "milk"]).outputLines == ["1 [ ] Buy milk"])
+        #expect(todos.run(["add", "Walk the dog"]).outputLines == ["1 [ ] Buy milk", "2 [ ] Walk the dog"])
+        #expect(todos.run(["toggle", "1"]).outputLines == ["1 [x] Buy milk", "2 [ ] Walk the dog"])
+        #expect(todos.run(["list"]).outputLines == ["1 [x] Buy milk", "2 [ ] Walk the dog"])
+        #expect(todos.run(["remove", "2"]).outputLines == ["1 [x] Buy milk"])
+        #expect(
+            todos.run(["add", "Call Ada"]).outputLines == ["1 [x] Buy milk", "3 [ ] Call Ada"],
+            "IDs are never reused")
+    }
+
+    @Test func theFilterChoosesWhichTodosAreListed() {
+        let todos = TodosProcess()
+        _ = todos.run(["add", "one"])
+        _ = todos.run(["add", "two"])
+        _ = todos.run(["toggle", "2"])
+        #expect(todos.run(["filter", "active"]).outputLines == ["1 [ ] one"])
+        #expect(todos.run(["list"]).outputLines == ["1 [ ] one"], "the filter is kept between runs")
+        #expect(todos.run(["filter", "completed"]).outputLines == ["2 [x] two"])
+        _ = todos.run(["toggle", "2"])
+        #expect(todos.run(["list"]).outputLines == ["No completed todos."])
+        #expect(todos.run(["filter", "all"]).outputLines == ["1 [ ] one", "2 [ ] two"])
+    }
+
+    @Test func clearCompletedRemovesOnlyCompletedTodos() {
+        let todos = TodosProcess()
+        for text in ["a", "b", "c"] { _ = todos.run(["add", text]) }
+        _ = todos.run(["toggle", "1"])
+        _ = todos.run(["toggle", "3"])
+        #expect(todos.run(["clear-completed"]).outputLines == ["2 [ ] b"])
+    }
+
+    @Test func anEmptyListSaysSo() {
+        let outcome = TodosProcess().run(["list"])
+        #expect(outcome.status == 0)
+        #expect(outcome.outputLines == ["No todos."])
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["toggle"], "toggle needs one todo ID"),
+        (["remove", "two"], "remove needs a numeric ID, not 'two'"),
+        (["toggle", "1", "2"], "toggle needs one todo ID"),
+        (["add"], "add needs the todo's text"),
+        (["filter", "urgent"], "filter needs one of: all, active, completed"),
+        (["list", "everything"], "list takes no arguments"),
+        (["--data-dir"], "--data-dir needs a directory"),
+    ])
+    func aUsageErrorIsOneLineExitCode2AndChangesNothing(arguments: [String], message: String) {
+        let todos = TodosProcess()
+        _ = todos.run(["add", "keep me"])
+        let before = todos.archiveBytes
+        let outcome = todos.run(arguments)
+        #expect(outcome.status == 2)
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.errorLines.first?.hasPrefix("todos: ") == true)
+        #expect(outcome.errorLines.first?.contains(message) == true, "\(outcome.errors)")
+        #expect(todos.archiveBytes == before)
+    }
+
+    @Test(arguments: [["toggle", "7"], ["remove", "7"]])
+    func anUnknownIDIsExitCode1AndChangesNothing(arguments: [String]) {
+        let todos = TodosProcess()
+        _ = todos.run(["add", "keep me"])
+        let before = todos.archiveBytes
+        let outcome = todos.run(arguments)
+        #expect(outcome.status == 1)
+        #expect(outcome.errorLines == ["todos: no todo has ID 7"])
+        #expect(todos.archiveBytes == before)
+        #expect(todos.run(["list"]).outputLines == ["1 [ ] keep me"])
+    }
+
+    @Test func theInteractiveModePrintsTheListAfterEachChangeAndSurvivesMistakes() {
+        let todos = TodosProcess()
+        let outcome = todos.run(
+            [], input: "add Buy milk\nadd Walk the dog\n\nlist\ntoggle 9\nbogus\ntoggle 2\nquit\nadd never\n")
+        #expect(outcome.status == 0)
+        #expect(
+            outcome.outputLines == [
+                "1 [ ] Buy milk",
+                "1 [ ] Buy milk", "2 [ ] Walk the dog",
+                "1 [ ] Buy milk", "2 [ ] Walk the dog",
+                "1 [ ] Buy milk", "2 [x] Walk the dog",
+            ])
+        #expect(
+            outcome.errorLines == [
+                "todos: no todo has ID 9",
+                "todos: unknown command 'bogus'; the commands are add, toggle, remove, filter, list, clear-completed",
+            ])
+        #expect(
+            todos.run(["list"]).outputLines == ["1 [ ] Buy milk", "2 [x] Walk the dog"],
+            "saved for the next run")
+    }
+
+    @Test func theInteractiveModeEndsAtTheEndOfInput() {
+        let outcome = TodosProcess().run([], input: "add one")
+        #expect(outcome.status == 0)
+        #expect(outcome.outputLines == ["1 [ ] one"])
+    }
+
+    @Test func verboseLogsEveryChangeToStandardError() {
+        let todos = TodosProcess()
+        let outcome = todos.run(["--verbose", "add", "Buy milk"])
+        #expect(outcome.outputLines == ["1 [ ] Buy milk"])
+        #expect(outcome.errorLines == ["todos: changed by TodoAction.add: 1 todo, filter all"])
+        #expect(todos.run(["list"]).errors.isEmpty, "quiet without --verbose")
+    }
+
+    @Test func theDataLivesInXDGDataHomeByDefault() throws {
+        let todos = TodosProcess()
+        let outcome = todos.run(
+            ["add", "here"], environment: ["XDG_DATA_HOME": todos.dataDirectory.path], useDataDir: false)
+        #expect(outcome.status == 0)
+        #if os(Linux)
+        let file = todos.dataDirectory.appendingPathComponent("reduxswift-todos/todos.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #endif
+    }
+
+    @Test func aDamagedDataFileIsKeptAsideAndTheAppStartsEmpty() throws {
+        let todos = TodosProcess()
+        try FileManager.default.createDirectory(at: todos.dataDirectory, withIntermediateDirectories: true)
+        try Data("{\"schemaVersion\":1,\"state\":{\"tod".utf8).write(to: todos.archiveURL)
+        let outcome = todos.run(["list"])
+        #expect(outcome.status == 0)
+        #expect(outcome.outputLines == ["No todos."])
+        #expect(outcome.errors.contains("the data was kept at"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: todos.dataDirectory.path)
+        #expect(names.contains { $0.hasPrefix("todos.json.corrupt-") })
+    }
+}
+
+@Suite struct TodosReducerTests {
+    @Test func addingGivesEachTodoTheNextID() throws {
+        var state = AppState()
+        try TodoReducers.reduce(&state, TodoAction.add("  one  "))
+        try TodoReducers.reduce(&state, TodoAction.add("two"))
+        #expect(state.todos.map(\.id) == [1, 2])
+        #expect(state.todos.first?.text == "one")
+    }
+
+    @Test func anUnknownIDIsRejectedAndTheStoreKeepsItsState() {
+        let store = AppStoreForTests.make()
+        store.dispatch(TodoAction.add("one"))
+        store.dispatch(TodoAction.toggle(id: 5))
+        #expect(store.currentState().todos == [Todo(id: 1, text: "one")])
+    }
+
+    @Test func visibleTodosFollowTheFilter() {
+        var state = AppState(todos: [Todo(id: 1, text: "a", isCompleted: true), Todo(id: 2, text: "b")])
+        state.filter = .active
+        #expect(state.visibleTodos.map(\.id) == [2])
+        state.filter = .completed
+        #expect(state.visibleTodos.map(\.id) == [1])
+    }
+
+    @Test func commandsParseLikeTheUsageSays() throws {
+        #expect(try Command(words: ["add", "Buy", "milk"]) == .add("Buy milk"))
+        #expect(try Command(line: "toggle 3") == .toggle(id: 3))
+        #expect(try Command(line: "filter completed") == .filter(.completed))
+        #expect(throws: CommandError.usage("remove needs a numeric ID, not '-'")) {
+            try Command(line: "remove -")
+        }
+    }
+}
+
+/// A store with the app's reducers but no archive, for reducer tests.
+enum AppStoreForTests {
+    static func make() -> Store<AppState> {
+        let store = Store(reducers: TodoReducers.reducers, state: AppState())
+        store.register(VisibilityFilterReducers.reducers)
+        return store
+    }
+}
