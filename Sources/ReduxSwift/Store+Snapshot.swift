@@ -76,7 +76,7 @@ extension Store {
         }
     }
 
-    private func decode(_ snapshot: Snapshot) -> Result<State, SnapshotError> {
+    func decode(_ snapshot: Snapshot) -> Result<State, SnapshotError> {
         switch snapshot.result {
         case .failure(let error):
             return .failure(error)

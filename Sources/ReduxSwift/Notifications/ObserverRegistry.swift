@@ -149,6 +149,8 @@ struct ObserverRegistry {
     /// replaced when a new object at the same address gets an observer.
     private var senders: [ObjectIdentifier: SenderBox] = [:]
     private var nextID: UInt64 = 0
+    /// Registered observers, for tests that check removal.
+    private(set) var count = 0
 
     mutating func add(
         name: Notification.Name?,
@@ -176,12 +178,14 @@ struct ObserverRegistry {
         lastAddition = (key, bucket)
         bucket.append(entry)
         entry.bucket = bucket
+        count += 1
         return entry
     }
 
     mutating func remove(_ entry: ObserverEntry) {
         guard let bucket = entry.bucket else { return }
         entry.bucket = nil
+        count -= 1
         if let sender = entry.sender {
             sender.observers -= 1
             if sender.observers == 0, senders[sender.id] === sender { senders[sender.id] = nil }

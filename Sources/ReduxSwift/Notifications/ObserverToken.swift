@@ -20,10 +20,13 @@
 public final class ObserverToken: Sendable {
     private let center: StoreNotificationCenter
     private let entry: ObserverEntry
+    /// `false` for registrations that live with an owner instead of with the token.
+    private let cancelsOnRelease: Bool
 
-    init(center: StoreNotificationCenter, entry: ObserverEntry) {
+    init(center: StoreNotificationCenter, entry: ObserverEntry, cancelsOnRelease: Bool = true) {
         self.center = center
         self.entry = entry
+        self.cancelsOnRelease = cancelsOnRelease
     }
 
     /// Removes the observer. Safe to call more than once, from any thread, including from inside the
@@ -40,6 +43,6 @@ public final class ObserverToken: Sendable {
     }
 
     deinit {
-        cancel()
+        if cancelsOnRelease { cancel() }
     }
 }

@@ -47,8 +47,18 @@ public final class StoreNotificationCenter: Sendable {
         queue: DispatchQueue?,
         using block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverToken {
-        let entry = registry.withLock { $0.add(name: name, object: object, queue: queue, block: block) }
+        let entry = register(forName: name, object: object, queue: queue, using: block)
         return ObserverToken(center: self, entry: entry)
+    }
+
+    /// Adds an observer and returns its entry, for callers that manage its removal themselves.
+    func register(
+        forName name: Notification.Name?,
+        object: (any AnyObject & Sendable)?,
+        queue: DispatchQueue?,
+        using block: @escaping @Sendable (StoreNotification) -> Void
+    ) -> ObserverEntry {
+        registry.withLock { $0.add(name: name, object: object, queue: queue, block: block) }
     }
 
     /// Delivers `notification` to every matching observer, in the order they were added.
@@ -77,6 +87,11 @@ public final class StoreNotificationCenter: Sendable {
     /// Removes the observer that `token` stands for; the same as ``ObserverToken/cancel()``.
     public func removeObserver(_ token: ObserverToken) {
         token.cancel()
+    }
+
+    /// How many observers are registered.
+    var observerCount: Int {
+        registry.withLock { $0.count }
     }
 
     func remove(_ entry: ObserverEntry) {

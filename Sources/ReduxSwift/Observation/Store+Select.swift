@@ -1,0 +1,285 @@
+import Dispatch
+import Foundation
+
+extension Store {
+    /// Observes a value derived from the state: its current value now, then each new value.
+    ///
+    /// The block hears the selected value once when you start observing, then after each change
+    /// of the state that changes the value; changes elsewhere in the state are skipped. Pass a
+    /// key path or a closure:
+    ///
+    /// ```swift
+    /// let token = store.observe(\.todos) { todos in
+    ///     render(todos)
+    /// }
+    /// let count = store.observe({ $0.todos.count }, queue: .main) { count in
+    ///     badge.text = "\(count)"
+    /// }
+    /// ```
+    ///
+    /// Each value is selected from a deep copy of the state, like ``currentState()``. With
+    /// `queue: nil`, the first value is delivered before this method returns, on the calling thread,
+    /// and later ones on the store's delivery thread; with a queue, all of them on the queue.
+    /// Deliveries to one observer never overlap, and never go back to an older state.
+    ///
+    /// - Parameters:
+    ///   - select: Picks the value out of the state.
+    ///   - queue: Where to run `block`; `nil` as described above.
+    ///   - block: Receives the value.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observe<Value: Equatable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (Value) -> Void
+    ) -> ObserverToken {
+        register(EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil)
+    }
+
+    /// Observes a value derived from the state, with your own test for "unchanged".
+    ///
+    /// Use it for values that are not `Equatable`, or to compare only what matters:
+    ///
+    /// ```swift
+    /// let token = store.observe(
+    ///     \.document, removingDuplicates: { $0.revision == $1.revision }
+    /// ) { document in
+    ///     editor.show(document)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - select: Picks the value out of the state.
+    ///   - isDuplicate: Returns `true` when the new value (second) counts as the previous one
+    ///     (first), so it is not delivered.
+    ///   - queue: Where to run `block`, as in ``observe(_:queue:using:)``.
+    ///   - block: Receives the value.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observe<Value>(
+        _ select: @escaping @Sendable (State) -> Value,
+        removingDuplicates isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (Value) -> Void
+    ) -> ObserverToken {
+        let selection = CustomSelection(store: self, select: select, isDuplicate: isDuplicate, deliver: block)
+        return register(selection, queue: queue, owner: nil)
+    }
+
+    /// Observes this store's changes for as long as `owner` lives.
+    ///
+    /// The block receives the owner, so it needs no `[weak self]`. The store does not keep the
+    /// owner alive; once the owner is freed, the block is not called again and the registration is
+    /// removed at the next notification. You need not keep the returned token; keep it only to
+    /// stop observing earlier.
+    ///
+    /// ```swift
+    /// final class TodoListModel: Sendable {
+    ///     init(store: AppStore) {
+    ///         store.observeChanges(owner: self) { model, notification in
+    ///             model.reload()
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: The object the registration lives with.
+    ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
+    ///   - block: Receives the owner and each notification.
+    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    @discardableResult
+    public func observeChanges<Owner: AnyObject & Sendable>(
+        owner: Owner,
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (Owner, StoreNotification) -> Void
+    ) -> ObserverToken {
+        let link = OwnerLink(owner)
+        let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
+            [link] notification in
+            guard let owner = link.owner else { return link.detach() }
+            block(owner, notification)
+        }
+        link.attach(entry, center: notificationCenter)
+        return ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: false)
+    }
+
+    /// Observes a value derived from the state for as long as `owner` lives.
+    ///
+    /// Like ``observe(_:queue:using:)``, with the owner passed to the block and the registration
+    /// tied to the owner's life, as in ``observeChanges(owner:queue:using:)``:
+    ///
+    /// ```swift
+    /// store.observe(\.todos, owner: self) { model, todos in
+    ///     model.rows = todos
+    /// }
+    /// ```
+    ///
+    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    @discardableResult
+    public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        owner: Owner,
+        queue: DispatchQueue? = nil,
+        using block: @escaping @Sendable (Owner, Value) -> Void
+    ) -> ObserverToken {
+        let link = OwnerLink(owner)
+        let selection = OwnedSelection(store: self, select: select, link: link, deliver: block)
+        return register(selection, queue: queue, owner: link)
+    }
+
+    /// Registers `handler` for this store's changes, then gives it the current state.
+    private func register(
+        _ handler: any ChangeHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
+    ) -> ObserverToken {
+        let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
+            [handler] _ in
+            handler.stateDidChange()
+        }
+        owner?.attach(entry, center: notificationCenter)
+        let token = ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: owner == nil)
+        if let queue {
+            queue.async { [handler] in handler.stateDidChange() }
+        } else {
+            handler.stateDidChange()
+        }
+        return token
+    }
+}
+
+/// What a store's observation helpers run on each change, named without the state's type so that
+/// `@Sendable` blocks capture no generic metatype.
+protocol ChangeHandler: AnyObject, Sendable {
+    func stateDidChange()
+}
+
+/// A selector observer: reads the newest snapshot, selects, skips repeats, delivers.
+///
+/// Subclasses say what a repeat is. (A closure calling `==` would capture `Value`'s metatype, which
+/// a `@Sendable` closure may not.)
+///
+/// `@unchecked Sendable`: `lastVersion` and `lastValue` are read and written only while `lock` is
+/// held; the other properties are immutable.
+class Selection<State: StateProtocol, Value>: ChangeHandler, @unchecked Sendable {
+    private weak var store: Store<State>?
+    private let select: @Sendable (State) -> Value
+    private let deliver: (@Sendable (Value) -> Void)?
+    /// Held while delivering, so deliveries to this observer never overlap or go backwards.
+    private let lock = NSLock()
+    private var lastVersion: UInt64?
+    private var lastValue: Value?
+
+    init(
+        store: Store<State>,
+        select: @escaping @Sendable (State) -> Value,
+        deliver: (@Sendable (Value) -> Void)?
+    ) {
+        self.store = store
+        self.select = select
+        self.deliver = deliver
+    }
+
+    /// Hands a new value to the observer.
+    func deliverValue(_ value: Value) {
+        deliver?(value)
+    }
+
+    /// Whether `next` counts as `previous`, so it is not delivered.
+    func isDuplicate(_ previous: Value, _ next: Value) -> Bool {
+        false
+    }
+
+    func stateDidChange() {
+        guard let store else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let snapshot = store.latestSnapshot()
+        if let lastVersion, snapshot.version <= lastVersion { return }
+        // A state that cannot round-trip is skipped; `snapshot()` reports why.
+        guard case .success(let state) = store.decode(snapshot) else { return }
+        lastVersion = snapshot.version
+        let value = select(state)
+        if let lastValue, isDuplicate(lastValue, value) { return }
+        lastValue = value
+        deliverValue(value)
+    }
+}
+
+/// Skips values equal to the previous one.
+class EquatableSelection<State: StateProtocol, Value: Equatable>: Selection<State, Value>, @unchecked Sendable
+{
+    override func isDuplicate(_ previous: Value, _ next: Value) -> Bool {
+        previous == next
+    }
+}
+
+/// Skips values the caller's closure calls duplicates.
+final class CustomSelection<State: StateProtocol, Value>: Selection<State, Value>, @unchecked Sendable {
+    private let duplicate: @Sendable (Value, Value) -> Bool
+
+    init(
+        store: Store<State>,
+        select: @escaping @Sendable (State) -> Value,
+        isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
+        deliver: @escaping @Sendable (Value) -> Void
+    ) {
+        duplicate = isDuplicate
+        super.init(store: store, select: select, deliver: deliver)
+    }
+
+    override func isDuplicate(_ previous: Value, _ next: Value) -> Bool {
+        duplicate(previous, next)
+    }
+}
+
+/// Skips equal values and delivers to a block that takes the owner, while the owner lives.
+final class OwnedSelection<State: StateProtocol, Value: Equatable, Owner: AnyObject>:
+    EquatableSelection<State, Value>, @unchecked Sendable
+{
+    private let link: OwnerLink<Owner>
+    private let ownedDeliver: @Sendable (Owner, Value) -> Void
+
+    init(
+        store: Store<State>,
+        select: @escaping @Sendable (State) -> Value,
+        link: OwnerLink<Owner>,
+        deliver: @escaping @Sendable (Owner, Value) -> Void
+    ) {
+        self.link = link
+        ownedDeliver = deliver
+        super.init(store: store, select: select, deliver: nil)
+    }
+
+    override func deliverValue(_ value: Value) {
+        guard let owner = link.owner else { return link.detach() }
+        ownedDeliver(owner, value)
+    }
+}
+
+/// The part of an ``OwnerLink`` that does not depend on the owner's type.
+protocol OwnerBinding: AnyObject, Sendable {
+    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter)
+}
+
+/// Ties a registration to an owner without keeping the owner alive.
+///
+/// `@unchecked Sendable`: `owner`, `entry` and `center` are weak references; `entry` and `center`
+/// are written once by `attach`, before the registration can deliver anything that reads them
+/// (the center's lock orders the write before every delivery).
+final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
+    private(set) weak var owner: Owner?
+    private weak var entry: ObserverEntry?
+    private weak var center: StoreNotificationCenter?
+
+    init(_ owner: Owner) {
+        self.owner = owner
+    }
+
+    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter) {
+        self.entry = entry
+        self.center = center
+    }
+
+    /// Removes the registration once the owner is gone.
+    func detach() {
+        if let entry, entry.deactivate() { center?.remove(entry) }
+    }
+}

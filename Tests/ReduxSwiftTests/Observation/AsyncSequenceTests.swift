@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct AsyncSequenceTests {
+    @Test func statesStartWithTheCurrentStateAndFollowChanges() async {
+        let store = makeStore(state: TestState(counter: 1))
+        var iterator = store.states.makeAsyncIterator()
+        #expect(await iterator.next()?.counter == 1)
+        store.dispatch(TestAction.increment)
+        var latest = await iterator.next()?.counter
+        while latest != 2 { latest = await iterator.next()?.counter }
+        #expect(latest == 2)
+    }
+
+    @Test func aConsumerThatFallsBehindGetsTheNewestStateNotABacklog() async {
+        let store = makeStore()
+        var iterator = store.states.makeAsyncIterator()
+        _ = await iterator.next()
+        for _ in 0..<10_000 { store.dispatch(TestAction.increment) }
+        #expect(store.currentState().counter == 10_000)
+        let (appends, token) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.append("marker"))
+        #expect(appends.wait(forCount: 1))
+        // Every notification has been delivered; one read gets the newest state.
+        let next = await iterator.next()
+        #expect(next?.counter == 10_000)
+        #expect(next?.log == ["marker"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func selectedValuesSkipRepeats() async {
+        let store = makeStore()
+        var iterator = store.values(of: \.counter).makeAsyncIterator()
+        #expect(await iterator.next() == 0)
+        store.dispatch(TestAction.append("no change to the counter"))
+        _ = store.currentState()
+        store.dispatch(TestAction.add(5))
+        #expect(await iterator.next() == 5)
+    }
+
+    @Test func cancellingTheConsumingTaskRemovesTheObserver() async {
+        let store = makeStore()
+        // Signalled without blocking a thread of the cooperative pool, which the task needs.
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            var received = 0
+            for await _ in store.states {
+                received += 1
+                signal.yield()
+            }
+            return received
+        }
+        for await _ in started { break }
+        #expect(store.notificationCenter.observerCount == 1)
+        task.cancel()
+        _ = await task.value
+        #expect(store.notificationCenter.observerCount == 0)
+    }
+
+    @Test func notificationsArriveInOrderAndAreBounded() async {
+        let store = makeStore()
+        let stream = store.notifications(bufferingNewest: 4)
+        var iterator = stream.makeAsyncIterator()
+        store.dispatch(TestAction.append("first"))
+        let first = await iterator.next()
+        #expect(first?.actions.compactMap { $0 as? TestAction } == [.append("first")])
+
+        // Unread, a burst of separate notifications keeps only the newest four.
+        let (appends, token) = recordAppends(announcedBy: store)
+        for index in 0..<20 {
+            store.dispatch(TestAction.append("\(index)"))
+            _ = store.currentState()
+            #expect(appends.wait(forCount: index + 1))
+        }
+        var kept: [String] = []
+        for _ in 0..<4 {
+            guard let notification = await iterator.next() else { break }
+            for case .append(let entry)? in notification.actions.map({ $0 as? TestAction }) {
+                kept.append(entry)
+            }
+        }
+        #expect(kept.last == "19")
+        #expect(kept.count <= 4 * 20)
+        #expect(!kept.contains("0"), "the oldest were dropped")
+        withExtendedLifetime(token) {}
+    }
+}
+
+#if canImport(Observation)
+@Suite struct ObservedStateTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test func theStateFollowsTheStoreOnTheMainActor() async {
+        let store = makeStore()
+        let model = ObservedState(store)
+        let counter = ObservedValue(store) { $0.counter }
+        #expect(model.state.counter == 0)
+        store.dispatch(TestAction.add(3))
+        while model.state.counter != 3 || counter.value != 3 {
+            await Task.yield()
+        }
+        #expect(model.state.counter == 3)
+        #expect(counter.value == 3)
+    }
+}
+#endif

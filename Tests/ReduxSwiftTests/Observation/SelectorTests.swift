@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct SelectorTests {
+    @Test func theCurrentValueComesFirstBeforeObserveReturns() {
+        let store = makeStore(state: TestState(counter: 5))
+        let seen = Recorder<Int>()
+        let token = store.observe(\.counter) { seen.append($0) }
+        #expect(seen.values == [5])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aValueIsDeliveredOnlyWhenItChanges() {
+        let store = makeStore()
+        let counters = Recorder<Int>()
+        let token = store.observe(\.counter) { counters.append($0) }
+        let (appends, appendToken) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.increment)
+        store.dispatch(TestAction.append("elsewhere"))
+        store.dispatch(TestAction.append("again"))
+        store.dispatch(TestAction.increment)
+        store.dispatch(TestAction.append("last"))
+        #expect(appends.wait(forCount: 3))
+        #expect(counters.wait { $0.last == 2 })
+        #expect(counters.values.first == 0)
+        #expect(counters.values == counters.values.sorted(), "values never go back")
+        #expect(Set(counters.values).count == counters.values.count, "no value repeats")
+        withExtendedLifetime((token, appendToken)) {}
+    }
+
+    @Test func everyChangeOfTheValueIsSeenWhenChangesAreSlow() {
+        let store = makeStore()
+        let counters = Recorder<Int>()
+        let token = store.observe(\.counter) { counters.append($0) }
+        for expected in 1...5 {
+            store.dispatch(TestAction.append("noise"))
+            store.dispatch(TestAction.increment)
+            #expect(counters.wait { $0.last == expected })
+        }
+        #expect(counters.values == [0, 1, 2, 3, 4, 5])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aCustomEqualityDecidesWhatARepeatIs() {
+        let store = makeStore()
+        let parities = Recorder<Int>()
+        let token = store.observe(
+            \.counter, removingDuplicates: { $0 % 2 == $1 % 2 }, using: { parities.append($0) })
+        for _ in 0..<3 {
+            store.dispatch(TestAction.add(2))
+            _ = store.currentState()
+        }
+        store.dispatch(TestAction.increment)
+        #expect(parities.wait { $0.count == 2 })
+        #expect(parities.values == [0, 7])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func valuesAreSelectedFromDeepCopies() {
+        let store = makeStore(state: TestState(todos: [Todo(id: 0, title: "a")]))
+        let seen = Recorder<[Todo]>()
+        let token = store.observe(\.todos) { todos in
+            var mutated = todos
+            mutated[0].title = "changed by an observer"
+            seen.append(todos)
+        }
+        #expect(store.currentState().todos.first?.title == "a")
+        #expect(seen.values.first?.first?.title == "a")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aQueueReceivesEveryDelivery() {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "selector-test")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let deliveries = Recorder<(value: Int, onQueue: Bool)>()
+        let token = store.observe(\.counter, queue: queue) { value in
+            deliveries.append((value, DispatchQueue.getSpecific(key: key) == true))
+        }
+        store.dispatch(TestAction.increment)
+        // The first delivery may already see the increment; either way the last value is 1.
+        #expect(deliveries.wait { $0.last?.value == 1 })
+        let allOnQueue = deliveries.values.allSatisfy { $0.onQueue }
+        #expect(allOnQueue)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func nothingIsDeliveredAfterCancel() {
+        let store = makeStore()
+        let seen = Recorder<Int>()
+        let token = store.observe(\.counter) { seen.append($0) }
+        token.cancel()
+        store.dispatch(TestAction.increment)
+        let (appends, appendToken) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.append("after"))
+        #expect(appends.wait(forCount: 1))
+        #expect(seen.values == [0])
+        #expect(store.notificationCenter.observerCount == 1)
+        withExtendedLifetime(appendToken) {}
+    }
+
+    @Test func observersComeAndGoWhileSeveralThreadsDispatch() {
+        let store = makeStore()
+        onThreads(4) { thread in
+            for step in 0..<100 {
+                if thread % 2 == 0 {
+                    store.dispatch(TestAction.increment)
+                } else {
+                    let token = store.observe(\.counter) { _ in }
+                    if step % 3 == 0 { token.cancel() }
+                }
+            }
+        }
+        #expect(store.currentState().counter == 200)
+        #expect(store.notificationCenter.observerCount == 0)
+    }
+}
+
+@Suite struct OwnerBoundObservationTests {
+    final class Owner: Sendable {
+        let seen = Recorder<Int>()
+    }
+
+    @Test func theOwnerIsPassedToTheBlockAndNotKeptAlive() {
+        let store = makeStore()
+        weak var released: Owner?
+        do {
+            let owner = Owner()
+            released = owner
+            store.observe(\.counter, owner: owner) { owner, value in owner.seen.append(value) }
+            store.dispatch(TestAction.increment)
+            #expect(owner.seen.wait { $0.last == 1 })
+        }
+        #expect(released == nil, "the registration does not retain its owner")
+    }
+
+    @Test func nothingIsDeliveredAfterTheOwnerIsFreedAndTheRegistrationGoes() {
+        let store = makeStore()
+        let delivered = Recorder<Int>()
+        do {
+            let owner = Owner()
+            store.observeChanges(owner: owner) { _, _ in delivered.append(1) }
+            store.observe(\.counter, owner: owner) { _, value in delivered.append(value) }
+            #expect(store.notificationCenter.observerCount == 2)
+        }
+        let before = delivered.count
+        let (appends, token) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.increment)
+        store.dispatch(TestAction.append("after"))
+        #expect(appends.wait(forCount: 1))
+        #expect(delivered.count == before)
+        #expect(store.notificationCenter.observerCount == 1, "only the recorder remains")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func releasingTheTokenDoesNotStopAnOwnerBoundObserver() {
+        let store = makeStore()
+        let owner = Owner()
+        _ = store.observeChanges(owner: owner) { owner, _ in owner.seen.append(1) }
+        store.dispatch(TestAction.increment)
+        #expect(owner.seen.wait(forCount: 1))
+    }
+
+    @Test func cancellingTheTokenStopsAnOwnerBoundObserverEarly() {
+        let store = makeStore()
+        let owner = Owner()
+        let token = store.observeChanges(owner: owner) { owner, _ in owner.seen.append(1) }
+        token.cancel()
+        #expect(store.notificationCenter.observerCount == 0)
+    }
+}
+
+@Suite struct MemoizedTests {
+    @Test func theValueIsComputedAgainOnlyWhenAnInputChanges() {
+        let visible = Memoized(\TestState.todos, \TestState.counter) { todos, limit in
+            Array(todos.prefix(limit))
+        }
+        var state = TestState(counter: 1, todos: [Todo(id: 0, title: "a"), Todo(id: 1, title: "b")])
+        #expect(visible(state).map(\.title) == ["a"])
+        state.log.append("unrelated")
+        #expect(visible(state).map(\.title) == ["a"])
+        #expect(visible.computeCount == 1)
+        state.counter = 2
+        #expect(visible(state).map(\.title) == ["a", "b"])
+        #expect(visible.computeCount == 2)
+    }
+
+    @Test func oneAndThreeInputsWork() {
+        let count = Memoized(\TestState.todos) { $0.count }
+        let summary = Memoized(\TestState.counter, \TestState.log, \TestState.todos) { counter, log, todos in
+            "\(counter)/\(log.count)/\(todos.count)"
+        }
+        let state = TestState(counter: 3, log: ["x"], todos: [])
+        #expect(count(state) == 0)
+        #expect(summary(state) == "3/1/0")
+        #expect(summary(state) == "3/1/0")
+        #expect(summary.computeCount == 1)
+    }
+
+    @Test func itMayBeReadFromManyThreadsAtOnce() {
+        let doubled = Memoized(\TestState.counter) { $0 * 2 }
+        concurrently(8) { index in
+            for step in 0..<200 {
+                let state = TestState(counter: (index + step) % 4)
+                #expect(doubled(state) == state.counter * 2)
+            }
+        }
+    }
+}
