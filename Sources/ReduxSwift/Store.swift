@@ -52,6 +52,8 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     let core: StoreCore
     let engine: EngineBox<State>
+    /// Parsed and decoded snapshots shared by selector and key-path observers.
+    let observationCache = ObservationCache()
     /// Used only by the owner of the live state, like the state itself.
     let encoder: JSONEncoder
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's

@@ -42,6 +42,8 @@ let scenarios: [Scenario] = [
     churnScenario,
     threadsScenario,
     memoryScenario,
+    selectorScenario,
+    keyPathScenario,
 ]
 
 let workload = Workload(quick: quick)
