@@ -215,6 +215,7 @@ class Selection<State: StateProtocol, Value>: ChangeHandler, @unchecked Sendable
 /// Skips values equal to the previous one.
 class EquatableSelection<State: StateProtocol, Value: Equatable>: Selection<State, Value>, @unchecked Sendable
 {
+    // `@unchecked Sendable`: adds only immutable properties; `Selection`'s note covers the rest.
     override func isDuplicate(_ previous: Value, _ next: Value) -> Bool {
         previous == next
     }
@@ -222,6 +223,7 @@ class EquatableSelection<State: StateProtocol, Value: Equatable>: Selection<Stat
 
 /// Skips values the caller's closure calls duplicates.
 final class CustomSelection<State: StateProtocol, Value>: Selection<State, Value>, @unchecked Sendable {
+    // `@unchecked Sendable`: adds only immutable properties; `Selection`'s note covers the rest.
     private let duplicate: @Sendable (Value, Value) -> Bool
 
     init(
@@ -243,6 +245,7 @@ final class CustomSelection<State: StateProtocol, Value>: Selection<State, Value
 final class OwnedSelection<State: StateProtocol, Value: Equatable, Owner: AnyObject>:
     EquatableSelection<State, Value>, @unchecked Sendable
 {
+    // `@unchecked Sendable`: adds only immutable properties; `Selection`'s note covers the rest.
     private let link: OwnerLink<Owner>
     private let ownedDeliver: @Sendable (Owner, Value) -> Void
 
