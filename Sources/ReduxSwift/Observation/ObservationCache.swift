@@ -1,3 +1,13 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// What a store's observers share so that each state version is parsed, diffed or decoded once,
 /// however many observers ask.
 ///
@@ -9,8 +19,8 @@ final class ObservationCache: Sendable {
     }
 
     private let trees = LockedValue(Trees())
-    /// The state decoded for the newest version, shared by selector observers that run on the
-    /// store's delivery thread (and only by them: see `Selection`).
+    /// The state decoded for the newest version, shared by selector observers that run on the same
+    /// thread: a decoded state is handed out again only on the thread that decoded it.
     private let decoded = LockedValue<AnyObject?>(nil)
 
     /// The parsed JSON of `snapshot`, parsed at most once per version.
@@ -39,13 +49,16 @@ final class ObservationCache: Sendable {
         return changes
     }
 
-    /// The state of `snapshot`, decoded unless an observer already did.
+    /// The state of `snapshot`, decoded unless an observer already did on this thread.
     func decodedState<State>(of snapshot: Snapshot, in store: Store<State>) -> State? {
-        if let cached = decoded.withLock({ $0 }) as? DecodedState<State>, cached.version == snapshot.version {
+        let thread = pthread_self()
+        if let cached = decoded.withLock({ $0 }) as? DecodedState<State>, cached.version == snapshot.version,
+            pthread_equal(cached.thread, thread) != 0
+        {
             return cached.state
         }
         guard case .success(let state) = store.decode(snapshot) else { return nil }
-        decoded.withLock { $0 = DecodedState(version: snapshot.version, state: state) }
+        decoded.withLock { $0 = DecodedState(version: snapshot.version, thread: thread, state: state) }
         return state
     }
 }
@@ -53,10 +66,12 @@ final class ObservationCache: Sendable {
 /// One decoded version, boxed so that finding it again is a class cast, not an existential one.
 private final class DecodedState<State> {
     let version: UInt64
+    let thread: pthread_t
     let state: State
 
-    init(version: UInt64, state: State) {
+    init(version: UInt64, thread: pthread_t, state: State) {
         self.version = version
+        self.thread = thread
         self.state = state
     }
 }

@@ -32,7 +32,7 @@ public final class ObservedState<State: StateProtocol> {
         self.store = store
         state = store.currentState()
         token = store.observeChanges(queue: .main) { [weak handler = self as any ChangeHandler] _ in
-            handler?.stateDidChange(onDeliveryThread: false)
+            handler?.stateDidChange()
         }
     }
 
@@ -44,7 +44,7 @@ public final class ObservedState<State: StateProtocol> {
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedState: ChangeHandler {
     /// Called on the main queue, where the observer was registered.
-    nonisolated func stateDidChange(onDeliveryThread: Bool) {
+    nonisolated func stateDidChange() {
         MainActor.assumeIsolated { refresh() }
     }
 }
@@ -75,7 +75,7 @@ public final class ObservedValue<State: StateProtocol, Value: Equatable> {
         self.select = select
         value = select(store.currentState())
         token = store.observeChanges(queue: .main) { [weak handler = self as any ChangeHandler] _ in
-            handler?.stateDidChange(onDeliveryThread: false)
+            handler?.stateDidChange()
         }
     }
 
@@ -88,7 +88,7 @@ public final class ObservedValue<State: StateProtocol, Value: Equatable> {
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ObservedValue: ChangeHandler {
     /// Called on the main queue, where the observer was registered.
-    nonisolated func stateDidChange(onDeliveryThread: Bool) {
+    nonisolated func stateDidChange() {
         MainActor.assumeIsolated { refresh() }
     }
 }

@@ -37,7 +37,7 @@ extension Store {
         observer.start()
         let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
             [handler = observer as any ChangeHandler] _ in
-            handler.stateDidChange(onDeliveryThread: queue == nil)
+            handler.stateDidChange()
         }
         return ObserverToken(center: notificationCenter, entry: entry)
     }
@@ -71,7 +71,7 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
         lock.unlock()
     }
 
-    func stateDidChange(onDeliveryThread: Bool) {
+    func stateDidChange() {
         guard let store else { return }
         lock.lock()
         defer { lock.unlock() }

@@ -18,8 +18,9 @@ extension Store {
     /// ```
     ///
     /// Each value is selected from a decoded copy of the state, like ``currentState()``, shared with
-    /// nothing in the store. (Observers with `queue: nil` share one decoded copy per change, so that
-    /// a thousand of them decode once; only a selected class instance could tell.) With
+    /// nothing in the store. (Selector observers that run on the same thread share one decoded copy
+    /// per change, so that a thousand of them decode once; only a selected class instance could
+    /// tell.) With
     /// `queue: nil`, the first value is delivered before this method returns, on the calling thread,
     /// and later ones on the store's delivery thread; with a queue, all of them on the queue.
     /// Deliveries to one observer never overlap, and never go back to an older state.
@@ -132,17 +133,16 @@ extension Store {
     private func register(
         _ handler: any ChangeHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
     ) -> ObserverToken {
-        let onDeliveryThread = queue == nil
         let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
             [handler] _ in
-            handler.stateDidChange(onDeliveryThread: onDeliveryThread)
+            handler.stateDidChange()
         }
         owner?.attach(entry, center: notificationCenter)
         let token = ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: owner == nil)
         if let queue {
-            queue.async { [handler] in handler.stateDidChange(onDeliveryThread: false) }
+            queue.async { [handler] in handler.stateDidChange() }
         } else {
-            handler.stateDidChange(onDeliveryThread: false)
+            handler.stateDidChange()
         }
         return token
     }
@@ -151,8 +151,8 @@ extension Store {
 /// What a store's observation helpers run on each change, named without the state's type so that
 /// `@Sendable` blocks capture no generic metatype.
 protocol ChangeHandler: AnyObject, Sendable {
-    /// Reacts to a change; `onDeliveryThread` is `true` when called on the store's delivery thread.
-    func stateDidChange(onDeliveryThread: Bool)
+    /// Reacts to a change of the store's state.
+    func stateDidChange()
 }
 
 /// A selector observer: reads the newest snapshot, selects, skips repeats, delivers.
@@ -191,19 +191,16 @@ class Selection<State: StateProtocol, Value>: ChangeHandler, @unchecked Sendable
         false
     }
 
-    func stateDidChange(onDeliveryThread: Bool) {
+    func stateDidChange() {
         guard let store else { return }
         lock.lock()
         defer { lock.unlock() }
         let snapshot = store.latestSnapshot()
         if let lastVersion, snapshot.version <= lastVersion { return }
-        // On the delivery thread, selector observers of one store share one decoded state per
-        // version: a thousand selectors cost one decode. Elsewhere each decodes its own copy. A state
-        // that cannot round-trip is skipped; `snapshot()` reports why.
-        let decoded =
-            onDeliveryThread
-            ? store.observationCache.decodedState(of: snapshot, in: store) : try? store.decode(snapshot).get()
-        guard let state = decoded else { return }
+        // Selector observers of one store that run on the same thread share one decoded state per
+        // version: a thousand selectors cost one decode. A state that cannot round-trip is skipped;
+        // `snapshot()` reports why.
+        guard let state = store.observationCache.decodedState(of: snapshot, in: store) else { return }
         lastVersion = snapshot.version
         let value = select(state)
         if let lastValue, isDuplicate(lastValue, value) { return }

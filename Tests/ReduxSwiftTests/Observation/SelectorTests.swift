@@ -210,3 +210,52 @@ import Testing
         }
     }
 }
+
+/// Counts `init(from:)` calls of `DecodeCountedState`, which only one test uses.
+final class DecodeCounter: @unchecked Sendable {
+    // `@unchecked Sendable`: `count` is only touched while `lock` is held.
+    static let shared = DecodeCounter()
+    private let lock = NSLock()
+    private var decodes = 0
+
+    func increment() { lock.withLock { decodes += 1 } }
+    var count: Int { lock.withLock { decodes } }
+}
+
+struct DecodeCountedState: StateProtocol {
+    var values = Array(repeating: 0, count: 100)
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        DecodeCounter.shared.increment()
+        values = try decoder.singleValueContainer().decode([Int].self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(values)
+    }
+}
+
+@Suite struct SharedDecodeTests {
+    struct Bump: ActionProtocol {
+        let index: Int
+    }
+
+    @Test func selectorsOnOneThreadShareOneDecodePerChange() {
+        let store = Store<DecodeCountedState>(
+            reducers: [{ state, action in if let bump = action as? Bump { state.values[bump.index] += 1 } }],
+            state: DecodeCountedState())
+        let before = DecodeCounter.shared.count
+        let seen = Recorder<Int>()
+        let tokens = (0..<100).map { index in store.observe({ $0.values[index] }) { _ in seen.append(index) }
+        }
+        #expect(DecodeCounter.shared.count - before == 1, "registering 100 selectors decodes once")
+        store.dispatch(Bump(index: 42))
+        #expect(seen.wait { $0.count == 101 })
+        #expect(seen.values.last == 42)
+        #expect(DecodeCounter.shared.count - before == 2, "one more decode for the change, shared by all 100")
+        withExtendedLifetime(tokens) {}
+    }
+}
