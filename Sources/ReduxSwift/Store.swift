@@ -112,14 +112,38 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// Called from inside a reducer (of any store), the action is queued when the action being
     /// reduced commits, behind the actions already queued; if that action fails, the actions it
     /// dispatched are discarded with its changes.
-    public func dispatch(_ action: any ActionProtocol) {
+    public func dispatch<Action: ActionProtocol>(_ action: Action) {
         if let context = ReducerContext.current, context.reducingStore != nil {
             // Re-applying an action for a rollback must not repeat what its first run did.
             guard !context.isReplaying else { return }
             context.deferDispatch(action, to: self)
             return
         }
-        enqueue(.action(action))
+        // Generic so that telling a batch apart is one comparison of type metadata; an existential
+        // argument is opened, so its dynamic type is compared.
+        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
+            let batch = action as? ActionBatch
+        {
+            enqueue(.batch(batch))
+        } else {
+            enqueue(.action(action))
+        }
+    }
+
+    /// Queues several actions as one transaction and returns at once.
+    ///
+    /// The actions are reduced in order with nothing in between, announced in one
+    /// ``Foundation/NSNotification/Name/stateDidChange`` (as one ``ActionBatch``), and rolled back
+    /// together if any reducer throws on any of them:
+    ///
+    /// ```swift
+    /// store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs")])
+    /// ```
+    ///
+    /// From inside a reducer, the batch is queued when the action being reduced commits, like
+    /// ``dispatch(_:)``.
+    public func dispatch(batch actions: [any ActionProtocol]) {
+        dispatch(ActionBatch(actions))
     }
 
     /// Adds reducers to the store; they see every action dispatched after this call returns.
@@ -261,7 +285,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
 extension Store: DeferredDispatchTarget, QueueWork {
     func enqueueDeferred(_ action: any ActionProtocol) {
-        enqueue(.action(action))
+        enqueue(.entry(for: action))
     }
 }
 

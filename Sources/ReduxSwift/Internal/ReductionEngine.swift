@@ -12,6 +12,8 @@ typealias ErasedReducer = (UnsafeMutableRawPointer, any ActionProtocol) throws -
 /// Something queued for a store's reducing queue, in one total order.
 enum PendingEntry {
     case action(any ActionProtocol)
+    /// Several actions reduced as one transaction.
+    case batch(ActionBatch)
     case register([ErasedReducer])
 }
 
@@ -110,34 +112,38 @@ struct ReductionPipeline {
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
+                let outcome: ReductionOutcome
                 switch entries[index] {
                 case .register(let newReducers):
                     closeRun(at: index)
                     runStart = index + 1
                     reducers.append(contentsOf: newReducers)
+                    continue
                 case .action(let action):
-                    let outcome = apply(action, at: index, of: batch, state: state, context: context)
-                    if context.hasDeferredRegistrations {
-                        for newReducers in context.takeRegistrations() {
-                            reducers.append(contentsOf: newReducers)
-                        }
+                    outcome = apply(action, at: index, of: batch, state: state, context: context)
+                case .batch:
+                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                }
+                if context.hasDeferredRegistrations {
+                    for newReducers in context.takeRegistrations() {
+                        reducers.append(contentsOf: newReducers)
                     }
-                    switch outcome {
-                    case .committed:
+                }
+                switch outcome {
+                case .committed:
+                    result.changes += 1
+                    runHasActions = true
+                    context.releaseDispatches()
+                case .failed(let error, let replayFailures):
+                    context.discardDispatches()
+                    closeRun(at: index)
+                    runStart = index + 1
+                    for failure in replayFailures {
+                        // The state no longer holds an action that had committed: a new version.
                         result.changes += 1
-                        runHasActions = true
-                        context.releaseDispatches()
-                    case .failed(let error, let replayFailures):
-                        context.discardDispatches()
-                        closeRun(at: index)
-                        runStart = index + 1
-                        for failure in replayFailures {
-                            // The state no longer holds an action that had committed: a new version.
-                            result.changes += 1
-                            result.events.append(.failed(failure.action, failure.error))
-                        }
-                        result.events.append(.failed(action, error))
+                        result.events.append(.failed(failure.action, failure.error))
                     }
+                    result.events.append(.failed(entries[index].announcedAction, error))
                 }
             }
         }
@@ -164,6 +170,39 @@ struct ReductionPipeline {
         }
         logCommitted(at: index, of: batch, state: state)
         return .committed
+    }
+
+    /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
+    /// transaction: if any reducer throws on any of them, the state is rebuilt as for one action.
+    mutating func applyBatch(
+        at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer, context: ReducerContext?
+    ) -> ReductionOutcome {
+        do {
+            try reducers.withUnsafeBufferPointer { reducers in
+                try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
+            }
+        } catch {
+            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+        }
+        logCommitted(at: index, of: batch, state: state)
+        return .committed
+    }
+
+    /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
+    private static func run(
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
+        state: UnsafeMutableRawPointer
+    ) throws {
+        switch entry {
+        case .action(let action):
+            for index in 0..<count { try reducers[index](state, action) }
+        case .batch(let batch):
+            for action in batch.actions {
+                for index in 0..<count { try reducers[index](state, action) }
+            }
+        case .register:
+            break
+        }
     }
 
     /// Extends the last logged run when this action directly follows it in the same batch and was
@@ -223,12 +262,14 @@ struct ReductionPipeline {
         checkpoints.restore(state)
         for (position, run) in log.enumerated() {
             for index in run.range {
-                guard case .action(let action) = run.entries[index] else { continue }
+                let entry = run.entries[index]
                 do {
-                    for reducer in reducers[..<run.reducerCount] { try reducer(state, action) }
+                    try reducers.withUnsafeBufferPointer { reducers in
+                        try Self.run(reducers, upTo: run.reducerCount, on: entry, state: state)
+                    }
                 } catch {
                     dropLogged(index, inRunAt: position)
-                    return (action, error)
+                    return (entry.announcedAction, error)
                 }
             }
         }
@@ -310,10 +351,15 @@ struct ReductionEngine<State: StateProtocol> {
         withPipeline { pipeline, state in pipeline.reduce(batch, state: state, context: context) }
     }
 
-    /// Applies one action on its own (tests use this).
+    /// Applies one action (or batch) on its own (tests use this).
     mutating func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
         withPipeline { pipeline, state in
-            pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
+            switch PendingEntry.entry(for: action) {
+            case .batch(let batch):
+                return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, context: context)
+            default:
+                return pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
+            }
         }
     }
 
@@ -345,6 +391,17 @@ final class CheckpointBox<State> {
 
     init(_ value: State) {
         self.value = value
+    }
+}
+
+extension PendingEntry {
+    /// The action observers hear about: the action, or the batch as one action.
+    var announcedAction: any ActionProtocol {
+        switch self {
+        case .action(let action): return action
+        case .batch(let batch): return batch
+        case .register: preconditionFailure("a registration is never announced")
+        }
     }
 }
 

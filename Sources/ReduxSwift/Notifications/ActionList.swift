@@ -37,14 +37,11 @@ public struct ActionList: RandomAccessCollection, Sendable {
         let run = storage.runIndex(containing: position)
         let start = run == 0 ? 0 : storage.runEnds[run - 1]
         let entries = storage.runs[run]
-        guard case .action(let action) = entries.entries[entries.range.lowerBound + position - start] else {
-            preconditionFailure("an announced run holds only actions")
-        }
-        return action
+        return entries.entries[entries.range.lowerBound + position - start].announcedAction
     }
 
     /// `@unchecked Sendable`: the runs refer to batches that the store never changes after taking
-    /// them from its queue, and the list only hands out their `.action` payloads, which are
+    /// them from its queue, and the list only hands out their actions and batches, which are
     /// `Sendable`; the registrations those batches may also hold are never touched here.
     private final class Storage: @unchecked Sendable {
         let runs: [ActionRun]

@@ -1,0 +1,41 @@
+/// Several actions reduced as one transaction: in order, announced in one notification, and
+/// rolled back together if any reducer throws.
+///
+/// Dispatch one with ``Store/dispatch(batch:)``:
+///
+/// ```swift
+/// store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs"), FilterAction.show(.active)])
+/// ```
+///
+/// Every reducer sees each action of the batch in turn, as if they had been dispatched one by one
+/// with nothing in between. If a reducer throws on any of them, the state is exactly what it was
+/// before the batch, and ``Foundation/NSNotification/Name/dispatchDidFail`` reports the batch and
+/// the error. Otherwise one ``Foundation/NSNotification/Name/stateDidChange`` lists the batch as
+/// one action; its ``actions`` are the ones you dispatched. Actions that reducers dispatch while
+/// the batch is reduced are queued once the whole batch commits.
+public struct ActionBatch: ActionProtocol {
+    /// The actions, in the order they are reduced.
+    public let actions: [any ActionProtocol]
+
+    /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one transaction too.
+    public init(_ actions: [any ActionProtocol]) {
+        self.actions = actions
+    }
+
+    /// `"ActionBatch"`.
+    public var identifier: String { "ActionBatch" }
+}
+
+extension PendingEntry {
+    /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
+    /// has to ask whether an action is a batch.
+    @inline(__always)
+    static func entry(for action: any ActionProtocol) -> PendingEntry {
+        if ObjectIdentifier(type(of: action)) == ObjectIdentifier(ActionBatch.self),
+            let batch = action as? ActionBatch
+        {
+            return .batch(batch)
+        }
+        return .action(action)
+    }
+}
