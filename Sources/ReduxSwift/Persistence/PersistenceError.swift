@@ -91,7 +91,8 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equata
         case .wrongShape(let detail):
             return "it is valid JSON but not an archive of this state (\(detail))"
         case .newerVersion(let found, let supported):
-            return "it was written by schema version \(found), newer than version \(supported) of this program"
+            return
+                "it was written by schema version \(found), newer than version \(supported) of this program"
         case .missingMigration(let version):
             return "no migration is registered from schema version \(version) to \(version + 1)"
         case .migrationFailed(let version, let detail):
