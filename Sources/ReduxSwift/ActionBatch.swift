@@ -29,9 +29,12 @@ public struct ActionBatch: ActionProtocol {
 extension PendingEntry {
     /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
     /// has to ask whether an action is a batch.
+    ///
+    /// Generic so that the question is one comparison of type metadata; an existential argument is
+    /// opened, so its dynamic type is compared.
     @inline(__always)
-    static func entry(for action: any ActionProtocol) -> PendingEntry {
-        if ObjectIdentifier(type(of: action)) == ObjectIdentifier(ActionBatch.self),
+    static func entry<Action: ActionProtocol>(for action: Action) -> PendingEntry {
+        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
             let batch = action as? ActionBatch
         {
             return .batch(batch)

@@ -119,15 +119,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
             context.deferDispatch(action, to: self)
             return
         }
-        // Generic so that telling a batch apart is one comparison of type metadata; an existential
-        // argument is opened, so its dynamic type is compared.
-        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
-            let batch = action as? ActionBatch
-        {
-            enqueue(.batch(batch))
-        } else {
-            enqueue(.action(action))
-        }
+        enqueue(.entry(for: action))
     }
 
     /// Queues several actions as one transaction and returns at once.
