@@ -94,10 +94,11 @@ let loggedReducer: Reducer<TestState> = { state, action in
     @Test func aRecordWhoseActionDoesNotDecodeIsMalformed() {
         let line = Data(#"{"type":"LoggedAction","action":{"add":{"_0":"seven"}}}"#.utf8)
         let error = #expect(throws: ActionLogError.self) { try makeLog().replay(line, into: makeStore()) }
-        guard case .malformed = error?.reason else {
+        guard case .malformed(let detail) = error?.reason else {
             Issue.record("expected malformed, got \(String(describing: error))")
             return
         }
+        #expect(detail.contains("action.add"), "the detail names where: \(detail)")
     }
 }
 

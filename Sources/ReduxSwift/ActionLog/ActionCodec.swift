@@ -13,10 +13,11 @@ import Foundation
 ///
 /// Batches (``ActionBatch``) are encoded with the actions they hold.
 public final class ActionCodec: Sendable {
-    private struct Entry {
+    fileprivate struct Entry {
         let name: String
-        let encode: @Sendable (any ActionProtocol, JSONEncoder) throws -> Data?
-        let decode: @Sendable (Data, JSONDecoder) throws -> any ActionProtocol
+        /// Encodes the action, which has the registered type, into `encoder`.
+        let encode: @Sendable (any ActionProtocol, any Encoder) throws -> Void
+        let decode: @Sendable (any Decoder) throws -> any ActionProtocol
     }
 
     private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
@@ -36,11 +37,8 @@ public final class ActionCodec: Sendable {
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         let entry = Entry(
             name: name,
-            encode: { action, encoder in
-                guard let action = action as? Action else { return nil }
-                return try encoder.encode(action)
-            },
-            decode: { data, decoder in try decoder.decode(Action.self, from: data) })
+            encode: { action, encoder in try (action as? Action)?.encode(to: encoder) },
+            decode: { decoder in try Action(from: decoder) })
         entries.withLock { entries in
             entries.byName[name] = entry
             entries.byType[ObjectIdentifier(type)] = entry
@@ -50,49 +48,95 @@ public final class ActionCodec: Sendable {
     /// The registered name of `action`'s type, or `nil` if it is not registered.
     public func name(of action: any ActionProtocol) -> String? {
         if action is ActionBatch { return Self.batchName }
-        return entries.withLock { $0.byType[ObjectIdentifier(type(of: action))]?.name }
+        return entry(for: action)?.name
     }
 
-    /// Encodes `action` as `{"type":…,"action":…}`; `nil` if its type (or a batched action's) is
-    /// not registered.
-    func encode(_ action: any ActionProtocol, with encoder: JSONEncoder) throws -> [String: Any]? {
-        if let batch = action as? ActionBatch {
-            var actions: [[String: Any]] = []
-            for action in batch.actions {
-                guard let encoded = try encode(action, with: encoder) else { return nil }
-                actions.append(encoded)
-            }
-            return ["type": Self.batchName, "actions": actions]
-        }
-        guard let entry = entries.withLock({ $0.byType[ObjectIdentifier(type(of: action))] }),
-            let data = try entry.encode(action, encoder)
-        else { return nil }
-        return [
-            "type": entry.name,
-            "action": try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed),
-        ]
+    fileprivate func entry(for action: any ActionProtocol) -> Entry? {
+        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
     }
 
-    /// Decodes an object written by `encode`.
-    func decode(_ object: [String: Any], with decoder: JSONDecoder) throws(ActionLogError.Reason)
+    fileprivate func entry(named name: String) -> Entry? {
+        entries.withLock { $0.byName[name] }
+    }
+
+    /// Encodes `action` as one log line, `{"action":…,"time":…,"type":…}`, in one encoding pass;
+    /// `nil` if its type (or a batched action's) is not registered.
+    func line(for action: any ActionProtocol, time: String, with encoder: JSONEncoder) -> Data? {
+        try? encoder.encode(ActionRecord(action: action, time: time, codec: self))
+    }
+
+    /// Decodes one log line in one parsing pass.
+    func action(from line: Data, with decoder: JSONDecoder) throws(ActionLogError.Reason)
         -> any ActionProtocol
     {
-        guard let name = object["type"] as? String else { throw .malformed("no \"type\"") }
-        if name == Self.batchName {
-            guard let actions = object["actions"] as? [[String: Any]] else {
-                throw .malformed("a batch without \"actions\"")
-            }
-            var decoded: [any ActionProtocol] = []
-            for action in actions { decoded.append(try decode(action, with: decoder)) }
-            return ActionBatch(decoded)
-        }
-        guard let entry = entries.withLock({ $0.byName[name] }) else { throw .unknownType(name) }
-        guard let payload = object["action"] else { throw .malformed("no \"action\"") }
+        decoder.userInfo[ActionRecord.codecKey] = self
         do {
-            let data = try JSONSerialization.data(withJSONObject: payload, options: .fragmentsAllowed)
-            return try entry.decode(data, decoder)
+            return try decoder.decode(ActionRecord.self, from: line).action
+        } catch let reason as ActionLogError.Reason {
+            throw reason
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw .malformed("not JSON")
         } catch {
-            throw .malformed("\(name) does not decode: \(error)")
+            let path = SnapshotError(.decoding, stateType: ActionRecord.self, underlyingError: error)
+                .codingPath
+            throw .malformed(path.isEmpty ? "it does not decode" : "the value at \(path) does not decode")
         }
+    }
+}
+
+/// One action of a log, with the name of its type: `{"action":…,"time":…,"type":…}`, or for a
+/// batch `{"actions":[…],"type":"ActionBatch"}`. The action is written and read through the
+/// registered type's own `Codable` conformance, nested in the record's encoder and decoder.
+private struct ActionRecord: Codable {
+    static let codecKey = CodingUserInfoKey(rawValue: "ReduxSwift.ActionCodec")!
+
+    /// Thrown while encoding an action whose type is not registered.
+    struct Unregistered: Error {}
+
+    private enum CodingKeys: String, CodingKey {
+        case type
+        case action
+        case actions
+        case time
+    }
+
+    let action: any ActionProtocol
+    private let time: String?
+    private let codec: ActionCodec?
+
+    init(action: any ActionProtocol, time: String?, codec: ActionCodec) {
+        self.action = action
+        self.time = time
+        self.codec = codec
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(time, forKey: .time)
+        guard let codec else { throw Unregistered() }
+        if let batch = action as? ActionBatch {
+            try container.encode(ActionCodec.batchName, forKey: .type)
+            try container.encode(
+                batch.actions.map { ActionRecord(action: $0, time: nil, codec: codec) }, forKey: .actions)
+            return
+        }
+        guard let entry = codec.entry(for: action) else { throw Unregistered() }
+        try container.encode(entry.name, forKey: .type)
+        try entry.encode(action, container.superEncoder(forKey: .action))
+    }
+
+    init(from decoder: any Decoder) throws {
+        guard let codec = decoder.userInfo[Self.codecKey] as? ActionCodec else { throw Unregistered() }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .type)
+        time = try container.decodeIfPresent(String.self, forKey: .time)
+        self.codec = nil
+        if name == ActionCodec.batchName {
+            action = ActionBatch(try container.decode([ActionRecord].self, forKey: .actions).map(\.action))
+            return
+        }
+        guard let entry = codec.entry(named: name) else { throw ActionLogError.Reason.unknownType(name) }
+        guard container.contains(.action) else { throw ActionLogError.Reason.malformed("no \"action\"") }
+        action = try entry.decode(container.superDecoder(forKey: .action))
     }
 }

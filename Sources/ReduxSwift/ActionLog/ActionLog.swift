@@ -81,11 +81,7 @@ public struct ActionLog: Sendable {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
             do throws(ActionLogError.Reason) {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-                else {
-                    throw .malformed("not a JSON object")
-                }
-                actions.append(try codec.decode(object, with: decoder))
+                actions.append(try codec.action(from: Data(line), with: decoder))
             } catch {
                 failure = ActionLogError(line: number, reason: error, replayedActions: actions.count)
                 break
@@ -113,6 +109,7 @@ public final class ActionRecording: @unchecked Sendable {
     init(codec: ActionCodec) {
         self.codec = codec
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        encoder.outputFormatting = [.sortedKeys]
     }
 
     func start(observing center: StoreNotificationCenter, store: any AnyObject & Sendable) {
@@ -129,13 +126,7 @@ public final class ActionRecording: @unchecked Sendable {
         guard token != nil else { return }
         let time = formatter.string(from: Date())
         for action in actions {
-            guard var record = try? codec.encode(action, with: encoder) else {
-                skipped += 1
-                continue
-            }
-            record["time"] = time
-            guard let data = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
-            else {
+            guard let data = codec.line(for: action, time: time, with: encoder) else {
                 skipped += 1
                 continue
             }
