@@ -72,11 +72,14 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     ///     ``register(_:)``.
     ///   - state: The initial state. The store takes it over: do not mutate class instances inside
     ///     it afterwards.
+    ///   - middleware: Functions that see every action before the reducers do, in this order (see
+    ///     ``Middleware``). Add more with ``register(middleware:)``.
     ///   - notificationCenter: Where to post notifications; ``StoreNotificationCenter/default``
     ///     unless you pass another.
     public init(
         reducers: [Reducer<State>],
         state: State,
+        middleware: [Middleware<State>] = [],
         notificationCenter: StoreNotificationCenter = .default
     ) {
         self.notificationCenter = notificationCenter
@@ -87,7 +90,9 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
         core = StoreCore(initialSnapshot: initialSnapshot)
-        engine = EngineBox(ReductionEngine(state: state, reducers: reducers))
+        var engine = ReductionEngine(state: state, reducers: reducers)
+        engine.register(middleware: middleware)
+        self.engine = EngineBox(engine)
         let label = "ReduxSwift.Store<\(String(describing: State.self))>"
         reduceQueue = DispatchQueue(
             label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
@@ -116,7 +121,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         if let context = ReducerContext.current, context.reducingStore != nil {
             // Re-applying an action for a rollback must not repeat what its first run did.
             guard !context.isReplaying else { return }
-            context.deferDispatch(action, to: self)
+            context.deferDispatch(.entry(for: action), to: self)
             return
         }
         enqueue(.entry(for: action))
@@ -160,7 +165,27 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         enqueue(.register(erased))
     }
 
-    private func enqueue(_ entry: PendingEntry) {
+    /// Adds middleware to the end of the chain; they see every action dispatched after this call
+    /// returns.
+    ///
+    /// ```swift
+    /// store.register(middleware: [.logger()])
+    /// ```
+    ///
+    /// Ordered with dispatches like ``register(_:)``. Called from inside a reducer or middleware of
+    /// this store, it takes effect from the next action the store takes from its queue.
+    public func register(middleware: [Middleware<State>]) {
+        guard !middleware.isEmpty else { return }
+        let entry = PendingEntry.registerMiddleware(middleware.map(\.erased))
+        if let context = ReducerContext.current, context.reducingStore === self {
+            guard !context.isReplaying else { return }
+            context.deferDispatch(entry, to: self)
+            return
+        }
+        enqueue(entry)
+    }
+
+    func enqueue(_ entry: PendingEntry) {
         if core.enqueue(entry) {
             scheduleDrain()
         }
@@ -276,8 +301,8 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 }
 
 extension Store: DeferredDispatchTarget, QueueWork {
-    func enqueueDeferred(_ action: any ActionProtocol) {
-        enqueue(.entry(for: action))
+    func enqueueDeferred(_ entry: PendingEntry) {
+        enqueue(entry)
     }
 }
 

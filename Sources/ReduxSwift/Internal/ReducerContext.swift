@@ -10,8 +10,8 @@ import Android
 
 /// A store that can receive an action dispatched from inside another store's reducer.
 protocol DeferredDispatchTarget: AnyObject, Sendable {
-    /// Queues `action` as if `dispatch` had been called outside any reducer.
-    func enqueueDeferred(_ action: any ActionProtocol)
+    /// Queues `entry` as if it had been dispatched outside any reducer.
+    func enqueueDeferred(_ entry: PendingEntry)
 }
 
 /// What the current thread is doing inside a store, so that re-entrant calls keep their promises.
@@ -37,7 +37,7 @@ final class ReducerContext {
     @exclusivity(unchecked) var isReplaying = false
     /// Dispatches made by the action being reduced, released when it commits.
     @exclusivity(unchecked) private var deferredDispatches:
-        [(target: any DeferredDispatchTarget, action: any ActionProtocol)] = []
+        [(target: any DeferredDispatchTarget, entry: PendingEntry)] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
@@ -45,9 +45,13 @@ final class ReducerContext {
         self.reducingStore = reducingStore
     }
 
-    func deferDispatch(_ action: any ActionProtocol, to target: any DeferredDispatchTarget) {
-        deferredDispatches.append((target, action))
+    func deferDispatch(_ entry: PendingEntry, to target: any DeferredDispatchTarget) {
+        deferredDispatches.append((target, entry))
     }
+
+    /// How many dispatches are deferred so far; pass it to ``discardDispatches(from:)`` to drop
+    /// only the ones made after this point.
+    var deferredDispatchCount: Int { deferredDispatches.count }
 
     func deferRegistration(_ reducers: [ErasedReducer]) {
         deferredRegistrations.append(reducers)
@@ -66,14 +70,19 @@ final class ReducerContext {
         guard !deferredDispatches.isEmpty else { return }
         let released = deferredDispatches
         deferredDispatches.removeAll()
-        for (target, action) in released {
-            target.enqueueDeferred(action)
+        for (target, entry) in released {
+            target.enqueueDeferred(entry)
         }
     }
 
     /// Drops the dispatches a failed action made.
     func discardDispatches() {
         deferredDispatches.removeAll()
+    }
+
+    /// Drops the dispatches made since `mark` (a ``deferredDispatchCount``), keeping older ones.
+    func discardDispatches(from mark: Int) {
+        deferredDispatches.removeSubrange(mark...)
     }
 
     // MARK: Thread-local installation

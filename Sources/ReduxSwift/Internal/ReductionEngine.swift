@@ -15,6 +15,15 @@ enum PendingEntry {
     /// Several actions reduced as one transaction.
     case batch(ActionBatch)
     case register([ErasedReducer])
+    /// Middleware added to the end of the chain.
+    case registerMiddleware([ErasedMiddleware])
+    // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
+    // existential: a larger entry made every dispatch of a plain action slower.
+
+    /// An action a middleware passed on later: it continues from the middleware at this position.
+    indirect case resume(any ActionProtocol, middlewareIndex: Int)
+    /// Work done outside the store failed (an asynchronous action threw): announce it in order.
+    indirect case failure(any ActionProtocol, any Error)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -62,6 +71,8 @@ struct CheckpointOperations {
 /// code: applying the erased reducers, logging committed actions for rollback, collecting events.
 struct ReductionPipeline {
     private(set) var reducers: [ErasedReducer]
+    /// The middleware chain, in order; empty unless the store was given some.
+    private(set) var middleware: [ErasedMiddleware] = []
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
     private(set) var loggedActions = 0
@@ -77,6 +88,10 @@ struct ReductionPipeline {
 
     mutating func register(_ newReducers: [ErasedReducer]) {
         reducers.append(contentsOf: newReducers)
+    }
+
+    mutating func register(middleware newMiddleware: [ErasedMiddleware]) {
+        middleware.append(contentsOf: newMiddleware)
     }
 
     /// Forgets the log, after the caller made the current state the checkpoint.
@@ -109,6 +124,8 @@ struct ReductionPipeline {
                 result.events.append(.changed([run]))
             }
         }
+        // Checked once per pass rather than per action; only a registration in the batch changes it.
+        var hasMiddleware = !middleware.isEmpty
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -120,9 +137,38 @@ struct ReductionPipeline {
                     reducers.append(contentsOf: newReducers)
                     continue
                 case .action(let action):
+                    guard !hasMiddleware else {
+                        closeRun(at: index)
+                        runStart = index + 1
+                        passThroughMiddleware(action, from: 0, state: state, context: context, into: &result)
+                        continue
+                    }
                     outcome = apply(action, at: index, of: batch, state: state, context: context)
-                case .batch:
+                case .batch(let actions):
+                    guard !hasMiddleware else {
+                        closeRun(at: index)
+                        runStart = index + 1
+                        passThroughMiddleware(actions, from: 0, state: state, context: context, into: &result)
+                        continue
+                    }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                case .registerMiddleware(let newMiddleware):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    middleware.append(contentsOf: newMiddleware)
+                    hasMiddleware = !middleware.isEmpty
+                    continue
+                case .resume(let action, let position):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    passThroughMiddleware(
+                        action, from: position, state: state, context: context, into: &result)
+                    continue
+                case .failure(let action, let error):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    result.events.append(.failed(action, error))
+                    continue
                 }
                 if context.hasDeferredRegistrations {
                     for newReducers in context.takeRegistrations() {
@@ -200,7 +246,7 @@ struct ReductionPipeline {
             for action in batch.actions {
                 for index in 0..<count { try reducers[index](state, action) }
             }
-        case .register:
+        case .register, .registerMiddleware, .resume, .failure:
             break
         }
     }
@@ -346,6 +392,11 @@ struct ReductionEngine<State: StateProtocol> {
         pipeline.register(Self.erase(newReducers))
     }
 
+    /// Appends middleware; they see every action reduced after this call.
+    mutating func register(middleware: [Middleware<State>]) {
+        pipeline.register(middleware: middleware.map(\.erased))
+    }
+
     /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
     mutating func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
         withPipeline { pipeline, state in pipeline.reduce(batch, state: state, context: context) }
@@ -400,7 +451,8 @@ extension PendingEntry {
         switch self {
         case .action(let action): return action
         case .batch(let batch): return batch
-        case .register: preconditionFailure("a registration is never announced")
+        case .resume(let action, _), .failure(let action, _): return action
+        case .register, .registerMiddleware: preconditionFailure("a registration is never announced")
         }
     }
 }

@@ -1,0 +1,287 @@
+/// An asynchronous unit of work that dispatches actions when it is done: fetching, saving,
+/// anything that must not block a reducer.
+///
+/// Dispatch it like any action to a store that has the ``Middleware/asyncActions(dependencies:)``
+/// middleware. The middleware starts the work in a task and the reducers never see it; the work
+/// reads the state, uses the dependency you gave the middleware, and dispatches what it learns:
+///
+/// ```swift
+/// let load = AsyncAction<AppState, API>("todos.load") { context in
+///     let todos = try await context.dependencies.fetchTodos()
+///     context.dispatch(TodoAction.loaded(todos))
+/// }
+/// store.dispatch(load)
+/// load.cancel()  // if the user navigates away
+/// ```
+///
+/// If the work throws, the store posts ``Foundation/NSNotification/Name/dispatchDidFail`` with
+/// this action and the error. After ``cancel()`` returns, nothing the work dispatches reaches the
+/// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
+///
+/// An async action runs once: dispatching the same value again reports
+/// ``AsyncActionError/alreadyStarted``.
+public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
+    /// The work: it gets a context with the dependency, the store's state and a dispatch function.
+    public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
+
+    /// A name for the work, such as `"todos.load"`; observers and logs see it.
+    public let identifier: String
+    let operation: Operation
+    let run: AsyncActionRun
+
+    /// Creates an asynchronous action.
+    /// - Parameters:
+    ///   - identifier: A name for the work; `"AsyncAction"` by default.
+    ///   - operation: The work. It runs in a task of its own, once.
+    public init(_ identifier: String = "AsyncAction", operation: @escaping Operation) {
+        self.identifier = identifier
+        self.operation = operation
+        run = AsyncActionRun()
+    }
+
+    /// Cancels the work: it never starts if it has not yet, and a running task is cancelled.
+    /// Once this returns, nothing the work dispatches reaches the store.
+    public func cancel() {
+        run.cancel()
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { run.isCancelled }
+
+    /// Waits until the work has ended: returned, thrown, or cancelled. Work cancelled before it
+    /// started has ended; work never dispatched nor cancelled never ends.
+    public func finished() async {
+        await run.finished()
+    }
+}
+
+/// What asynchronous work may use: the dependency, the store's state, and dispatch.
+public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: Sendable {
+    /// The dependency given to ``Middleware/asyncActions(dependencies:)``, such as an API client.
+    public let dependencies: Dependencies
+    let store: Store<State>
+    let run: AsyncActionRun
+
+    /// Dispatches an action to the store, unless the work was cancelled.
+    public func dispatch(_ action: any ActionProtocol) {
+        run.ifNotCancelled { store.dispatch(action) }
+    }
+
+    /// Dispatches several actions as one transaction, unless the work was cancelled.
+    public func dispatch(batch actions: [any ActionProtocol]) {
+        run.ifNotCancelled { store.dispatch(batch: actions) }
+    }
+
+    /// A deep copy of the store's state, as ``Store/currentState()`` returns it.
+    public func currentState() -> State {
+        store.currentState()
+    }
+}
+
+/// Why an asynchronous action could not start; posted with
+/// ``Foundation/NSNotification/Name/dispatchDidFail``.
+public enum AsyncActionError: Error, Equatable, CustomStringConvertible {
+    /// The action was dispatched before and has already started.
+    case alreadyStarted(identifier: String)
+    /// The action needs dependencies of another type than the middleware provides.
+    case dependencyMismatch(identifier: String, expected: String, provided: String)
+    /// The action was declared for another state type than the store's.
+    case stateMismatch(identifier: String, expected: String, store: String)
+
+    /// One sentence saying what went wrong.
+    public var description: String {
+        switch self {
+        case .alreadyStarted(let identifier):
+            return "\(identifier) was dispatched again; an AsyncAction runs once, create a new one"
+        case .dependencyMismatch(let identifier, let expected, let provided):
+            return "\(identifier) needs dependencies of type \(expected), but the asyncActions middleware "
+                + "provides \(provided)"
+        case .stateMismatch(let identifier, let expected, let store):
+            return "\(identifier) is an AsyncAction for \(expected), dispatched to a store of \(store)"
+        }
+    }
+}
+
+extension Middleware {
+    /// The middleware that runs ``AsyncAction``s and passes every other action on.
+    ///
+    /// ```swift
+    /// let store = Store(
+    ///     reducers: reducers, state: AppState(), middleware: [.asyncActions(dependencies: LiveAPI())])
+    /// ```
+    ///
+    /// - Parameter dependencies: What every async action of this store receives as
+    ///   ``AsyncActionContext/dependencies``; use one type (a struct of clients) per store.
+    public static func asyncActions<Dependencies: Sendable>(dependencies: Dependencies) -> Middleware {
+        let dependencies: any Sendable = dependencies
+        return Middleware(
+            name: "asyncActions",
+            erased: { action, call in
+                guard let action = action as? any AsyncActionStarting else {
+                    _ = call.next(action)
+                    return
+                }
+                try action.start(on: call.host, dependencies: dependencies)
+            })
+    }
+
+    /// The middleware that runs ``AsyncAction``s without a dependency (`AsyncAction<State, Void>`).
+    public static func asyncActions() -> Middleware {
+        asyncActions(dependencies: ())
+    }
+}
+
+/// The type-erased way the middleware starts an ``AsyncAction``.
+protocol AsyncActionStarting: ActionProtocol {
+    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError)
+}
+
+extension AsyncAction: AsyncActionStarting {
+    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError) {
+        guard let store = host as? Store<State> else {
+            throw .stateMismatch(
+                identifier: identifier, expected: String(describing: State.self),
+                store: String(describing: type(of: host)))
+        }
+        guard let dependencies = dependencies as? Dependencies else {
+            throw .dependencyMismatch(
+                identifier: identifier, expected: String(describing: Dependencies.self),
+                provided: String(describing: type(of: dependencies)))
+        }
+        let job: any AsyncJob = TypedAsyncJob(
+            operation: operation,
+            context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
+        let failure = FailureReporter(store: store, action: self)
+        try run.start(identifier: identifier) { run in
+            Task.detached {
+                defer { run.finish() }
+                do {
+                    try await job.run()
+                } catch {
+                    guard !run.isCancelled, !(error is CancellationError) else { return }
+                    failure.report(error)
+                }
+            }
+        }
+    }
+}
+
+/// Asynchronous work that needs no generic parameter to start.
+protocol AsyncJob: Sendable {
+    func run() async throws
+}
+
+/// An operation and its context. The task that runs it captures this box as an ``AsyncJob``, so
+/// that its closure captures no metatype.
+final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
+    let operation: AsyncAction<State, Dependencies>.Operation
+    let context: AsyncActionContext<State, Dependencies>
+
+    init(
+        operation: @escaping AsyncAction<State, Dependencies>.Operation,
+        context: AsyncActionContext<State, Dependencies>
+    ) {
+        self.operation = operation
+        self.context = context
+    }
+
+    func run() async throws {
+        try await operation(context)
+    }
+}
+
+/// Reports an asynchronous action's error to its store, in order with its other notifications.
+struct FailureReporter: Sendable {
+    let store: any DeferredDispatchTarget
+    let action: any ActionProtocol
+
+    func report(_ error: any Error) {
+        store.enqueueDeferred(.failure(action, error))
+    }
+}
+
+/// The lifecycle of one asynchronous action: not started, running, cancelled, finished.
+final class AsyncActionRun: Sendable {
+    private enum Phase {
+        case idle
+        case running(Task<Void, Never>?)
+        case finished
+    }
+
+    private struct Status {
+        var phase = Phase.idle
+        var isCancelled = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let status = LockedValue(Status())
+
+    var isCancelled: Bool { status.withLock { $0.isCancelled } }
+
+    /// Starts the task unless cancelled (then the run is finished at once).
+    func start(identifier: String, _ makeTask: (AsyncActionRun) -> Task<Void, Never>) throws(AsyncActionError)
+    {
+        var startedBefore = false
+        let shouldStart = status.withLock { status -> Bool in
+            // Cancelled work is finished already; dispatching it again is not a mistake to report.
+            if status.isCancelled { return false }
+            guard case .idle = status.phase else {
+                startedBefore = true
+                return false
+            }
+            status.phase = .running(nil)
+            return true
+        }
+        if startedBefore { throw .alreadyStarted(identifier: identifier) }
+        guard shouldStart else { return }
+        let task = makeTask(self)
+        let cancelNow = status.withLock { status -> Bool in
+            if case .running = status.phase { status.phase = .running(task) }
+            return status.isCancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Cancels the task if it runs; work that has not started is finished at once.
+    func cancel() {
+        let (task, wasIdle) = status.withLock { status -> (Task<Void, Never>?, Bool) in
+            status.isCancelled = true
+            switch status.phase {
+            case .running(let task): return (task, false)
+            case .idle: return (nil, true)
+            case .finished: return (nil, false)
+            }
+        }
+        task?.cancel()
+        if wasIdle { finish() }
+    }
+
+    /// Runs `body` while holding the run's lock, unless cancelled, so that a dispatch cannot
+    /// overtake a `cancel()` that has returned.
+    func ifNotCancelled(_ body: () -> Void) {
+        status.withLock { status in
+            guard !status.isCancelled else { return }
+            body()
+        }
+    }
+
+    func finish() {
+        let waiters = status.withLock { status -> [CheckedContinuation<Void, Never>] in
+            status.phase = .finished
+            defer { status.waiters.removeAll() }
+            return status.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = status.withLock { status -> Bool in
+                if case .finished = status.phase { return true }
+                status.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

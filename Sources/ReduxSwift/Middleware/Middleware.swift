@@ -1,0 +1,165 @@
+/// A function around the reducers that sees every action before they do, and may pass it on,
+/// change it, drop it, hold it back, or dispatch others.
+///
+/// Middleware run in order on the store's queue, one action at a time, before the reducers. Each
+/// one passes an action on with ``MiddlewareContext/next(_:)``; the last one's `next` runs the
+/// reducers. Not calling `next` drops the action; calling it with another action transforms it;
+/// calling it several times reduces several actions, each committing or failing on its own.
+///
+/// ```swift
+/// let rejectEmptyTitles = Middleware<AppState>("reject empty titles") { action, context in
+///     if case TodoAction.add(let title) = action, title.isEmpty { return }  // dropped
+///     context.next(action)
+/// }
+///
+/// let store = Store(
+///     reducers: TodoReducers.reducers, state: AppState(),
+///     middleware: [.logger(), .asyncActions(dependencies: api), rejectEmptyTitles])
+/// ```
+///
+/// Middleware follow the reducers' re-entrancy rules: ``Store/dispatch(_:)`` (or
+/// ``MiddlewareContext/dispatch(_:)``) from a middleware queues the action once the current one
+/// has been handled, and discards it if the middleware throws; ``Store/currentState()`` returns
+/// the newest published state without waiting. A middleware that throws drops the action and the
+/// store posts ``Foundation/NSNotification/Name/dispatchDidFail`` with the error; actions it
+/// passed on before throwing stay reduced.
+///
+/// A batch reaches middleware as one ``ActionBatch``; passing it on reduces it as one transaction.
+/// When a reducer throws and the store rolls back, it re-applies the actions the reducers saw,
+/// without running the middleware again.
+public struct Middleware<State: StateProtocol>: Sendable {
+    /// A name for logs and debugging.
+    public let name: String
+    /// The body with the state type erased; closures built in generic code capture no metatype.
+    private let body: @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void
+
+    /// Creates a middleware.
+    /// - Parameters:
+    ///   - name: A name for logs and debugging.
+    ///   - body: Handles one action. Pass it on with `context.next(action)`; throw to reject it.
+    public init(
+        _ name: String,
+        _ body:
+            @escaping @Sendable (_ action: any ActionProtocol, _ context: MiddlewareContext<State>) throws ->
+            Void
+    ) {
+        self.name = name
+        let typed: any MiddlewareHandling = TypedMiddleware(body)
+        self.body = { action, call in try typed.handle(action, call) }
+    }
+
+    /// Creates a middleware from a body that needs no typed state.
+    init(name: String, erased body: @escaping @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// The middleware with the state type erased, for the store's non-generic pipeline.
+    var erased: ErasedMiddleware { body }
+}
+
+/// What a middleware may do with the action it handles.
+///
+/// A context is valid only while the middleware that received it runs; to pass an action on later,
+/// take ``nextLater()`` first. It cannot leave the store's thread.
+public struct MiddlewareContext<State: StateProtocol> {
+    let call: MiddlewareCall
+
+    /// The live state, with every action reduced so far, including those passed on by this
+    /// middleware; read only.
+    ///
+    /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
+    /// because holding it while reducers run makes their next change copy what it touches.
+    public var state: State {
+        call.checkActive()
+        return call.state.assumingMemoryBound(to: State.self).pointee
+    }
+
+    /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
+    /// how it ended.
+    ///
+    /// ```swift
+    /// Middleware<AppState>("audit") { action, context in
+    ///     if case .failed(let error) = context.next(action) { audit.record(action, error) }
+    /// }
+    /// ```
+    @discardableResult
+    public func next(_ action: any ActionProtocol) -> DispatchOutcome {
+        call.next(action)
+    }
+
+    /// Returns a function that passes an action to the next middleware later, from any thread:
+    /// the action queues behind the actions already dispatched and continues past this middleware.
+    ///
+    /// ```swift
+    /// Middleware<AppState>("delay toasts") { action, context in
+    ///     guard case ToastAction.show = action else {
+    ///         context.next(action)
+    ///         return
+    ///     }
+    ///     let next = context.nextLater()
+    ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
+    /// }
+    /// ```
+    public func nextLater() -> MiddlewareNext {
+        call.checkActive()
+        return MiddlewareNext(host: call.host, position: call.nextPosition)
+    }
+
+    /// Dispatches another action to the store, from the first middleware; it is queued once this
+    /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
+    public func dispatch(_ action: any ActionProtocol) {
+        call.checkActive()
+        ReducerContext.current?.deferDispatch(.entry(for: action), to: call.host)
+    }
+}
+
+/// Passes actions to the middleware after the one that created it, at any time and from any thread.
+///
+/// Get one from ``MiddlewareContext/nextLater()``.
+public struct MiddlewareNext: Sendable {
+    let host: any DeferredDispatchTarget
+    let position: Int
+
+    /// Queues `action` behind the actions already dispatched; it skips the middleware up to and
+    /// including the one that created this function. Called from inside a reducer or middleware,
+    /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
+    public func callAsFunction(_ action: any ActionProtocol) {
+        let entry = PendingEntry.resume(action, middlewareIndex: position)
+        if let context = ReducerContext.current, context.reducingStore != nil {
+            guard !context.isReplaying else { return }
+            context.deferDispatch(entry, to: host)
+            return
+        }
+        host.enqueueDeferred(entry)
+    }
+}
+
+/// How an action passed on by a middleware ended.
+public enum DispatchOutcome {
+    /// The reducers applied it and the change stands.
+    case committed
+    /// A reducer or a later middleware threw this error; the state is as it was before the action.
+    case failed(any Error)
+    /// No reducer saw it: a later middleware dropped it or holds it back.
+    case dropped
+}
+
+/// A middleware body that needs no generic parameter to call.
+protocol MiddlewareHandling: Sendable {
+    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws
+}
+
+/// Calls a typed middleware body. A generic method builds the typed context, so that the closure
+/// the pipeline calls captures only this box as a ``MiddlewareHandling`` and no metatype.
+final class TypedMiddleware<State: StateProtocol>: MiddlewareHandling {
+    let body: @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void
+
+    init(_ body: @escaping @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void) {
+        self.body = body
+    }
+
+    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
+        try body(action, MiddlewareContext(call: call))
+    }
+}
