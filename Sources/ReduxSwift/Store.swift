@@ -195,7 +195,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     /// Runs `drain()` on the store's queue. The closure holds the store through a non-generic
     /// existential, so it captures no metatype of `State` (which need not be `Sendable`).
-    private func scheduleDrain() {
+    func scheduleDrain() {
         let store: any QueueWork = self
         reduceQueue.async { store.drain() }
     }
@@ -260,6 +260,11 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
                     StoreNotification(
                         name: .dispatchDidFail, object: self, actions: ActionList([action]),
                         userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error]))
+            case .lockAbandoned(let error):
+                notificationCenter.post(
+                    StoreNotification(
+                        name: .dispatchDidFail, object: self, actions: ActionList(),
+                        userInfo: [StoreNotification.errorKey: error]))
             }
         }
     }

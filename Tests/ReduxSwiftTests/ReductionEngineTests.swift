@@ -122,6 +122,8 @@ import Testing
                 return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
             case .failed(let action, _):
                 return "failed \(action)"
+            case .lockAbandoned(let error):
+                return "\(error)"
             }
         }
         #expect(

@@ -18,6 +18,27 @@ final class StoreCore: Sendable {
         return machine.withLock { $0.enqueue(entry.take()!) }
     }
 
+    func enqueueExclusive(_ entry: consuming PendingEntry) -> Bool {
+        var entry = Optional(entry)
+        return machine.withLock { $0.enqueueExclusive(entry.take()!) }
+    }
+
+    func lock() {
+        machine.withLock { $0.lock() }
+    }
+
+    func unlock() -> Bool {
+        machine.withLock { $0.unlock() }
+    }
+
+    func abandonLock(_ report: DispatchLockError) -> Machine.Effects {
+        machine.withLock { $0.abandonLock(report) }
+    }
+
+    var lockCount: Int {
+        machine.withLock { $0.lockCount }
+    }
+
     func startDrain() -> [PendingEntry]? {
         machine.withLock { $0.startDrain() }
     }

@@ -14,6 +14,8 @@ enum StoreEvent {
     case changed([ActionRun])
     /// An action whose reducer threw, and the error.
     case failed(any ActionProtocol, any Error)
+    /// A dispatch lock was released by its deinitializer: a programmer error to report.
+    case lockAbandoned(DispatchLockError)
 }
 
 /// The store's bookkeeping: a pure, synchronous state machine with no locks, threads or user code.
@@ -68,6 +70,11 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     private var pending: [Entry] = []
+    /// Entries reduced even while locked, ahead of `pending`: those dispatched before the first
+    /// lock was taken, then those dispatched through a lock.
+    private var exclusive: [Entry] = []
+    /// Dispatch locks held; while any is, `pending` waits.
+    private(set) var lockCount = 0
     /// Entries ever enqueued; a reader's target is this count when it asks.
     private(set) var enqueuedCount: UInt64 = 0
     /// Entries ever reduced, successfully or not.
@@ -97,11 +104,45 @@ struct StoreMachine<Entry, Waiter> {
         return scheduleDrainIfIdle()
     }
 
+    /// Queues an entry that passes dispatch locks; returns whether to schedule a drain.
+    mutating func enqueueExclusive(_ entry: consuming Entry) -> Bool {
+        exclusive.append(entry)
+        enqueuedCount += 1
+        return scheduleDrainIfIdle()
+    }
+
+    // MARK: Locks
+
+    /// Holds every entry dispatched from now on until every lock is released; entries already
+    /// queued are still reduced.
+    mutating func lock() {
+        if lockCount == 0, !pending.isEmpty {
+            exclusive.append(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        lockCount += 1
+    }
+
+    /// Releases one lock; returns whether the caller must schedule a drain.
+    mutating func unlock() -> Bool {
+        precondition(lockCount > 0, "a dispatch lock was released more often than taken")
+        lockCount -= 1
+        return scheduleDrainIfIdle()
+    }
+
+    /// Releases a lock nobody released, and queues the report.
+    mutating func abandonLock(_ report: DispatchLockError) -> Effects {
+        var effects = Effects()
+        effects.scheduleDrain = unlock()
+        effects.scheduleDelivery = append([.lockAbandoned(report)])
+        return effects
+    }
+
     /// Called by a scheduled drain: takes ownership and the pending entries, or `nil` when another
     /// owner holds the state (it schedules a drain when it is done) or nothing is pending.
     mutating func startDrain() -> [Entry]? {
         isDrainScheduled = false
-        guard owner == .nobody, !pending.isEmpty else { return nil }
+        guard owner == .nobody, hasReducibleEntries else { return nil }
         owner = .drainer
         return takePending()
     }
@@ -133,7 +174,7 @@ struct StoreMachine<Entry, Waiter> {
         if published.version != version, waiters.contains(where: { $0.target <= processedCount }) {
             return (.encode(version: version), effects)
         }
-        if !pending.isEmpty {
+        if hasReducibleEntries {
             return (.reduce(takePending()), effects)
         }
         owner = .nobody
@@ -149,7 +190,8 @@ struct StoreMachine<Entry, Waiter> {
     ///   - makeWaiter: Creates the waiter when the reader has to wait.
     mutating func beginRead(waiting: Bool, makeWaiter: () -> Waiter) -> ReadStep {
         guard waiting else { return .use(published) }
-        let target = enqueuedCount
+        // Entries held by a lock are not waited for: they may wait for this very reader.
+        let target = lockCount > 0 ? enqueuedCount - UInt64(pending.count) : enqueuedCount
         if processedCount >= target {
             if published.version == version { return .use(published) }
             if owner == .nobody {
@@ -208,14 +250,29 @@ struct StoreMachine<Entry, Waiter> {
     // MARK: Helpers
 
     private mutating func scheduleDrainIfIdle() -> Bool {
-        guard owner == .nobody, !isDrainScheduled, !pending.isEmpty else { return false }
+        guard owner == .nobody, !isDrainScheduled, hasReducibleEntries else { return false }
         isDrainScheduled = true
         return true
     }
 
-    /// Hands over the pending entries. The new queue starts with the capacity of the batch taken,
-    /// so that a steady stream of dispatches does not regrow it from empty after every pass.
+    /// Whether there is something to reduce now: exclusive entries, or pending ones when unlocked.
+    private var hasReducibleEntries: Bool {
+        !exclusive.isEmpty || (lockCount == 0 && !pending.isEmpty)
+    }
+
+    /// Hands over the entries to reduce: exclusive ones first, then the pending ones unless a lock
+    /// holds them. The new queue starts with the capacity of the batch taken, so that a steady
+    /// stream of dispatches does not regrow it from empty after every pass.
     private mutating func takePending() -> [Entry] {
+        if !exclusive.isEmpty {
+            var batch: [Entry] = []
+            swap(&batch, &exclusive)
+            if lockCount == 0 {
+                batch.append(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            return batch
+        }
         var batch: [Entry] = []
         batch.reserveCapacity(pending.count)
         swap(&batch, &pending)

@@ -19,7 +19,7 @@
 /// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
 ///
 /// An async action runs once: dispatching the same value again reports
-/// ``AsyncActionError/alreadyStarted``.
+/// ``AsyncActionError/alreadyStarted(identifier:)``.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void

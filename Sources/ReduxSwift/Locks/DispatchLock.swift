@@ -1,0 +1,177 @@
+import Foundation
+
+extension Store {
+    /// Pauses the reduction of this store until the returned lock is released.
+    ///
+    /// Actions dispatched after this call keep queuing, in order, and are reduced when every lock
+    /// is released; actions dispatched before it are still reduced. Actions dispatched through the
+    /// lock with ``DispatchLock/dispatch(_:)`` pass it:
+    ///
+    /// ```swift
+    /// let lock = store.lock("sign-in")
+    /// store.dispatch(TodoAction.add("Milk"))       // waits
+    /// lock.dispatch(SessionAction.signIn(user))     // reduced now
+    /// try lock.release()                            // "Milk" is reduced
+    /// ```
+    ///
+    /// While the store is paused, ``currentState()`` does not wait for the actions the lock holds
+    /// (they may be waiting for the very thread that reads), so it returns the state without them.
+    ///
+    /// Release every lock exactly once. Releasing one twice throws
+    /// ``DispatchLockError/alreadyReleased(name:)``; a lock freed without being released is
+    /// released then and reported with ``Foundation/NSNotification/Name/dispatchDidFail``
+    /// (``DispatchLockError/abandoned(name:file:line:)``) and a line on standard error.
+    ///
+    /// - Parameters:
+    ///   - name: Names the lock in errors and reports.
+    ///   - file: Where the lock is taken, for the report of a lock never released.
+    ///   - line: The line where the lock is taken.
+    /// - Returns: The lock; the store stays paused until it and every other lock are released.
+    public func lock(_ name: String = "DispatchLock", file: StaticString = #fileID, line: UInt = #line)
+        -> DispatchLock
+    {
+        core.lock()
+        return DispatchLock(name: name, file: file, line: line, store: self)
+    }
+
+    /// Pauses this store like ``lock(_:file:line:)`` and lets one action through at once: it is
+    /// reduced before everything the lock holds, as Flask's `lock(withMixer:)` does.
+    ///
+    /// ```swift
+    /// let lock = store.lock("refresh", performing: RefreshAction.start)
+    /// // ... later, when the refresh is done:
+    /// try lock.release()
+    /// ```
+    public func lock(
+        _ name: String = "DispatchLock", performing action: any ActionProtocol, file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> DispatchLock {
+        let lock = lock(name, file: file, line: line)
+        lock.dispatch(action)
+        return lock
+    }
+
+    /// How many dispatch locks hold this store now; `0` when it reduces freely.
+    public var activeLocks: Int { core.lockCount }
+}
+
+extension Store: LockableStore {
+    func enqueueExclusive(_ entry: PendingEntry) {
+        if core.enqueueExclusive(entry) { scheduleDrain() }
+    }
+
+    func unlock() {
+        if core.unlock() { scheduleDrain() }
+    }
+
+    func abandonLock(_ report: DispatchLockError) {
+        perform(core.abandonLock(report))
+    }
+}
+
+/// A store's side of a dispatch lock, with no generic parameter.
+protocol LockableStore: DeferredDispatchTarget {
+    func enqueueExclusive(_ entry: PendingEntry)
+    func unlock()
+    func abandonLock(_ report: DispatchLockError)
+}
+
+/// Pauses a store's reduction while held; get one from ``Store/lock(_:file:line:)``.
+///
+/// A lock is released once, with ``release()``. Every method may be called from any thread, and
+/// from inside reducers and observers.
+public final class DispatchLock: Sendable {
+    /// The name given to ``Store/lock(_:file:line:)``.
+    public let name: String
+    /// Where the lock was taken.
+    public let file: StaticString
+    /// The line where the lock was taken.
+    public let line: UInt
+    private let store: any LockableStore
+    private let released = LockedValue(false)
+
+    init(name: String, file: StaticString, line: UInt, store: any LockableStore) {
+        self.name = name
+        self.file = file
+        self.line = line
+        self.store = store
+    }
+
+    deinit {
+        guard !isReleased else { return }
+        let report = DispatchLockError.abandoned(name: name, file: "\(file)", line: line)
+        writeLineToStandardError("ReduxSwift: \(report)")
+        store.abandonLock(report)
+    }
+
+    /// Whether ``release()`` was called.
+    public var isReleased: Bool { released.withLock { $0 } }
+
+    /// Releases the lock; when no other lock holds the store, it reduces what queued meanwhile.
+    /// - Throws: ``DispatchLockError/alreadyReleased(name:)`` if the lock was released before;
+    ///   the store is not affected.
+    public func release() throws(DispatchLockError) {
+        let wasReleased = released.withLock { released in
+            defer { released = true }
+            return released
+        }
+        if wasReleased { throw .alreadyReleased(name: name) }
+        store.unlock()
+    }
+
+    /// Dispatches an action that passes every lock: it is reduced ahead of what the locks hold,
+    /// behind other actions dispatched through locks. From inside a reducer, it is queued when the
+    /// current action commits, like ``Store/dispatch(_:)``. Through a released lock, it is an
+    /// ordinary dispatch.
+    public func dispatch(_ action: any ActionProtocol) {
+        let entry = PendingEntry.entry(for: action)
+        if let context = ReducerContext.current, context.reducingStore != nil {
+            guard !context.isReplaying else { return }
+            context.deferDispatch(entry, to: ExclusiveTarget(store: store, lock: self))
+            return
+        }
+        send(entry)
+    }
+
+    fileprivate func send(_ entry: PendingEntry) {
+        if isReleased {
+            store.enqueueDeferred(entry)
+        } else {
+            store.enqueueExclusive(entry)
+        }
+    }
+}
+
+/// Queues a deferred dispatch through a lock.
+private final class ExclusiveTarget: DeferredDispatchTarget {
+    let store: any LockableStore
+    let lock: DispatchLock
+
+    init(store: any LockableStore, lock: DispatchLock) {
+        self.store = store
+        self.lock = lock
+    }
+
+    func enqueueDeferred(_ entry: PendingEntry) {
+        lock.send(entry)
+    }
+}
+
+/// A dispatch lock used wrongly.
+public enum DispatchLockError: Error, Equatable, CustomStringConvertible {
+    /// ``DispatchLock/release()`` was called on a lock already released.
+    case alreadyReleased(name: String)
+    /// The lock was freed without being released; the store released it then.
+    case abandoned(name: String, file: String, line: UInt)
+
+    /// One sentence saying what went wrong.
+    public var description: String {
+        switch self {
+        case .alreadyReleased(let name):
+            return "the dispatch lock \"\(name)\" was released twice"
+        case .abandoned(let name, let file, let line):
+            return "the dispatch lock \"\(name)\" taken at \(file):\(line) was never released; "
+                + "the store released it when the lock was freed"
+        }
+    }
+}

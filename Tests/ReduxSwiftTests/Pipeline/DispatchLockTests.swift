@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct DispatchLockTests {
+    @Test func actionsQueueWhileLockedAndAreReducedInOrderOnRelease() throws {
+        let store = makeStore()
+        store.dispatch(TestAction.append("before"))
+        let lock = store.lock("test")
+        #expect(store.activeLocks == 1)
+        for entry in ["a", "b", "c"] { store.dispatch(TestAction.append(entry)) }
+        // Readers do not wait for what the lock holds.
+        #expect(store.currentState().log == ["before"])
+        try lock.release()
+        #expect(store.activeLocks == 0)
+        #expect(store.currentState().log == ["before", "a", "b", "c"])
+    }
+
+    @Test func anActionDispatchedThroughTheLockPassesItAheadOfTheQueue() throws {
+        let store = makeStore()
+        let lock = store.lock("sign-in", performing: TestAction.append("exclusive 1"))
+        store.dispatch(TestAction.append("queued"))
+        lock.dispatch(TestAction.append("exclusive 2"))
+        #expect(store.currentState().log == ["exclusive 1", "exclusive 2"])
+        try lock.release()
+        #expect(store.currentState().log == ["exclusive 1", "exclusive 2", "queued"])
+    }
+
+    @Test func theStoreResumesOnlyWhenEveryLockIsReleased() throws {
+        let store = makeStore()
+        let first = store.lock("first")
+        let second = store.lock("second")
+        store.dispatch(TestAction.increment)
+        try first.release()
+        #expect(store.currentState().counter == 0)
+        #expect(store.activeLocks == 1)
+        try second.release()
+        #expect(store.currentState().counter == 1)
+    }
+
+    @Test func releasingALockTwiceThrowsAndLeavesOtherLocksHeld() throws {
+        let store = makeStore()
+        let first = store.lock("first")
+        let second = store.lock("second")
+        try first.release()
+        #expect(throws: DispatchLockError.alreadyReleased(name: "first")) { try first.release() }
+        store.dispatch(TestAction.increment)
+        #expect(store.currentState().counter == 0)
+        #expect(store.activeLocks == 1)
+        try second.release()
+        #expect(store.currentState().counter == 1)
+        #expect(
+            DispatchLockError.alreadyReleased(name: "first").description
+                == "the dispatch lock \"first\" was released twice")
+    }
+
+    @Test func aLockFreedWithoutReleaseIsReleasedAndReported() {
+        let center = StoreNotificationCenter()
+        let store = makeStore(center: center)
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        var lock: DispatchLock? = store.lock("forgotten")
+        store.dispatch(TestAction.increment)
+        #expect(lock?.isReleased == false)
+        lock = nil
+        #expect(store.currentState().counter == 1)
+        #expect(failures.wait(forCount: 1))
+        let error = failures.values[0].error as? DispatchLockError
+        guard case .abandoned(let name, let file, let line)? = error else {
+            Issue.record("expected an abandoned-lock report, got \(String(describing: error))")
+            return
+        }
+        #expect(name == "forgotten")
+        #expect(file.hasSuffix("DispatchLockTests.swift"))
+        #expect(line > 0)
+        #expect(failures.values[0].failedAction == nil)
+        #expect(error?.description.contains("was never released") == true)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anObserverCanReleaseTheLockWhenTheExclusiveActionLands() {
+        let store = makeStore()
+        let locks = Recorder<DispatchLock>()
+        let (announced, token) = recordAppends(announcedBy: store)
+        let releaser = store.observeChanges { note in
+            if note.actions.contains(where: { ($0 as? TestAction) == .append("refreshed") }) {
+                try? locks.values.first?.release()
+            }
+        }
+        let lock = store.lock("refresh")
+        locks.append(lock)
+        lock.dispatch(TestAction.append("refreshed"))
+        store.dispatch(TestAction.append("after"))
+        #expect(announced.wait(forCount: 2))
+        #expect(announced.values == ["refreshed", "after"])
+        #expect(store.activeLocks == 0)
+        withExtendedLifetime((token, releaser)) {}
+    }
+
+    @Test func aReducerCanTakeAndReleaseLocksWithoutDeadlock() {
+        let handle = StoreHandle()
+        let locks = Recorder<DispatchLock>()
+        let store = makeStore([
+            testReducer,
+            { _, action in
+                switch action as? TestAction {
+                case .append("pause")?: locks.append(handle.store.lock("from a reducer"))
+                case .append("resume")?: try? locks.values.first?.release()
+                default: break
+                }
+            },
+        ])
+        handle.store = store
+        store.dispatch(TestAction.append("pause"))
+        #expect(locks.wait(forCount: 1))
+        store.dispatch(TestAction.append("held"))
+        #expect(store.currentState().log == ["pause"])
+        let (announced, token) = recordAppends(announcedBy: store)
+        locks.values[0].dispatch(TestAction.append("resume"))
+        // The reducer releases the lock while it reduces "resume", before the change is announced.
+        #expect(announced.wait { $0.contains("resume") })
+        #expect(store.currentState().log == ["pause", "resume", "held"])
+        withExtendedLifetime(token) {}
+        #expect(store.activeLocks == 0)
+    }
+
+    @Test func locksAreSafeUnderManyThreadsAndKeepEachThreadsOrder() throws {
+        let store = makeStore()
+        concurrently(6) { thread in
+            for step in 0..<200 {
+                if step % 20 == 0 {
+                    let lock = store.lock("thread \(thread)")
+                    store.dispatch(TestAction.append("\(thread):\(step)"))
+                    lock.dispatch(TestAction.increment)
+                    try? lock.release()
+                } else {
+                    store.dispatch(TestAction.append("\(thread):\(step)"))
+                }
+            }
+        }
+        let state = store.currentState()
+        #expect(store.activeLocks == 0)
+        #expect(state.counter == 6 * 10)
+        #expect(state.log.count == 6 * 200)
+        for thread in 0..<6 {
+            let steps = state.log.filter { $0.hasPrefix("\(thread):") }.map {
+                Int($0.split(separator: ":")[1])!
+            }
+            #expect(steps == Array(0..<200))
+        }
+    }
+}
+
+@Suite struct StoreMachineLockTests {
+    typealias Machine = StoreMachine<String, Int>
+
+    @Test func aLockedMachineReducesOnlyExclusiveEntriesAndReadersSkipHeldOnes() {
+        var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
+        machine.lock()
+        #expect(machine.enqueue("held") == false)
+        #expect(machine.enqueueExclusive("passes") == true)
+        #expect(machine.startDrain() == ["passes"])
+        var waiterCount = 0
+        let read = machine.beginRead(waiting: true) {
+            waiterCount += 1
+            return waiterCount
+        }
+        guard case .wait = read else {
+            Issue.record("a reader must wait for the exclusive entry in progress")
+            return
+        }
+        let (step, effects) = machine.finishPass(processed: 1, changes: 1, events: [])
+        guard case .encode(let version) = step else {
+            Issue.record("the drainer must encode for the reader, not reduce the held entry")
+            return
+        }
+        #expect(version == 1)
+        #expect(effects.resumed.isEmpty)
+        let (next, published) = machine.drainerDidEncode(Snapshot(version: 1, result: .success(Data())))
+        #expect(published.resumed == [1])
+        guard case .finished = next else {
+            Issue.record("the held entry must wait for the unlock")
+            return
+        }
+        #expect(machine.unlock() == true)
+        #expect(machine.startDrain() == ["held"])
+    }
+
+    @Test func entriesQueuedBeforeTheFirstLockAreStillReduced() {
+        var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
+        #expect(machine.enqueue("before") == true)
+        machine.lock()
+        #expect(machine.enqueue("after") == false)
+        #expect(machine.enqueueExclusive("through") == false)
+        #expect(machine.startDrain() == ["before", "through"])
+        _ = machine.finishPass(processed: 2, changes: 2, events: [])
+        #expect(machine.unlock() == true)
+        #expect(machine.startDrain() == ["after"])
+    }
+}
