@@ -41,8 +41,13 @@ final class ReducerContext {
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
+    /// The reducing store as a dispatch target, for middleware; looked up once per context rather
+    /// than once per middleware call, because a protocol cast costs a conformance lookup.
+    let reducingTarget: (any DeferredDispatchTarget)?
+
     init(reducingStore: AnyObject?) {
         self.reducingStore = reducingStore
+        reducingTarget = reducingStore as? any DeferredDispatchTarget
     }
 
     func deferDispatch(_ entry: PendingEntry, to target: any DeferredDispatchTarget) {

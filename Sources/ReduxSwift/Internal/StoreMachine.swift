@@ -236,8 +236,8 @@ struct StoreMachine<Entry, Waiter> {
     /// Returns whether a delivery must be scheduled.
     private mutating func append(_ events: [StoreEvent]) -> Bool {
         for event in events {
-            if case .changed(let runs) = event, case .changed(let earlier)? = undelivered.last {
-                undelivered[undelivered.count - 1] = .changed(earlier + runs)
+            if case .changed(let runs) = event {
+                undelivered.appendChange(runs)
             } else {
                 undelivered.append(event)
             }
@@ -292,5 +292,22 @@ struct StoreMachine<Entry, Waiter> {
         }
         waiters = stillWaiting
         if !effects.resumed.isEmpty { effects.snapshot = published }
+    }
+}
+
+extension Array where Element == StoreEvent {
+    /// Appends committed runs, into the change event at the end when there is one (coalescing).
+    ///
+    /// Amortized O(runs): the last event's array is taken out of the enum before it grows, so that
+    /// it is uniquely referenced and grows in place. Copying it on every append made a pass of many
+    /// small runs (each action a middleware passes on is one) quadratic.
+    mutating func appendChange(_ runs: [ActionRun]) {
+        guard let last = indices.last, case .changed(var earlier) = self[last] else {
+            append(.changed(runs))
+            return
+        }
+        self[last] = .changed([])
+        earlier.append(contentsOf: runs)
+        self[last] = .changed(earlier)
     }
 }
