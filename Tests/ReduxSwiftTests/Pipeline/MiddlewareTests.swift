@@ -159,9 +159,11 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
                     context.next(action)
                 }
             ], notificationCenter: StoreNotificationCenter())
+        // Both queued before either is reduced, so the echoes queue behind "b".
+        let lock = store.lock()
         store.dispatch(TestAction.append("a"))
         store.dispatch(TestAction.append("b"))
-        // Dispatched from the middleware while "a" was handled: queued behind "b".
+        try? lock.release()
         let settled = Recorder<Int>()
         let token = store.observeChanges { _ in settled.append(0) }
         #expect(settled.wait { _ in store.currentState().log.count == 4 })
