@@ -11,7 +11,7 @@ typealias ErasedMiddleware = (any ActionProtocol, MiddlewareCall) throws -> Void
 /// Confined to the store's reducing thread, like the state it points to.
 final class MiddlewareCall {
     /// The live state; read only.
-    let state: UnsafeMutableRawPointer
+    private(set) var state: UnsafeMutableRawPointer
     /// The store, for dispatches and for passing actions on later.
     let host: any DeferredDispatchTarget
     /// The position of the next middleware, where actions passed on continue.
@@ -19,15 +19,21 @@ final class MiddlewareCall {
     private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
     /// How the actions passed on so far ended, combined.
     private(set) var outcome = DispatchOutcome.dropped
+    /// Whether the middleware replaced the state itself (the history does, to undo).
+    private(set) var replacedState = false
 
-    init(
-        state: UnsafeMutableRawPointer, host: any DeferredDispatchTarget, nextPosition: Int,
-        passOn: @escaping (any ActionProtocol) -> DispatchOutcome
-    ) {
+    init(state: UnsafeMutableRawPointer, host: any DeferredDispatchTarget, nextPosition: Int) {
         self.state = state
         self.host = host
         self.nextPosition = nextPosition
+    }
+
+    /// Starts a call on `state`; calls of one position reuse one object when nothing kept it.
+    func begin(state: UnsafeMutableRawPointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome) {
+        self.state = state
         self.passOn = passOn
+        outcome = .dropped
+        replacedState = false
     }
 
     /// Passes `action` to the rest of the chain and the reducers, now.
@@ -40,6 +46,14 @@ final class MiddlewareCall {
         let result = passOn(action)
         outcome = outcome.combined(with: result)
         return result
+    }
+
+    /// Replaces the live state; the store then treats the action as a committed change that no
+    /// rollback goes back across.
+    func replaceState(_ body: (UnsafeMutableRawPointer) -> Void) {
+        checkActive()
+        body(state)
+        replacedState = true
     }
 
     /// Makes sure the call is still in progress before the state is read.
@@ -88,28 +102,50 @@ extension ReductionPipeline {
         guard position < middleware.count else {
             return reduceForwarded(action, state: state, context: context, into: &result)
         }
-        guard let host = context.reducingStore as? any DeferredDispatchTarget else {
+        guard let host = context.reducingTarget else {
             preconditionFailure("middleware runs only while a store reduces")
         }
         let handler = middleware[position]
+        let call = reusableCall(at: position, state: state, host: host)
         let mark = context.deferredDispatchCount
         do {
             let passOn = { (next: any ActionProtocol) -> DispatchOutcome in
                 self.forward(next, from: position + 1, state: state, context: context, into: &result)
             }
-            return try withoutActuallyEscaping(passOn) { passOn in
-                let call = MiddlewareCall(
-                    state: state, host: host, nextPosition: position + 1, passOn: passOn)
+            let (outcome, replacedState) = try withoutActuallyEscaping(passOn) { passOn in
+                call.begin(state: state, passOn: passOn)
                 defer { call.end() }
                 try handler(action, call)
-                return call.outcome
+                return (call.outcome, call.replacedState)
             }
+            guard replacedState else { return outcome }
+            // The new state is the base of later rollbacks: nothing logged before it applies.
+            checkpoints.take(state)
+            clearLog()
+            result.changes += 1
+            appendChange(ActionRun(entries: [PendingEntry.entry(for: action)], range: 0..<1), to: &result)
+            return .committed
         } catch {
             // Like a reducer's: a middleware that throws loses the dispatches it made.
             context.discardDispatches(from: mark)
             result.events.append(.failed(action, error))
             return .failed(error)
         }
+    }
+
+    /// The call object for the middleware at `position`: the one the last call used, unless the
+    /// middleware kept its context (then that object stays invalid and a new one is made).
+    /// Allocating one per middleware per action was a third of a middleware's cost.
+    private mutating func reusableCall(
+        at position: Int, state: UnsafeMutableRawPointer, host: any DeferredDispatchTarget
+    ) -> MiddlewareCall {
+        while calls.count <= position {
+            calls.append(MiddlewareCall(state: state, host: host, nextPosition: calls.count + 1))
+        }
+        if !isKnownUniquelyReferenced(&calls[position]) {
+            calls[position] = MiddlewareCall(state: state, host: host, nextPosition: position + 1)
+        }
+        return calls[position]
     }
 
     /// Reduces an action that came out of the middleware chain. The action gets an entry array of
@@ -132,12 +168,7 @@ extension ReductionPipeline {
         switch outcome {
         case .committed:
             result.changes += 1
-            let run = ActionRun(entries: entries, range: 0..<1)
-            if case .changed(let runs)? = result.events.last {
-                result.events[result.events.count - 1] = .changed(runs + [run])
-            } else {
-                result.events.append(.changed([run]))
-            }
+            appendChange(ActionRun(entries: entries, range: 0..<1), to: &result)
             return .committed
         case .failed(let error, let replayFailures):
             context.discardDispatches(from: mark)
@@ -148,5 +179,10 @@ extension ReductionPipeline {
             result.events.append(.failed(entries[0].announcedAction, error))
             return .failed(error)
         }
+    }
+
+    /// Announces a committed run, in the same notification as the changes just before it.
+    private func appendChange(_ run: ActionRun, to result: inout ReducedBatch) {
+        result.events.appendChange([run])
     }
 }

@@ -24,6 +24,9 @@ enum PendingEntry {
     indirect case resume(any ActionProtocol, middlewareIndex: Int)
     /// Work done outside the store failed (an asynchronous action threw): announce it in order.
     indirect case failure(any ActionProtocol, any Error)
+    /// This store's part of a transaction across stores: applied, then held until every store of
+    /// the transaction is ready, then committed or undone.
+    case transaction(TransactionParticipant)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -73,6 +76,8 @@ struct ReductionPipeline {
     private(set) var reducers: [ErasedReducer]
     /// The middleware chain, in order; empty unless the store was given some.
     private(set) var middleware: [ErasedMiddleware] = []
+    /// One reusable call object per middleware position (see `reusableCall(at:state:host:)`).
+    var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
     private(set) var loggedActions = 0
@@ -117,12 +122,7 @@ struct ReductionPipeline {
                 runHasActions = false
             }
             guard runHasActions else { return }
-            let run = ActionRun(entries: batch, range: runStart..<end)
-            if case .changed(let runs)? = result.events.last {
-                result.events[result.events.count - 1] = .changed(runs + [run])
-            } else {
-                result.events.append(.changed([run]))
-            }
+            result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
         }
         // Checked once per pass rather than per action; only a registration in the batch changes it.
         var hasMiddleware = !middleware.isEmpty
@@ -163,6 +163,11 @@ struct ReductionPipeline {
                     runStart = index + 1
                     passThroughMiddleware(
                         action, from: position, state: state, context: context, into: &result)
+                    continue
+                case .transaction(let participant):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    takePart(in: participant, state: state, context: context, into: &result)
                     continue
                 case .failure(let action, let error):
                     closeRun(at: index)
@@ -244,6 +249,11 @@ struct ReductionPipeline {
             for index in 0..<count { try reducers[index](state, action) }
         case .batch(let batch):
             for action in batch.actions {
+                for index in 0..<count { try reducers[index](state, action) }
+            }
+        case .transaction(let participant):
+            // Logged only once committed, as the batch it applied.
+            for action in participant.batch.actions {
                 for index in 0..<count { try reducers[index](state, action) }
             }
         case .register, .registerMiddleware, .resume, .failure:
@@ -452,6 +462,7 @@ extension PendingEntry {
         case .action(let action): return action
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
+        case .transaction(let participant): return participant.batch
         case .register, .registerMiddleware: preconditionFailure("a registration is never announced")
         }
     }
