@@ -6,11 +6,14 @@ let package = Package(
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
     products: [
         .library(name: "ReduxSwift", targets: ["ReduxSwift"]),
+        // For test targets only: `TestStore`, which reports failures to Swift Testing or XCTest.
+        .library(name: "ReduxSwiftTesting", targets: ["ReduxSwiftTesting"]),
         .executable(name: "redux-scaffold", targets: ["ReduxScaffold"]),
         .executable(name: "todos", targets: ["todos"]),
     ],
     targets: [
         .target(name: "ReduxSwift"),
+        .target(name: "ReduxSwiftTesting", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftBenchmarks`: figures against baselines measured in the same run.
         .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftCrashTest`: kills a saving process and checks its archive loads.
@@ -25,6 +28,7 @@ let package = Package(
         .testTarget(name: "TodosTests", dependencies: ["todos"]),
         // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
         .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
+        .testTarget(name: "ReduxSwiftTestingTests", dependencies: ["ReduxSwiftTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

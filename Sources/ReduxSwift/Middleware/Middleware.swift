@@ -48,6 +48,26 @@ public struct Middleware<State: StateProtocol>: Sendable {
         self.body = { action, call in try typed.handle(action, call) }
     }
 
+    /// Creates a middleware from a handler type, which suits middleware with stored properties and
+    /// generic code (a closure written in a generic context would capture the state's metatype).
+    ///
+    /// ```swift
+    /// struct Analytics: MiddlewareHandler {
+    ///     let tracker: Tracker
+    ///     func handle(_ action: any ActionProtocol, context: MiddlewareContext<AppState>) throws {
+    ///         tracker.track(action.identifier)
+    ///         context.next(action)
+    ///     }
+    /// }
+    ///
+    /// let store = Store(reducers: reducers, state: AppState(), middleware: [Middleware("analytics", handler: Analytics(tracker: tracker))])
+    /// ```
+    public init<Handler: MiddlewareHandler>(_ name: String, handler: Handler) where Handler.State == State {
+        self.name = name
+        let typed: any MiddlewareHandling = HandlerMiddleware(handler)
+        self.body = { action, call in try typed.handle(action, call) }
+    }
+
     /// Creates a middleware from a body that needs no typed state.
     init(name: String, erased body: @escaping @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void) {
         self.name = name
@@ -161,5 +181,28 @@ final class TypedMiddleware<State: StateProtocol>: MiddlewareHandling {
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
         try body(action, MiddlewareContext(call: call))
+    }
+}
+
+/// A middleware as a type: ``handle(_:context:)`` is called for every action, like the closure
+/// given to ``Middleware/init(_:_:)``. Wrap one with ``Middleware/init(_:handler:)``.
+public protocol MiddlewareHandler: Sendable {
+    /// The state of the stores this middleware is for.
+    associatedtype State: StateProtocol
+
+    /// Handles one action; pass it on with `context.next(action)`, throw to reject it.
+    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws
+}
+
+/// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
+final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareHandling {
+    let handler: Handler
+
+    init(_ handler: Handler) {
+        self.handler = handler
+    }
+
+    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
+        try handler.handle(action, context: MiddlewareContext(call: call))
     }
 }

@@ -27,34 +27,70 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "\(path): \(oldValue?.description ?? "absent") → \(newValue?.description ?? "absent")"
     }
+
+    /// The values that differ between two states, compared as the JSON of their snapshots, sorted
+    /// by path.
+    ///
+    /// ```swift
+    /// let changes = try StateChange.changes(from: before, to: after)
+    /// // [todos.3.done: false → true]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: The state before.
+    ///   - new: The state after.
+    ///   - ignoringUnderscoredMembers: Whether members whose names start with `_` are left out, as
+    ///     key-path observers leave them out; `false` compares everything.
+    /// - Throws: ``SnapshotError`` if either state cannot be encoded.
+    public static func changes<Value: Encodable>(
+        from old: Value, to new: Value, ignoringUnderscoredMembers: Bool = false
+    ) throws(SnapshotError) -> [StateChange] {
+        let encoder = SnapshotCoder.makeEncoder()
+        func parse(_ value: Value) throws(SnapshotError) -> JSONValue {
+            do {
+                return try JSONValue(parsing: encoder.encode(value))
+            } catch {
+                throw SnapshotError(.encoding, stateType: Value.self, underlyingError: error)
+            }
+        }
+        let changes = StateDiff.changes(
+            from: try parse(old), to: try parse(new), ignoringUnderscored: ignoringUnderscoredMembers)
+        return changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
 }
 
 /// Compares two snapshots, value by value.
 enum StateDiff {
     /// Every leaf that differs: values of different kinds, or scalars that differ. Objects and arrays
     /// are compared member by member; members whose names start with `_` are ignored.
-    static func changes(from old: JSONValue, to new: JSONValue) -> [StateChange] {
+    static func changes(from old: JSONValue, to new: JSONValue, ignoringUnderscored: Bool = true)
+        -> [StateChange]
+    {
         var changes: [StateChange] = []
-        compare(old, new, path: "", into: &changes)
+        compare(old, new, path: "", ignoringUnderscored: ignoringUnderscored, into: &changes)
         return changes
     }
 
     private static func compare(
-        _ old: JSONValue?, _ new: JSONValue?, path: String, into changes: inout [StateChange]
+        _ old: JSONValue?, _ new: JSONValue?, path: String, ignoringUnderscored: Bool,
+        into changes: inout [StateChange]
     ) {
         switch (old, new) {
         case (.object(let before)?, .object(let after)?):
-            for (key, value) in after where !key.hasPrefix("_") {
-                compare(before[key], value, path: join(path, key), into: &changes)
+            for (key, value) in after where !(ignoringUnderscored && key.hasPrefix("_")) {
+                compare(
+                    before[key], value, path: join(path, key), ignoringUnderscored: ignoringUnderscored,
+                    into: &changes)
             }
-            for (key, value) in before where after[key] == nil && !key.hasPrefix("_") {
+            for (key, value) in before where after[key] == nil && !(ignoringUnderscored && key.hasPrefix("_"))
+            {
                 changes.append(StateChange(path: join(path, key), oldValue: value, newValue: nil))
             }
         case (.array(let before)?, .array(let after)?):
             for index in 0..<max(before.count, after.count) {
                 compare(
                     index < before.count ? before[index] : nil, index < after.count ? after[index] : nil,
-                    path: join(path, String(index)), into: &changes)
+                    path: join(path, String(index)), ignoringUnderscored: ignoringUnderscored, into: &changes)
             }
         default:
             if old != new { changes.append(StateChange(path: path, oldValue: old, newValue: new)) }

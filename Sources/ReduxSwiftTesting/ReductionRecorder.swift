@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import ReduxSwift
+
+/// One action that reached the reducers of a ``TestStore``'s store, with the states around it.
+struct Reduction<State: StateProtocol>: @unchecked Sendable {
+    // `@unchecked Sendable`: a record is created on the store's queue and read by the test after
+    // the recorder's lock hands it over; `State` values are copies nobody mutates.
+    let action: any ActionProtocol
+    let after: State
+    let error: (any Error)?
+    /// The send it came from, or `nil` for an action the test did not send.
+    let sendID: Int?
+}
+
+/// The two middleware a ``TestStore`` wraps around the store's chain, and what they recorded.
+///
+/// `@unchecked Sendable`: `currentSend` is used only by the middleware, on the store's reducing
+/// thread one action at a time; everything else is guarded by `condition`.
+final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var records: [Reduction<State>] = []
+    private var waiters: [RecordWaiter] = []
+    private var currentSend: Int?
+
+    /// First in the chain: unwraps a sent action and remembers which send is being handled.
+    var sendTagger: Middleware<State> {
+        Middleware("TestStore.send", handler: SendTagger(recorder: self))
+    }
+
+    /// Last in the chain: records each action the reducers see and the state they leave.
+    var reductionRecorder: Middleware<State> {
+        Middleware("TestStore.record", handler: RecordingHandler(recorder: self))
+    }
+
+    fileprivate func handleSent(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
+        guard let sent = action as? TestStoreSend else {
+            context.next(action)
+            return
+        }
+        currentSend = sent.id
+        defer { currentSend = nil }
+        context.next(sent.action)
+    }
+
+    fileprivate func record(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
+        let outcome = context.next(action)
+        var error: (any Error)?
+        if case .failed(let failure) = outcome { error = failure }
+        append(Reduction(action: action, after: context.state, error: error, sendID: currentSend))
+    }
+
+    private func append(_ record: Reduction<State>) {
+        condition.lock()
+        records.append(record)
+        let resumed = waiters
+        waiters.removeAll()
+        condition.unlock()
+        for waiter in resumed { waiter.resume(true) }
+    }
+
+    /// Removes and returns the records of one send.
+    func takeSent(id: Int) -> [Reduction<State>] {
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = records.filter { $0.sendID == id }
+        records.removeAll { $0.sendID == id }
+        return taken
+    }
+
+    /// Removes and returns every record the test did not send.
+    func takeReceived() -> [Reduction<State>] {
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = records.filter { $0.sendID == nil }
+        records.removeAll { $0.sendID == nil }
+        return taken
+    }
+
+    /// Removes and returns the oldest record the test did not send.
+    func takeFirstReceived() -> Reduction<State>? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let index = records.firstIndex(where: { $0.sendID == nil }) else { return nil }
+        return records.remove(at: index)
+    }
+
+    /// Drops the leading received records that `shouldDrop` accepts.
+    func dropReceived(while shouldDrop: (Reduction<State>) -> Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        while let index = records.firstIndex(where: { $0.sendID == nil }), shouldDrop(records[index]) {
+            records.remove(at: index)
+        }
+    }
+
+    /// Waits until a record is appended or `deadline` passes; returns whether one was.
+    func waitForRecord(until deadline: Date) async -> Bool {
+        let waiter = RecordWaiter()
+        return await withCheckedContinuation { continuation in
+            waiter.set(continuation)
+            condition.lock()
+            waiters.append(waiter)
+            condition.unlock()
+            let delay = max(0, deadline.timeIntervalSinceNow)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { waiter.resume(false) }
+        }
+    }
+}
+
+/// A continuation resumed once, by whichever comes first: a record or the deadline.
+final class RecordWaiter: @unchecked Sendable {
+    // `@unchecked Sendable`: `continuation` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Bool, Never>?
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) {
+        lock.lock()
+        self.continuation = continuation
+        lock.unlock()
+    }
+
+    func resume(_ value: Bool) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(returning: value)
+    }
+}
+
+private struct SendTagger<State: StateProtocol>: MiddlewareHandler {
+    let recorder: ReductionRecorder<State>
+
+    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
+        recorder.handleSent(action, context: context)
+    }
+}
+
+private struct RecordingHandler<State: StateProtocol>: MiddlewareHandler {
+    let recorder: ReductionRecorder<State>
+
+    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
+        recorder.record(action, context: context)
+    }
+}

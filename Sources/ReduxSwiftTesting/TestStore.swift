@@ -1,0 +1,251 @@
+import Dispatch
+import Foundation
+import ReduxSwift
+
+/// A store for tests: send actions, and assert the exact state change each one makes and the
+/// actions that asynchronous work dispatches.
+///
+/// ```swift
+/// @Test func addingATodo() async {
+///     let store = TestStore(reducers: TodoReducers.reducers, state: AppState())
+///     store.send(TodoAction.add("Milk")) {
+///         $0.todos = [Todo(id: 0, title: "Milk")]
+///     }
+///     store.send(TodoAction.load)
+///     await store.receive(TodoAction.loaded([])) {
+///         $0.todos = []
+///     }
+/// }
+/// ```
+///
+/// Each ``send(_:assert:fileID:filePath:line:column:)`` dispatches an action, waits until the store
+/// has handled it, and compares the state with the last asserted state changed by your closure.
+/// By default the check is exhaustive: any difference fails the test with a list of the values
+/// that differ, and so does an action dispatched by reducers or async work that the test has not
+/// asserted with ``receive(_:timeout:assert:fileID:filePath:line:column:)``.
+///
+/// Failures are reported to Swift Testing when a Swift Testing test is running, and to XCTest
+/// otherwise. A `TestStore` belongs to the test that created it; use it from one task at a time.
+public final class TestStore<State: StateProtocol & Equatable> {
+    /// How strictly a ``TestStore`` checks.
+    public enum Exhaustivity: Sendable, Equatable {
+        /// Every change must be asserted, and every received action too.
+        case on
+        /// Only what the assertions describe is checked: the closure is applied to the actual new
+        /// state, and unasserted received actions are allowed.
+        case off
+    }
+
+    /// The store under test; dispatch to it, observe it or read it as the app would.
+    public let store: Store<State>
+    /// The state as the test has asserted it so far.
+    public private(set) var state: State
+    /// How strictly the store checks; ``Exhaustivity/on`` unless changed.
+    public var exhaustivity: Exhaustivity
+    /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` waits by default: 30
+    /// seconds. Generous on purpose: async work runs on the shared cooperative pool, which a test
+    /// runner can keep busy with blocked tests for a while; a receive that succeeds returns at once.
+    public var timeout: TimeInterval = 30
+
+    private let recorder: ReductionRecorder<State>
+    private var sends = 0
+
+    /// Creates a test store around a new ``Store``.
+    /// - Parameters:
+    ///   - reducers: The reducers under test.
+    ///   - state: The initial state.
+    ///   - middleware: Middleware under test, such as `.asyncActions(dependencies: FakeAPI())`.
+    ///   - exhaustivity: Whether every change and every received action must be asserted.
+    public init(
+        reducers: [Reducer<State>], state: State, middleware: [Middleware<State>] = [],
+        exhaustivity: Exhaustivity = .on
+    ) {
+        let recorder = ReductionRecorder<State>()
+        self.recorder = recorder
+        self.state = state
+        self.exhaustivity = exhaustivity
+        store = Store(
+            reducers: reducers, state: state,
+            middleware: [recorder.sendTagger] + middleware + [recorder.reductionRecorder],
+            notificationCenter: StoreNotificationCenter())
+    }
+
+    /// Dispatches `action`, waits until the store has handled it, and checks the state change.
+    ///
+    /// - Parameters:
+    ///   - action: The action to send.
+    ///   - updateExpected: Changes the last asserted state into the state you expect; leave it out
+    ///     when the action must not change the state.
+    public func send(
+        _ action: any ActionProtocol,
+        assert updateExpected: ((inout State) throws -> Void)? = nil,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        if exhaustivity == .on {
+            // Actions queued by earlier ones (a reducer's or middleware's dispatches) are reduced
+            // after the earlier send returned: wait for them before asking what was received.
+            _ = store.currentState()
+            let unasserted = recorder.takeReceived()
+            if let last = unasserted.last {
+                // Reported once: the state they left becomes the asserted state.
+                state = last.after
+                location.fail(
+                    "\(unasserted.count) received action(s) were not asserted before sending \(action): "
+                        + unasserted.map { "\($0.action)" }.joined(separator: ", "))
+            }
+        }
+        sends += 1
+        let id = sends
+        store.dispatch(TestStoreSend(id: id, action: action))
+        _ = store.currentState()  // waits until the store has handled the action
+        let records = recorder.takeSent(id: id)
+        if let failure = records.lazy.compactMap(\.error).first {
+            location.fail("\(action) failed: \(failure)")
+        }
+        check(records.last?.after ?? state, against: updateExpected, after: "\(action)", location)
+    }
+
+    /// Sends an action that must fail, and checks that the state did not change.
+    /// - Returns: The error a reducer or middleware threw, or `nil` (and a test failure) if none did.
+    @discardableResult
+    public func sendExpectingFailure(
+        _ action: any ActionProtocol,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) -> (any Error)? {
+        let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        sends += 1
+        let id = sends
+        store.dispatch(TestStoreSend(id: id, action: action))
+        _ = store.currentState()
+        let records = recorder.takeSent(id: id)
+        guard let error = records.lazy.compactMap(\.error).first else {
+            location.fail("\(action) was expected to fail, but it did not")
+            return nil
+        }
+        check(records.last?.after ?? state, against: nil, after: "\(action)", location)
+        return error
+    }
+
+    /// Waits for the next action that reached the reducers without being sent by the test (from
+    /// async work, a reducer or a middleware), checks it equals `expected`, and checks its change.
+    ///
+    /// - Parameters:
+    ///   - expected: The action that must come next.
+    ///   - timeout: How long to wait; ``timeout`` when `nil`.
+    ///   - updateExpected: Changes the last asserted state into the state you expect.
+    public func receive<Expected: ActionProtocol & Equatable>(
+        _ expected: Expected, timeout: TimeInterval? = nil,
+        assert updateExpected: ((inout State) throws -> Void)? = nil,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await receive(
+            "\(expected)", timeout: timeout, matching: { ($0 as? Expected) == expected },
+            assert: updateExpected,
+            location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Waits for the next received action, checks it satisfies `matches`, and checks its change.
+    public func receive(
+        _ description: String, timeout: TimeInterval? = nil,
+        where matches: @escaping (any ActionProtocol) -> Bool,
+        assert updateExpected: ((inout State) throws -> Void)? = nil,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await receive(
+            description, timeout: timeout, matching: matches, assert: updateExpected,
+            location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    private func receive(
+        _ description: String, timeout: TimeInterval?, matching matches: (any ActionProtocol) -> Bool,
+        assert updateExpected: ((inout State) throws -> Void)?, location: TestLocation
+    ) async {
+        let deadline = Date(timeIntervalSinceNow: timeout ?? self.timeout)
+        while true {
+            if exhaustivity == .off {
+                // Skip what does not match; only the described action is checked.
+                recorder.dropReceived { !matches($0.action) }
+            }
+            if let record = recorder.takeFirstReceived() {
+                guard matches(record.action) else {
+                    location.fail("expected to receive \(description), received \(record.action)")
+                    state = record.after
+                    return
+                }
+                if let error = record.error { location.fail("\(record.action) failed: \(error)") }
+                check(record.after, against: updateExpected, after: "\(record.action)", location)
+                return
+            }
+            guard await recorder.waitForRecord(until: deadline) else {
+                location.fail(
+                    "expected to receive \(description) within \(timeout ?? self.timeout) s, "
+                        + "but no unasserted action reached the reducers")
+                return
+            }
+        }
+    }
+
+    /// Forgets the received actions the test has not asserted, and takes the store's state as the
+    /// asserted state.
+    public func skipReceivedActions() {
+        _ = store.currentState()
+        let skipped = recorder.takeReceived()
+        if let last = skipped.last { state = last.after }
+    }
+
+    /// Ends the test: with exhaustivity on, fails if received actions were not asserted.
+    public func finish(
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) {
+        _ = store.currentState()
+        let unasserted = recorder.takeReceived()
+        if let last = unasserted.last { state = last.after }
+        guard exhaustivity == .on, !unasserted.isEmpty else { return }
+        TestLocation(fileID: fileID, filePath: filePath, line: line, column: column).fail(
+            "\(unasserted.count) received action(s) were not asserted: "
+                + unasserted.map { "\($0.action)" }.joined(separator: ", "))
+    }
+
+    /// Compares `actual` with the expected state, reports differences, and makes `actual` the
+    /// asserted state.
+    private func check(
+        _ actual: State, against updateExpected: ((inout State) throws -> Void)?, after what: String,
+        _ location: TestLocation
+    ) {
+        defer { state = actual }
+        var expected = exhaustivity == .on ? state : actual
+        do {
+            try updateExpected?(&expected)
+        } catch {
+            location.fail("the assertion closure threw: \(error)")
+            return
+        }
+        guard expected != actual else { return }
+        location.fail("state after \(what) differs from the expected state:\n" + difference(expected, actual))
+    }
+
+    private func difference(_ expected: State, _ actual: State) -> String {
+        guard let changes = try? StateChange.changes(from: expected, to: actual), !changes.isEmpty else {
+            return "    (the states differ in a way their JSON does not show)\n    expected: \(expected)\n"
+                + "    actual:   \(actual)"
+        }
+        return changes.map { change in
+            "    \(change.path): expected \(change.oldValue?.description ?? "absent"), "
+                + "actual \(change.newValue?.description ?? "absent")"
+        }.joined(separator: "\n")
+    }
+}
+
+/// An action sent by a ``TestStore``, so that its middleware can tell sent actions from received ones.
+struct TestStoreSend: ActionProtocol {
+    let id: Int
+    let action: any ActionProtocol
+
+    var identifier: String { action.identifier }
+}

@@ -1,0 +1,16 @@
+import ReduxSwift
+import ReduxSwiftTesting
+import XCTest
+
+/// The same test store under XCTest: assertions pass through to `XCTFail` when they fail.
+final class TestStoreXCTests: XCTestCase {
+    func testSendAndReceiveWorkUnderXCTest() async {
+        let store = makeTestStore()
+        store.send(CounterAction.increment) { $0.count = 1 }
+        store.send(CounterAction.incrementTwiceLater)
+        await store.receive(CounterAction.increment) { $0.count = 2 }
+        await store.receive(CounterAction.increment) { $0.count = 3 }
+        store.finish()
+        XCTAssertEqual(store.state.count, 3)
+    }
+}
