@@ -15,6 +15,8 @@ struct Workload {
     var threads: Int { 8 }
     var perThread: Int { quick ? 20_000 : 100_000 }
     var memoryDispatches: Int { quick ? 200_000 : 1_000_000 }
+    var historySteps: Int { quick ? 100 : 1_000 }
+    var undos: Int { quick ? 10 : 50 }
 }
 
 /// A counter confined to one serial delivery thread, so it needs no lock.

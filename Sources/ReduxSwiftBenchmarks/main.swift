@@ -44,6 +44,8 @@ let scenarios: [Scenario] = [
     memoryScenario,
     selectorScenario,
     keyPathScenario,
+    middlewareScenario,
+    historyScenario,
 ]
 
 let workload = Workload(quick: quick)
