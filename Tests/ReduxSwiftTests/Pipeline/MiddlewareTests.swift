@@ -51,7 +51,9 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         store.dispatch(TestAction.increment)
         store.dispatch(TestAction.append("kept"))
         #expect(store.currentState() == TestState(counter: 0, log: ["kept"]))
+        // Each observer waited on: the two hear a notification one after the other.
         #expect(announced.wait(forCount: 1))
+        #expect(identifiers.wait(forCount: 1))
         #expect(identifiers.values == ["TestAction.append"])
         withExtendedLifetime((token, allToken)) {}
     }
