@@ -1,0 +1,87 @@
+import Foundation
+import ReduxSwift
+import Testing
+
+/// Counts the actions it passes on; a middleware as a type, usable from generic code.
+struct CountingMiddleware<State: StateProtocol>: MiddlewareHandler {
+    let seen: SeenActions
+
+    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
+        seen.add(action.identifier)
+        context.next(action)
+    }
+}
+
+/// A thread-safe list of identifiers.
+final class SeenActions: @unchecked Sendable {
+    // `@unchecked Sendable`: `identifiers` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var identifiers: [String] = []
+
+    func add(_ identifier: String) {
+        lock.lock()
+        identifiers.append(identifier)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return identifiers
+    }
+}
+
+/// Builds a store for any state with counting middleware: generic client code compiles cleanly.
+func makeCountedStore<State: StateProtocol>(
+    reducers: [Reducer<State>], state: State, seen: SeenActions
+) -> Store<State> {
+    Store(
+        reducers: reducers, state: state,
+        middleware: [
+            Middleware("count", handler: CountingMiddleware<State>(seen: seen)), .logger(write: { _ in }),
+        ],
+        notificationCenter: StoreNotificationCenter())
+}
+
+/// The dispatch pipeline as apps see it: no `@testable import`.
+@Suite struct PipelineAPITests {
+    @Test func middlewareLocksHistoryAndTransactionsWorkThroughThePublicAPI() throws {
+        let seen = SeenActions()
+        let store = makeCountedStore(reducers: CounterReducers.reducers, state: AppState(), seen: seen)
+        let other = Store(
+            reducers: CounterReducers.reducers, state: AppState(),
+            notificationCenter: StoreNotificationCenter())
+        let history = store.recordHistory()
+
+        let lock: DispatchLock = store.lock("api", performing: CounterAction.add(10))
+        store.dispatch(CounterAction.increment)
+        #expect(store.currentState().counter == 10)
+        try lock.release()
+        #expect(store.currentState().counter == 11)
+
+        history.undo()
+        #expect(store.currentState().counter == 10)
+        let status: HistoryStatus = history.status
+        #expect(status.canRedo)
+
+        var transaction = StoreTransaction()
+        transaction.dispatch(CounterAction.add(5), to: store)
+        transaction.dispatch(CounterAction.add(7), to: other)
+        try transaction.commit()
+        #expect(store.currentState().counter == 15)
+        #expect(other.currentState().counter == 7)
+        #expect(seen.all == ["CounterAction.add", "CounterAction.increment", "HistoryAction.undo"])
+    }
+
+    @Test func asyncActionsRunWithTheirDependency() async {
+        let store = Store(
+            reducers: CounterReducers.reducers, state: AppState(),
+            middleware: [.asyncActions(dependencies: 42)], notificationCenter: StoreNotificationCenter())
+        let work = AsyncAction<AppState, Int>("answer") { context in
+            context.dispatch(CounterAction.add(context.dependencies))
+        }
+        store.dispatch(work)
+        await work.finished()
+        #expect(store.currentState().counter == 42)
+    }
+}
