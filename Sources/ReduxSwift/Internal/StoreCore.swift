@@ -23,6 +23,11 @@ final class StoreCore: Sendable {
         return machine.withLock { $0.enqueueExclusive(entry.take()!) }
     }
 
+    func enqueuePassingLocks(_ entry: consuming PendingEntry) -> Bool {
+        var entry = Optional(entry)
+        return machine.withLock { $0.enqueuePassingLocks(entry.take()!) }
+    }
+
     func lock() {
         machine.withLock { $0.lock() }
     }

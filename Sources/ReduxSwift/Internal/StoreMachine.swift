@@ -111,6 +111,18 @@ struct StoreMachine<Entry, Waiter> {
         return scheduleDrainIfIdle()
     }
 
+    /// Queues an entry that no lock may hold: behind the other pending entries while unlocked,
+    /// through the locks otherwise. Returns whether to schedule a drain.
+    mutating func enqueuePassingLocks(_ entry: consuming Entry) -> Bool {
+        if lockCount == 0 {
+            pending.append(entry)
+        } else {
+            exclusive.append(entry)
+        }
+        enqueuedCount += 1
+        return scheduleDrainIfIdle()
+    }
+
     // MARK: Locks
 
     /// Holds every entry dispatched from now on until every lock is released; entries already

@@ -22,8 +22,9 @@ import Foundation
 /// ``Foundation/NSNotification/Name/dispatchDidFail``.
 ///
 /// Transactions never deadlock: one that shares stores with another waits for it, and stores are
-/// taken in one global order whatever order you dispatch to them in. The actions go to the
-/// reducers directly, without middleware. `commit()` blocks the calling thread until every store
+/// taken in one global order whatever order you dispatch to them in. Dispatch locks do not hold a
+/// transaction (its caller may be the thread holding one). The actions go to the reducers
+/// directly, without middleware, so a ``StoreHistory`` records the change with the next step. `commit()` blocks the calling thread until every store
 /// has decided; call it from a thread that no store waits for (not from a reducer, a middleware,
 /// or a state's `encode(to:)`, where it throws ``TransactionError/calledFromStoreCode``).
 public struct StoreTransaction: Sendable {
@@ -104,8 +105,10 @@ protocol TransactionStore: AnyObject, Sendable {
 }
 
 extension Store: TransactionStore {
+    /// Queued in order with earlier dispatches, but never held by a dispatch lock: the committing
+    /// thread may be the one holding it, and would wait for itself.
     func enqueueTransactionPart(_ participant: TransactionParticipant) {
-        enqueue(.transaction(participant))
+        if core.enqueuePassingLocks(.transaction(participant)) { scheduleDrain() }
     }
 }
 

@@ -125,6 +125,27 @@ import Testing
         #expect(other.currentState().counter == 0)
     }
 
+    @Test func aDispatchLockHeldByTheCommittingThreadDoesNotHoldTheTransaction() throws {
+        let store = makeStore()
+        let lock = store.lock("held while committing")
+        store.dispatch(TestAction.append("held"))
+        var transaction = StoreTransaction()
+        transaction.dispatch(TestAction.append("transaction"), to: store)
+        try transaction.commit()
+        #expect(store.currentState().log == ["transaction"])
+        try lock.release()
+        #expect(store.currentState().log == ["transaction", "held"])
+    }
+
+    @Test func actionsDispatchedBeforeTheCommitAreReducedBeforeIt() throws {
+        let store = makeStore()
+        for index in 0..<100 { store.dispatch(TestAction.append("\(index)")) }
+        var transaction = StoreTransaction()
+        transaction.dispatch(TestAction.append("last"), to: store)
+        try transaction.commit()
+        #expect(store.currentState().log == (0..<100).map { "\($0)" } + ["last"])
+    }
+
     @Test func aLaterRollbackKeepsACommittedTransaction() throws {
         let store = makeStore()
         store.dispatch(TestAction.increment)
