@@ -90,7 +90,7 @@ func makeAsyncStore(service: FakeService, center: StoreNotificationCenter = Stor
         let store = makeAsyncStore(service: service, center: center)
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
-        let started = Gate()
+        let started = AsyncGate()
         let sawCancellation = Recorder<Bool>()
         let work = AsyncAction<TestState, FakeService>("slow") { context in
             context.dispatch(TestAction.append("started"))
@@ -101,7 +101,7 @@ func makeAsyncStore(service: FakeService, center: StoreNotificationCenter = Stor
             try Task.checkCancellation()
         }
         store.dispatch(work)
-        #expect(started.wait())
+        await started.opened()
         work.cancel()
         service.gate.open()
         await work.finished()

@@ -88,3 +88,35 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     start.open()
     finished.wait()
 }
+
+/// A one-shot gate that async tests wait on without blocking a thread of the cooperative pool
+/// (which the work they wait for may need).
+final class AsyncGate: @unchecked Sendable {
+    // `@unchecked Sendable`: `isOpen` and `waiters` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func open() {
+        lock.lock()
+        isOpen = true
+        let resumed = waiters
+        waiters.removeAll()
+        lock.unlock()
+        for waiter in resumed { waiter.resume() }
+    }
+
+    /// Returns once `open()` has been called.
+    func opened() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if isOpen {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
+    }
+}
