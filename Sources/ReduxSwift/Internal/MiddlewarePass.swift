@@ -108,9 +108,17 @@ extension ReductionPipeline {
         let handler = middleware[position]
         let call = reusableCall(at: position, state: state, host: host)
         let mark = context.deferredDispatchCount
+        var committedDispatches: [Range<Int>] = []
         do {
             let passOn = { (next: any ActionProtocol) -> DispatchOutcome in
-                self.forward(next, from: position + 1, state: state, context: context, into: &result)
+                let start = context.deferredDispatchCount
+                let outcome = self.forward(
+                    next, from: position + 1, state: state, context: context, into: &result)
+                // What a committed action dispatched stands, even if this middleware throws later.
+                if case .committed = outcome {
+                    committedDispatches.append(start..<context.deferredDispatchCount)
+                }
+                return outcome
             }
             let (outcome, replacedState) = try withoutActuallyEscaping(passOn) { passOn in
                 call.begin(state: state, passOn: passOn)
@@ -126,8 +134,9 @@ extension ReductionPipeline {
             appendChange(ActionRun(entries: [PendingEntry.entry(for: action)], range: 0..<1), to: &result)
             return .committed
         } catch {
-            // Like a reducer's: a middleware that throws loses the dispatches it made.
-            context.discardDispatches(from: mark)
+            // Like a reducer's: a middleware that throws loses the dispatches it made, but not
+            // those of the actions it passed on that committed.
+            context.discardDispatches(from: mark, keeping: committedDispatches)
             result.events.append(.failed(action, error))
             return .failed(error)
         }

@@ -85,9 +85,19 @@ final class ReducerContext {
         deferredDispatches.removeAll()
     }
 
-    /// Drops the dispatches made since `mark` (a ``deferredDispatchCount``), keeping older ones.
-    func discardDispatches(from mark: Int) {
-        deferredDispatches.removeSubrange(mark...)
+    /// Drops the dispatches made since `mark` (a ``deferredDispatchCount``), keeping older ones
+    /// and those in `kept` (ascending ranges of positions, made by actions that committed).
+    func discardDispatches(from mark: Int, keeping kept: [Range<Int>] = []) {
+        guard !kept.isEmpty else {
+            deferredDispatches.removeSubrange(mark...)
+            return
+        }
+        var survivors = Array(deferredDispatches[..<mark])
+        for range in kept {
+            survivors.append(
+                contentsOf: deferredDispatches[range.clamped(to: mark..<deferredDispatches.count)])
+        }
+        deferredDispatches = survivors
     }
 
     // MARK: Thread-local installation

@@ -150,6 +150,36 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         withExtendedLifetime(token) {}
     }
 
+    @Test func aMiddlewareThatThrowsAfterPassingAnActionOnKeepsThatActionsDispatches() {
+        let handle = StoreHandle()
+        let store = Store(
+            reducers: [
+                testReducer,
+                { _, action in
+                    if case .append("passed")? = action as? TestAction {
+                        handle.store.dispatch(TestAction.append("from the reducer"))
+                    }
+                },
+            ], state: TestState(),
+            middleware: [
+                Middleware("pass, then throw") { action, context in
+                    guard case .add? = action as? TestAction else {
+                        context.next(action)
+                        return
+                    }
+                    context.dispatch(TestAction.append("from the middleware"))
+                    context.next(TestAction.append("passed"))
+                    throw TestFailure(reason: "after passing on")
+                }
+            ], notificationCenter: StoreNotificationCenter())
+        handle.store = store
+        let (announced, token) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.add(1))
+        #expect(announced.wait(forCount: 2))
+        #expect(store.currentState().log == ["passed", "from the reducer"])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func dispatchesFromAMiddlewareAreQueuedAfterTheCurrentAction() {
         let store = Store(
             reducers: [testReducer], state: TestState(),
