@@ -15,13 +15,18 @@ struct Reduction<State: StateProtocol>: @unchecked Sendable {
 
 /// The two middleware a ``TestStore`` wraps around the store's chain, and what they recorded.
 ///
-/// `@unchecked Sendable`: `currentSend` is used only by the middleware, on the store's reducing
-/// thread one action at a time; everything else is guarded by `condition`.
+/// `@unchecked Sendable`: `currentSend` and `recordsInCurrentAction` are used only by the
+/// middleware, on the store's reducing thread one action at a time; everything else is guarded by
+/// `condition`.
 final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private let condition = NSCondition()
     private var records: [Reduction<State>] = []
+    /// Records ever appended; a waiter that saw an older count returns at once.
+    private var appended = 0
     private var waiters: [RecordWaiter] = []
     private var currentSend: Int?
+    /// Records made since the tagger passed the current action on (store thread only).
+    private var recordsInCurrentAction = 0
 
     /// First in the chain: unwraps a sent action and remembers which send is being handled.
     var sendTagger: Middleware<State> {
@@ -34,25 +39,30 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     }
 
     fileprivate func handleSent(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
-        guard let sent = action as? TestStoreSend else {
-            context.next(action)
-            return
-        }
-        currentSend = sent.id
+        let sent = action as? TestStoreSend
+        let passedOn = sent?.action ?? action
+        currentSend = sent?.id
+        recordsInCurrentAction = 0
         defer { currentSend = nil }
-        context.next(sent.action)
+        // A middleware of the app that throws (or a later one that drops the action) stops it
+        // before the recording middleware: record the failure here, so that it is not lost.
+        if case .failed(let error) = context.next(passedOn), recordsInCurrentAction == 0 {
+            append(Reduction(action: passedOn, after: context.state, error: error, sendID: currentSend))
+        }
     }
 
     fileprivate func record(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
         let outcome = context.next(action)
         var error: (any Error)?
         if case .failed(let failure) = outcome { error = failure }
+        recordsInCurrentAction += 1
         append(Reduction(action: action, after: context.state, error: error, sendID: currentSend))
     }
 
     private func append(_ record: Reduction<State>) {
         condition.lock()
         records.append(record)
+        appended += 1
         let resumed = waiters
         waiters.removeAll()
         condition.unlock()
@@ -77,12 +87,13 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         return taken
     }
 
-    /// Removes and returns the oldest record the test did not send.
-    func takeFirstReceived() -> Reduction<State>? {
+    /// Removes and returns the oldest record the test did not send, and how many records had
+    /// been appended when it looked (for ``waitForRecord(after:until:)``).
+    func takeFirstReceived() -> (record: Reduction<State>?, appended: Int) {
         condition.lock()
         defer { condition.unlock() }
-        guard let index = records.firstIndex(where: { $0.sendID == nil }) else { return nil }
-        return records.remove(at: index)
+        guard let index = records.firstIndex(where: { $0.sendID == nil }) else { return (nil, appended) }
+        return (records.remove(at: index), appended)
     }
 
     /// Drops the leading received records that `shouldDrop` accepts.
@@ -94,12 +105,19 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         }
     }
 
-    /// Waits until a record is appended or `deadline` passes; returns whether one was.
-    func waitForRecord(until deadline: Date) async -> Bool {
+    /// Waits until more than `seen` records have been appended, or `deadline` passes; returns
+    /// whether they were. Comparing counts under the lock means a record appended between the
+    /// caller's look and this wait is not missed.
+    func waitForRecord(after seen: Int, until deadline: Date) async -> Bool {
         let waiter = RecordWaiter()
         return await withCheckedContinuation { continuation in
             waiter.set(continuation)
             condition.lock()
+            guard appended == seen else {
+                condition.unlock()
+                waiter.resume(true)
+                return
+            }
             waiters.append(waiter)
             condition.unlock()
             let delay = max(0, deadline.timeIntervalSinceNow)

@@ -171,7 +171,8 @@ public final class TestStore<State: StateProtocol & Equatable> {
                 // Skip what does not match; only the described action is checked.
                 recorder.dropReceived { !matches($0.action) }
             }
-            if let record = recorder.takeFirstReceived() {
+            let (received, seen) = recorder.takeFirstReceived()
+            if let record = received {
                 guard matches(record.action) else {
                     location.fail("expected to receive \(description), received \(record.action)")
                     state = record.after
@@ -181,7 +182,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
                 check(record.after, against: updateExpected, after: "\(record.action)", location)
                 return
             }
-            guard await recorder.waitForRecord(until: deadline) else {
+            guard await recorder.waitForRecord(after: seen, until: deadline) else {
                 location.fail(
                     "expected to receive \(description) within \(timeout ?? self.timeout) s, "
                         + "but no unasserted action reached the reducers")

@@ -165,6 +165,23 @@ func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
         }
     }
 
+    @Test func anErrorThrownByTheAppsMiddlewareIsReportedNotLost() {
+        let guardMiddleware = Middleware<CounterState>("no negative amounts") { action, context in
+            if case .add(let amount)? = action as? CounterAction, amount < 0 { throw Rejected() }
+            context.next(action)
+        }
+        let store = TestStore(reducers: counterReducers, state: CounterState(), middleware: [guardMiddleware])
+        let error = store.sendExpectingFailure(CounterAction.add(-1))
+        #expect(error as? Rejected == Rejected())
+        withKnownIssue {
+            store.send(CounterAction.add(-2))
+        } matching: {
+            mentions("add(-2) failed: Rejected()")($0)
+        }
+        store.send(CounterAction.add(2)) { $0.count = 2 }
+        store.finish()
+    }
+
     @Test func skippingReceivedActionsTakesTheStoresState() {
         let store = makeTestStore()
         store.send(CounterAction.incrementTwiceLater)
