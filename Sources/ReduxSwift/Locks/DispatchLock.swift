@@ -16,6 +16,8 @@ extension Store {
     ///
     /// While the store is paused, ``currentState()`` does not wait for the actions the lock holds
     /// (they may be waiting for the very thread that reads), so it returns the state without them.
+    /// Reducers and middleware registered while paused wait with those actions, so actions
+    /// dispatched through the lock do not see them yet.
     ///
     /// Release every lock exactly once. Releasing one twice throws
     /// ``DispatchLockError/alreadyReleased(name:)``; a lock freed without being released is
@@ -133,11 +135,15 @@ public final class DispatchLock: Sendable {
         send(entry)
     }
 
+    /// Decided while holding `released`, so that a concurrent ``release()`` cannot come between
+    /// the check and the enqueue (the action would pass a lock already released).
     fileprivate func send(_ entry: PendingEntry) {
-        if isReleased {
-            store.enqueueDeferred(entry)
-        } else {
-            store.enqueueExclusive(entry)
+        released.withLock { released in
+            if released {
+                store.enqueueDeferred(entry)
+            } else {
+                store.enqueueExclusive(entry)
+            }
         }
     }
 }

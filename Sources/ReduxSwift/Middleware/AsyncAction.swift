@@ -158,8 +158,9 @@ extension AsyncAction: AsyncActionStarting {
                 do {
                     try await job.run()
                 } catch {
-                    guard !run.isCancelled, !(error is CancellationError) else { return }
-                    failure.report(error)
+                    guard !(error is CancellationError) else { return }
+                    // Under the run's lock, so that no failure is reported after cancel() returns.
+                    run.ifNotCancelled { failure.report(error) }
                 }
             }
         }
