@@ -175,7 +175,8 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// ```
     ///
     /// Ordered with dispatches like ``register(_:)``. Called from inside a reducer or middleware of
-    /// this store, it takes effect from the next action the store takes from its queue.
+    /// this store, it is queued like a dispatch from there: once the current action commits (and
+    /// not at all if it fails), behind the actions already queued.
     public func register(middleware: [Middleware<State>]) {
         guard !middleware.isEmpty else { return }
         let entry = PendingEntry.registerMiddleware(middleware.map(\.erased))

@@ -20,6 +20,10 @@ extension Store {
     /// dropped, oldest first.
     ///
     /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
+    ///
+    /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to
+    /// the reducers directly, so it is not a step of its own: the next step includes it, and
+    /// moving back to a step recorded before it restores a state without it, in this store only.
     public func recordHistory(limit: HistoryLimit = .default) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit)
         register(middleware: [Middleware(name: "history", erased: history.recorder.handle)])
@@ -30,9 +34,9 @@ extension Store {
 /// How much history a store keeps; the oldest steps go first when either bound is passed.
 public struct HistoryLimit: Sendable, Equatable {
     /// The most steps kept, at least 1 (the current state).
-    public var steps: Int
+    public let steps: Int
     /// The most bytes of encoded state kept; the current state is kept whatever its size.
-    public var bytes: Int
+    public let bytes: Int
 
     /// Creates a limit.
     public init(steps: Int, bytes: Int) {
