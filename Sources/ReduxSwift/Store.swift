@@ -120,12 +120,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// reduced commits, behind the actions already queued; if that action fails, the actions it
     /// dispatched are discarded with its changes.
     public func dispatch<Action: ActionProtocol>(_ action: Action) {
-        if let context = ReducerContext.current, context.reducingStore != nil {
-            // Re-applying an action for a rollback must not repeat what its first run did.
-            guard !context.isReplaying else { return }
-            context.deferDispatch(.entry(for: action), to: self)
-            return
-        }
+        if ReducerContext.deferIfReducing(.entry(for: action), to: self) { return }
         enqueue(.entry(for: action))
     }
 

@@ -54,6 +54,19 @@ final class ReducerContext {
         deferredDispatches.append((target, entry))
     }
 
+    /// Defers `entry` to `target` when called from inside a store's reducers or middleware, and
+    /// returns `true`; the caller enqueues it itself when this returns `false`. The entry is queued
+    /// when the current action commits, and dropped while a rollback re-applies actions (their
+    /// first run already dispatched it).
+    @inline(__always)
+    static func deferIfReducing(
+        _ entry: @autoclosure () -> PendingEntry, to target: @autoclosure () -> any DeferredDispatchTarget
+    ) -> Bool {
+        guard let context = current, context.reducingStore != nil else { return false }
+        if !context.isReplaying { context.deferDispatch(entry(), to: target()) }
+        return true
+    }
+
     /// How many dispatches are deferred so far; pass it to ``discardDispatches(from:)`` to drop
     /// only the ones made after this point.
     var deferredDispatchCount: Int { deferredDispatches.count }

@@ -127,11 +127,7 @@ public final class DispatchLock: Sendable {
     /// ordinary dispatch.
     public func dispatch(_ action: any ActionProtocol) {
         let entry = PendingEntry.entry(for: action)
-        if let context = ReducerContext.current, context.reducingStore != nil {
-            guard !context.isReplaying else { return }
-            context.deferDispatch(entry, to: ExclusiveTarget(store: store, lock: self))
-            return
-        }
+        if ReducerContext.deferIfReducing(entry, to: ExclusiveTarget(store: store, lock: self)) { return }
         send(entry)
     }
 

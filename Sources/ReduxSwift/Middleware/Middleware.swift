@@ -146,11 +146,7 @@ public struct MiddlewareNext: Sendable {
     /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
     public func callAsFunction(_ action: any ActionProtocol) {
         let entry = PendingEntry.resume(action, middlewareIndex: position)
-        if let context = ReducerContext.current, context.reducingStore != nil {
-            guard !context.isReplaying else { return }
-            context.deferDispatch(entry, to: host)
-            return
-        }
+        if ReducerContext.deferIfReducing(entry, to: host) { return }
         host.enqueueDeferred(entry)
     }
 }
