@@ -54,8 +54,9 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     let engine: EngineBox<State>
     /// Parsed and decoded snapshots shared by selector and key-path observers.
     let observationCache = ObservationCache()
-    /// Held by the transaction that uses this store (see ``StoreTransaction``).
-    let transactionGate = TransactionGate()
+    /// Held by the transaction that uses this store, by the thread that commits it (see
+    /// ``StoreTransaction``).
+    let transactionGate = NSLock()
     /// Used only by the owner of the live state, like the state itself.
     let encoder: JSONEncoder
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's

@@ -100,7 +100,7 @@ public enum TransactionError: Error, CustomStringConvertible {
 /// A store's side of a transaction, with no generic parameter.
 protocol TransactionStore: AnyObject, Sendable {
     /// Held by the transaction that uses the store, so that two never interleave on it.
-    var transactionGate: TransactionGate { get }
+    var transactionGate: NSLock { get }
     func enqueueTransactionPart(_ participant: TransactionParticipant)
 }
 
@@ -110,16 +110,6 @@ extension Store: TransactionStore {
     func enqueueTransactionPart(_ participant: TransactionParticipant) {
         if core.enqueuePassingLocks(.transaction(participant)) { scheduleDrain() }
     }
-}
-
-/// A mutex held across a whole transaction, by the thread that commits it.
-///
-/// `@unchecked Sendable`: an `NSLock` is thread-safe.
-final class TransactionGate: @unchecked Sendable {
-    private let mutex = NSLock()
-
-    func lock() { mutex.lock() }
-    func unlock() { mutex.unlock() }
 }
 
 /// One store's part of a transaction: its actions, and the two hand-overs between the store's
