@@ -96,11 +96,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
                         + unasserted.map { "\($0.action)" }.joined(separator: ", "))
             }
         }
-        sends += 1
-        let id = sends
-        store.dispatch(TestStoreSend(id: id, action: action))
-        _ = store.currentState()  // waits until the store has handled the action
-        let records = recorder.takeSent(id: id)
+        let records = dispatchAndWait(action)
         if let failure = records.lazy.compactMap(\.error).first {
             location.fail("\(action) failed: \(failure)")
         }
@@ -116,17 +112,23 @@ public final class TestStore<State: StateProtocol & Equatable> {
         column: UInt = #column
     ) -> (any Error)? {
         let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        sends += 1
-        let id = sends
-        store.dispatch(TestStoreSend(id: id, action: action))
-        _ = store.currentState()
-        let records = recorder.takeSent(id: id)
+        let records = dispatchAndWait(action)
         guard let error = records.lazy.compactMap(\.error).first else {
             location.fail("\(action) was expected to fail, but it did not")
             return nil
         }
         check(records.last?.after ?? state, against: nil, after: "\(action)", location)
         return error
+    }
+
+    /// Dispatches `action` tagged as sent, waits until the store has handled it, and returns what
+    /// the reducers made of it.
+    private func dispatchAndWait(_ action: any ActionProtocol) -> [Reduction<State>] {
+        sends += 1
+        let id = sends
+        store.dispatch(TestStoreSend(id: id, action: action))
+        _ = store.currentState()  // waits until the store has handled the action
+        return recorder.takeSent(id: id)
     }
 
     /// Waits for the next action that reached the reducers without being sent by the test (from
