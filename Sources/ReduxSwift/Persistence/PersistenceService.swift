@@ -79,7 +79,7 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
         self.scheduler = scheduler
         self.onError =
             onError ?? { error in
-                FileHandle.standardError.write(Data("ReduxSwift: \(error) Will retry.\n".utf8))
+                writeLineToStandardError("ReduxSwift: \(error) Will retry.")
             }
         timing = LockedValue(Timing())
         saved = SavedVersion()

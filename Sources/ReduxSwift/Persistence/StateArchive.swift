@@ -168,8 +168,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             } else {
                 let kept =
                     (keptAt ?? nil).map { "the data was kept at \($0)" } ?? "the data is left where it is"
-                FileHandle.standardError.write(
-                    Data("ReduxSwift: \(error) Starting from the default state; \(kept).\n".utf8))
+                writeLineToStandardError("ReduxSwift: \(error) Starting from the default state; \(kept).")
             }
             return defaultState()
         }
