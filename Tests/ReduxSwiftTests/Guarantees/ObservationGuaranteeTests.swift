@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Records whether two calls of one observer ever run at the same time.
+final class OverlapProbe: @unchecked Sendable {
+    // `@unchecked Sendable`: `inside` and `overlapped` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var inside = 0
+    private var overlapped = false
+
+    func enter() {
+        lock.withLock {
+            inside += 1
+            if inside > 1 { overlapped = true }
+        }
+    }
+
+    func leave() {
+        lock.withLock { inside -= 1 }
+    }
+
+    var didOverlap: Bool { lock.withLock { overlapped } }
+}
+
+/// Promises about notifications and observers that no other suite checks.
+@Suite struct ObservationGuaranteeTests {
+    @Test func aSerialQueueObserverHearsChangesInPostingOrder() {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "serial observer")
+        let seen = Recorder<Int>()
+        let token = store.observeChanges(queue: queue) { note in
+            for case .add(let amount)? in note.actions.map({ $0 as? TestAction }) { seen.append(amount) }
+        }
+        for amount in 1...500 {
+            store.dispatch(TestAction.add(amount))
+            if amount.isMultiple(of: 25) { _ = store.currentState() }
+        }
+        #expect(seen.wait(forCount: 500))
+        #expect(seen.values == Array(1...500))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func failuresKeepTheirPlaceBetweenChanges() {
+        let store = makeStore()
+        let sequence = Recorder<String>()
+        let dispatched = Gate()
+        let token = store.notificationCenter.addObserver(forName: nil, object: store, queue: nil) { note in
+            // Hold the delivery thread until everything is queued, so that changes could merge.
+            dispatched.wait()
+            let kind = note.name == .dispatchDidFail ? "failed" : "changed"
+            for action in note.actions { sequence.append("\(kind) \(action)") }
+        }
+        for action in [TestAction.append("a"), .fail, .append("b"), .append("c"), .fail, .append("d")] {
+            store.dispatch(action)
+        }
+        dispatched.open()
+        #expect(sequence.wait(forCount: 6))
+        #expect(
+            sequence.values == [
+                #"changed append("a")"#, "failed fail", #"changed append("b")"#, #"changed append("c")"#,
+                "failed fail", #"changed append("d")"#,
+            ])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func cancelDoesNotWaitForACallRunningOnAnotherThread() {
+        let store = makeStore()
+        let entered = Gate()
+        let release = Gate()
+        let token = store.observeChanges { _ in
+            entered.open()
+            release.wait()
+        }
+        store.dispatch(TestAction.increment)
+        #expect(entered.wait())
+        let cancelled = Gate()
+        Thread {
+            token.cancel()
+            cancelled.open()
+        }.start()
+        #expect(cancelled.wait(timeout: 5), "cancel() returned while the observer was still running")
+        release.open()
+    }
+
+    @Test func observersAddedOrRemovedDuringAPostDoNotChangeWhoThatPostReaches() {
+        let center = StoreNotificationCenter()
+        let ping = StoreNotification(name: Notification.Name("ping"))
+        let heard = Recorder<String>()
+        let removed = TokenHandle()
+        let added = Recorder<ObserverToken>()
+        let first = center.addObserver(forName: ping.name, object: nil, queue: nil) { _ in
+            heard.append("first")
+            removed.token?.cancel()
+            added.append(
+                center.addObserver(forName: ping.name, object: nil, queue: nil) { _ in heard.append("added") }
+            )
+        }
+        removed.token = center.addObserver(forName: ping.name, object: nil, queue: nil) { _ in
+            heard.append("removed")
+        }
+        center.post(ping)
+        #expect(heard.values == ["first"], "the removed observer is not called, the added one not yet")
+        center.post(ping)
+        #expect(heard.values == ["first", "first", "added"])
+        withExtendedLifetime((first, added)) {}
+    }
+
+    @Test func deliveriesToASelectorNeverOverlapNorGoBackOnAConcurrentQueue() {
+        let store = makeStore()
+        let probe = OverlapProbe()
+        let values = Recorder<Int>()
+        let token = store.observe(\.counter, queue: .global()) { value in
+            probe.enter()
+            usleep(200)  // a slow observer, so that deliveries would overlap if they could
+            values.append(value)
+            probe.leave()
+        }
+        for step in 1...200 {
+            store.dispatch(TestAction.increment)
+            if step.isMultiple(of: 5) { _ = store.currentState() }
+        }
+        #expect(values.wait { $0.last == 200 })
+        #expect(!probe.didOverlap)
+        #expect(values.values == values.values.sorted(), "values never go back")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func leavingAStateLoopRemovesItsObserver() async {
+        let store = makeStore(state: TestState(counter: 4))
+        func firstCounter() async -> Int? {
+            for await state in store.states { return state.counter }
+            return nil
+        }
+        #expect(await firstCounter() == 4)
+        #expect(store.notificationCenter.observerCount == 0)
+    }
+}
+
+#if canImport(Observation)
+import Observation
+
+@Suite struct ObservedModelGuaranteeTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test func anObservedStateKeepsItsStoreAliveAndStopsObservingWhenFreed() {
+        weak var weakStore: Store<TestState>?
+        var kept: ObservedState<TestState>?
+        do {
+            let store = makeStore()
+            weakStore = store
+            kept = ObservedState(store)
+        }
+        #expect(kept != nil)
+        #expect(weakStore != nil, "the model keeps its store")
+
+        let store = makeStore()
+        var model: ObservedState<TestState>? = ObservedState(store)
+        #expect(model != nil)
+        #expect(store.notificationCenter.observerCount == 1)
+        model = nil
+        kept = nil
+        #expect(store.notificationCenter.observerCount == 0)
+        #expect(weakStore == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test func anObservedValueChangesOnlyWhenTheSelectedValueChanges() async {
+        let store = makeStore()
+        let counter = ObservedValue(store) { $0.counter }
+        // Observes the same store after `counter`; the main queue runs them in that order.
+        let witness = ObservedState(store)
+        let changes = Recorder<Int>()
+        withObservationTracking {
+            _ = counter.value
+        } onChange: {
+            changes.append(1)
+        }
+
+        store.dispatch(TestAction.append("elsewhere"))
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while witness.state.log.isEmpty, Date() < deadline { await Task.yield() }
+        #expect(witness.state.log == ["elsewhere"])
+        #expect(changes.count == 0, "a change elsewhere in the state does not touch the value")
+
+        store.dispatch(TestAction.increment)
+        while counter.value != 1, Date() < deadline { await Task.yield() }
+        #expect(counter.value == 1)
+        #expect(changes.count == 1)
+    }
+}
+#endif
