@@ -111,19 +111,25 @@ final class OverlapProbe: @unchecked Sendable {
         let store = makeStore()
         let probe = OverlapProbe()
         let values = Recorder<Int>()
+        let firstEntered = Gate()
+        let secondEntered = Gate()
         let token = store.observe(\.counter, queue: .global()) { value in
             probe.enter()
-            usleep(200)  // a slow observer, so that deliveries would overlap if they could
+            if value == 0 {
+                firstEntered.open()
+                // Holds the first delivery until the next one starts, or for a second if it cannot.
+                secondEntered.wait(timeout: 1)
+            } else {
+                secondEntered.open()
+            }
             values.append(value)
             probe.leave()
         }
-        for step in 1...200 {
-            store.dispatch(TestAction.increment)
-            if step.isMultiple(of: 5) { _ = store.currentState() }
-        }
-        #expect(values.wait { $0.last == 200 })
-        #expect(!probe.didOverlap)
-        #expect(values.values == values.values.sorted(), "values never go back")
+        #expect(firstEntered.wait())
+        store.dispatch(TestAction.increment)
+        #expect(values.wait { $0.last == 1 })
+        #expect(!probe.didOverlap, "the second delivery began while the first was running")
+        #expect(values.values == [0, 1])
         withExtendedLifetime(token) {}
     }
 
