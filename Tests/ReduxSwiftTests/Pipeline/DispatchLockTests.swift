@@ -39,6 +39,66 @@ import Testing
         #expect(store.currentState().counter == 1)
     }
 
+    @Test func anActionDispatchedBeforeALockIsNotHeldByIt() throws {
+        let store = makeStore()
+        let first = store.lock("first")
+        store.dispatch(TestAction.append("before second"))
+        let second = store.lock("second")
+        store.dispatch(TestAction.append("after second"))
+        try first.release()
+        // "before second" was dispatched before `second` was taken: only `first` held it. A
+        // holder of `second` that reads waits for it rather than forever.
+        #expect(store.currentState().log == ["before second"])
+        #expect(store.activeLocks == 1)
+        try second.release()
+        #expect(store.currentState().log == ["before second", "after second"])
+    }
+
+    @Test func eachActionWaitsOnlyForTheLocksTakenBeforeIt() throws {
+        let store = makeStore()
+        let first = store.lock("first")
+        store.dispatch(TestAction.append("x"))
+        let second = store.lock("second")
+        store.dispatch(TestAction.append("y"))
+        let third = store.lock("third")
+        store.dispatch(TestAction.append("z"))
+        // `first` still holds all three.
+        try second.release()
+        #expect(store.currentState().log == [])
+        // x and y were dispatched before `third`; z waits for it.
+        try first.release()
+        #expect(store.currentState().log == ["x", "y"])
+        try third.release()
+        #expect(store.currentState().log == ["x", "y", "z"])
+    }
+
+    @Test func releasingTheNewestLockFirstKeepsWhatTheOldestHolds() throws {
+        let store = makeStore()
+        let first = store.lock("first")
+        store.dispatch(TestAction.append("x"))
+        let second = store.lock("second")
+        store.dispatch(TestAction.append("y"))
+        try second.release()
+        #expect(store.currentState().log == [])
+        first.dispatch(TestAction.append("through"))
+        #expect(store.currentState().log == ["through"])
+        try first.release()
+        #expect(store.currentState().log == ["through", "x", "y"])
+    }
+
+    @Test func anAbandonedOlderLockReleasesWhatOnlyItHeld() {
+        let store = makeStore()
+        var first: DispatchLock? = store.lock("first")
+        store.dispatch(TestAction.append("x"))
+        let second = store.lock("second")
+        store.dispatch(TestAction.append("y"))
+        first = nil
+        #expect(store.currentState().log == ["x"])
+        try? second.release()
+        #expect(store.currentState().log == ["x", "y"])
+        #expect(first == nil)
+    }
+
     @Test func releasingALockTwiceThrowsAndLeavesOtherLocksHeld() throws {
         let store = makeStore()
         let first = store.lock("first")
@@ -157,7 +217,7 @@ import Testing
 
     @Test func aLockedMachineReducesOnlyExclusiveEntriesAndReadersSkipHeldOnes() {
         var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
-        machine.lock()
+        let lock = machine.lock()
         #expect(machine.enqueue("held") == false)
         #expect(machine.enqueueExclusive("passes") == true)
         #expect(machine.startDrain() == ["passes"])
@@ -183,19 +243,36 @@ import Testing
             Issue.record("the held entry must wait for the unlock")
             return
         }
-        #expect(machine.unlock() == true)
+        #expect(machine.unlock(lock) == true)
         #expect(machine.startDrain() == ["held"])
     }
 
     @Test func entriesQueuedBeforeTheFirstLockAreStillReduced() {
         var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
         #expect(machine.enqueue("before") == true)
-        machine.lock()
+        let lock = machine.lock()
         #expect(machine.enqueue("after") == false)
         #expect(machine.enqueueExclusive("through") == false)
         #expect(machine.startDrain() == ["before", "through"])
         _ = machine.finishPass(processed: 2, changes: 2, events: [])
-        #expect(machine.unlock() == true)
+        #expect(machine.unlock(lock) == true)
         #expect(machine.startDrain() == ["after"])
+    }
+
+    @Test func releasingAnOlderLockLetsThroughWhatOnlyItHeld() {
+        var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
+        let first = machine.lock()
+        #expect(machine.enqueue("x") == false)
+        let second = machine.lock()
+        #expect(machine.enqueue("y") == false)
+        let third = machine.lock()
+        #expect(machine.enqueue("z") == false)
+        #expect(machine.unlock(second) == false, "first still holds x, y and z")
+        #expect(machine.unlock(first) == true)
+        #expect(machine.lockCount == 1)
+        #expect(machine.startDrain() == ["x", "y"])
+        _ = machine.finishPass(processed: 2, changes: 2, events: [])
+        #expect(machine.unlock(third) == true)
+        #expect(machine.startDrain() == ["z"])
     }
 }
