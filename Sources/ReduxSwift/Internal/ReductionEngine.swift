@@ -248,16 +248,27 @@ struct ReductionPipeline {
         case .action(let action):
             for index in 0..<count { try reducers[index](state, action) }
         case .batch(let batch):
-            for action in batch.actions {
-                for index in 0..<count { try reducers[index](state, action) }
-            }
+            try run(reducers, upTo: count, onEachActionOf: batch, state: state)
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
-            for action in participant.batch.actions {
-                for index in 0..<count { try reducers[index](state, action) }
-            }
+            try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
         case .register, .registerMiddleware, .resume, .failure:
             break
+        }
+    }
+
+    /// Applies the first `count` reducers to each action of `batch` in order, expanding the
+    /// batches it holds at any depth: reducers never see an ``ActionBatch``.
+    private static func run(
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
+        state: UnsafeMutableRawPointer
+    ) throws {
+        for action in batch.actions {
+            if let nested = ActionBatch.of(action) {
+                try run(reducers, upTo: count, onEachActionOf: nested, state: state)
+                continue
+            }
+            for index in 0..<count { try reducers[index](state, action) }
         }
     }
 
