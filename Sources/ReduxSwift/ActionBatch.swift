@@ -14,6 +14,12 @@
 /// the batch and the error. Otherwise one ``Foundation/NSNotification/Name/stateDidChange`` lists
 /// the batch as one action; its ``actions`` are the ones you dispatched. Actions that reducers
 /// dispatch while the batch is reduced are queued once the whole batch commits.
+///
+/// An ``AsyncAction`` in a batch (at any depth) is run by the
+/// ``Middleware/asyncActions(dependencies:)`` middleware like one dispatched on its own: the other
+/// actions go on as the batch, without it, and the work starts once they have been handled, in
+/// batch order. If the batch fails, its async actions end without running (``AsyncAction/finished()``
+/// returns).
 public struct ActionBatch: ActionProtocol {
     /// The actions, in the order they are reduced.
     public let actions: [any ActionProtocol]
