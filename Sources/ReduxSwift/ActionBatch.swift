@@ -8,11 +8,18 @@
 /// ```
 ///
 /// Every reducer sees each action of the batch in turn, as if they had been dispatched one by one
-/// with nothing in between. If a reducer throws on any of them, the state is exactly what it was
-/// before the batch, and ``Foundation/NSNotification/Name/dispatchDidFail`` reports the batch and
-/// the error. Otherwise one ``Foundation/NSNotification/Name/stateDidChange`` lists the batch as
-/// one action; its ``actions`` are the ones you dispatched. Actions that reducers dispatch while
-/// the batch is reduced are queued once the whole batch commits.
+/// with nothing in between. A batch inside a batch is expanded the same way, at any depth, so
+/// reducers never see an `ActionBatch`. If a reducer throws on any of them, the state is exactly
+/// what it was before the batch, and ``Foundation/NSNotification/Name/dispatchDidFail`` reports
+/// the batch and the error. Otherwise one ``Foundation/NSNotification/Name/stateDidChange`` lists
+/// the batch as one action; its ``actions`` are the ones you dispatched. Actions that reducers
+/// dispatch while the batch is reduced are queued once the whole batch commits.
+///
+/// An ``AsyncAction`` in a batch (at any depth) is run by the
+/// ``Middleware/asyncActions(dependencies:)`` middleware like one dispatched on its own: the other
+/// actions go on as the batch, without it, and the work starts once they have been handled, in
+/// batch order. If the batch fails, its async actions end without running (``AsyncAction/finished()``
+/// returns).
 public struct ActionBatch: ActionProtocol {
     /// The actions, in the order they are reduced.
     public let actions: [any ActionProtocol]
@@ -40,5 +47,15 @@ extension PendingEntry {
             return .batch(batch)
         }
         return .action(action)
+    }
+}
+
+extension ActionBatch {
+    /// `action` as a batch, or `nil`: one comparison of type metadata before the cast, so that
+    /// asking about an action that is not a batch costs next to nothing.
+    @inline(__always)
+    static func of(_ action: any ActionProtocol) -> ActionBatch? {
+        guard ObjectIdentifier(type(of: action)) == ObjectIdentifier(ActionBatch.self) else { return nil }
+        return action as? ActionBatch
     }
 }

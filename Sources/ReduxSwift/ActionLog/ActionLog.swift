@@ -44,11 +44,14 @@ public struct ActionLogError: Error, CustomStringConvertible, Sendable, Equatabl
 /// ```
 ///
 /// Each line is `{"action":{…},"time":"2026-11-22T10:15:30.123Z","type":"MyApp.TodoAction"}`.
-/// Only actions that committed are recorded, in the order they were reduced, so replaying them
-/// with the same reducers into a store with the same initial state reaches the same state.
-/// Actions whose types are not registered are left out and counted. The recording hears actions
-/// from ``Foundation/NSNotification/Name/stateDidChange``, so stop it once the notifications of
-/// the actions you want have been delivered.
+/// A recording holds exactly the actions that commit between ``record(_:)`` and
+/// ``ActionRecording/stop()``, in the order they were reduced: the store notes them on its own
+/// queue as they commit, so replaying them with the same reducers into a store with the state the
+/// recording started from reaches the same state. Floats that JSON cannot hold (`nan`,
+/// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
+/// or whose own `encode(to:)` throws, is left out and counted in
+/// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
+/// recorded with the others.
 public struct ActionLog: Sendable {
     /// How actions are named and encoded.
     public let codec: ActionCodec
@@ -58,11 +61,13 @@ public struct ActionLog: Sendable {
         self.codec = codec
     }
 
-    /// Starts recording `store`'s committed actions.
+    /// Starts recording `store`'s committed actions: the recording holds every action dispatched
+    /// after this call returns that commits before ``ActionRecording/stop()``.
+    ///
+    /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
+    /// are recorded when they are reduced.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
-        let recording = ActionRecording(codec: codec)
-        recording.start(observing: store.notificationCenter, store: store)
-        return recording
+        ActionRecording(codec: codec, store: store)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -73,7 +78,7 @@ public struct ActionLog: Sendable {
     /// - Returns: How many actions were replayed.
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLogError) -> Int {
-        let decoder = JSONDecoder()
+        let decoder = SnapshotCoder.makeDecoder()
         var actions: [any ActionProtocol] = []
         var failure: ActionLogError?
         var number = 0
@@ -95,64 +100,162 @@ public struct ActionLog: Sendable {
 }
 
 /// A recording in progress; see ``ActionLog/record(_:)``.
+///
+/// The store hands the recording its committed actions on its own queue, cheaply; they are
+/// encoded when you read ``data`` or ``skippedActions``, or call ``stop()``. Releasing a recording
+/// without stopping it stops it.
 public final class ActionRecording: @unchecked Sendable {
-    // `@unchecked Sendable`: `lines`, `skipped` and `token` are read and written only while `lock`
-    // is held; `codec`, `encoder` and `formatter` are used only inside the lock too.
+    // `@unchecked Sendable`: `lines`, `skipped` and `isStopped` are read and written only while
+    // `lock` is held; `encoder` and `formatter` are used only inside the lock too. `codec`, `sink`
+    // and `store` are immutable and thread-safe.
     private let lock = NSLock()
     private let codec: ActionCodec
-    private let encoder = JSONEncoder()
+    private let encoder = SnapshotCoder.makeEncoder()
     private let formatter = ISO8601DateFormatter()
+    private let sink = RecordingSink()
+    private weak let store: (any RecordableStore)?
     private var lines = Data()
     private var skipped = 0
-    private var token: ObserverToken?
+    private var isStopped = false
 
-    init(codec: ActionCodec) {
+    init(codec: ActionCodec, store: any RecordableStore) {
         self.codec = codec
+        self.store = store
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         encoder.outputFormatting = [.sortedKeys]
+        store.enqueuePassingLocks(.startRecording(sink))
     }
 
-    func start(observing center: StoreNotificationCenter, store: any AnyObject & Sendable) {
-        let token = center.addObserver(forName: .stateDidChange, object: store, queue: nil) {
-            [weak self] notification in
-            self?.append(notification.actions)
-        }
-        lock.withLock { self.token = token }
-    }
-
-    private func append(_ actions: ActionList) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard token != nil else { return }
-        let time = formatter.string(from: Date())
-        for action in actions {
-            guard let data = codec.line(for: action, time: time, with: encoder) else {
-                skipped += 1
-                continue
-            }
-            lines.append(data)
-            lines.append(UInt8(ascii: "\n"))
-        }
+    deinit {
+        guard !isStopped else { return }
+        store?.enqueuePassingLocks(.stopRecording(sink))
     }
 
     /// The lines recorded so far.
     public var data: Data {
-        lock.withLock { lines }
+        lock.withLock {
+            encodeRecorded()
+            return lines
+        }
     }
 
-    /// How many committed actions were left out because their types are not registered.
+    /// How many committed actions were left out so far: their type is not registered with the
+    /// codec, or their own `encode(to:)` threw. Each action of a batch counts on its own.
     public var skippedActions: Int {
-        lock.withLock { skipped }
+        lock.withLock {
+            encodeRecorded()
+            return skipped
+        }
     }
 
-    /// Stops recording and returns the log.
+    /// Stops recording and returns the log: every action dispatched to the store before this call
+    /// (and after ``ActionLog/record(_:)``) that committed, except those a dispatch lock still
+    /// holds, which have not committed.
+    ///
+    /// It waits until the store has reduced those actions, like ``Store/currentState()``. Called
+    /// from a reducer, a middleware or an `encode(to:)`, where waiting could wait for the caller
+    /// itself, it does not wait: it returns the lines recorded so far, and ``data`` has the
+    /// complete recording once the store has reduced the actions dispatched before the call.
+    /// Calling it again returns ``data``.
     @discardableResult
     public func stop() -> Data {
-        let token = lock.withLock { () -> ObserverToken? in
-            defer { self.token = nil }
-            return self.token
+        let wasStopped = lock.withLock {
+            defer { isStopped = true }
+            return isStopped
         }
-        token?.cancel()
+        if !wasStopped, let store {
+            store.enqueuePassingLocks(.stopRecording(sink))
+            if ReducerContext.current == nil { sink.waitUntilDetached() }
+        }
         return data
+    }
+
+    /// Encodes what the store handed over since the last call; called while holding `lock`.
+    private func encodeRecorded() {
+        for (time, actions) in sink.take() {
+            let stamp = formatter.string(from: time)
+            for action in actions {
+                let (line, left) = codec.line(for: action, time: stamp, with: encoder)
+                skipped += left
+                guard let line else { continue }
+                lines.append(line)
+                lines.append(UInt8(ascii: "\n"))
+            }
+        }
+    }
+}
+
+/// A store an ``ActionRecording`` can start and stop on, with no generic parameter.
+protocol RecordableStore: AnyObject, Sendable {
+    /// Queues an entry in order with earlier dispatches, passing dispatch locks.
+    func enqueuePassingLocks(_ entry: PendingEntry)
+}
+
+extension Store: RecordableStore {
+    func enqueuePassingLocks(_ entry: PendingEntry) {
+        if core.enqueuePassingLocks(entry) { scheduleDrain() }
+    }
+}
+
+/// Where a store puts the actions it commits while an ``ActionRecording`` records it.
+///
+/// The store's queue calls ``record(_:at:)`` and ``detach()``; the recording takes the actions
+/// and waits for the detach from any thread.
+final class RecordingSink: Sendable {
+    private let recorded = LockedValue<[(time: Date, actions: ActionList)]>([])
+    private let detached = DispatchSemaphore(value: 0)
+
+    /// Called by the store's queue with actions that committed at `time`.
+    func record(_ actions: ActionList, at time: Date) {
+        recorded.withLock { $0.append((time, actions)) }
+    }
+
+    /// Called by the store's queue when it reached the stop: nothing more will be recorded.
+    func detach() {
+        detached.signal()
+    }
+
+    /// Waits until the store has reached the stop; only the recording's first `stop()` waits.
+    func waitUntilDetached() {
+        detached.wait()
+    }
+
+    /// Hands over what was recorded since the last call.
+    func take() -> [(time: Date, actions: ActionList)] {
+        recorded.withLock { recorded in
+            defer { recorded.removeAll() }
+            return recorded
+        }
+    }
+}
+
+/// A position in the events of one pass: the event, and the run within it when it is a change.
+struct EventPosition {
+    var event = 0
+    var run = 0
+}
+
+extension ReductionPipeline {
+    /// Hands the recorders the committed actions of `events` they have not seen yet, and moves
+    /// `recordedEvents` past them. Runs are handed over as they are (no action is copied), with
+    /// one timestamp per call.
+    mutating func feedRecorders(_ events: [StoreEvent]) {
+        var runs: [ActionRun] = []
+        if !recorders.isEmpty {
+            for index in recordedEvents.event..<events.count {
+                guard case .changed(let changed) = events[index] else { continue }
+                let first = index == recordedEvents.event ? recordedEvents.run : 0
+                runs.append(contentsOf: changed[first...])
+            }
+        }
+        if let last = events.indices.last, case .changed(let changed) = events[last] {
+            recordedEvents = EventPosition(event: last, run: changed.count)
+        } else {
+            recordedEvents = EventPosition(event: events.count, run: 0)
+        }
+        guard !runs.isEmpty else { return }
+        let actions = ActionList(runs: runs)
+        let time = Date()
+        for recorder in recorders { recorder.record(actions, at: time) }
     }
 }

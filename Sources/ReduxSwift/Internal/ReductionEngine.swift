@@ -27,6 +27,10 @@ enum PendingEntry {
     /// This store's part of a transaction across stores: applied, then held until every store of
     /// the transaction is ready, then committed or undone.
     case transaction(TransactionParticipant)
+    /// An action log starts recording what commits from here on.
+    case startRecording(RecordingSink)
+    /// An action log stops recording here, and learns that it has everything before.
+    case stopRecording(RecordingSink)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -81,6 +85,10 @@ struct ReductionPipeline {
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
     private(set) var loggedActions = 0
+    /// The action logs recording this store (see `ActionRecording`); empty unless one records.
+    var recorders: [RecordingSink] = []
+    /// How far the recorders have been given the events of the current pass.
+    var recordedEvents = EventPosition()
     let checkpointInterval: Int
     let checkpoints: CheckpointOperations
 
@@ -126,6 +134,7 @@ struct ReductionPipeline {
         }
         // Checked once per pass rather than per action; only a registration in the batch changes it.
         var hasMiddleware = !middleware.isEmpty
+        recordedEvents = EventPosition()
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -174,6 +183,19 @@ struct ReductionPipeline {
                     runStart = index + 1
                     result.events.append(.failed(action, error))
                     continue
+                case .startRecording(let sink):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    feedRecorders(result.events)
+                    recorders.append(sink)
+                    continue
+                case .stopRecording(let sink):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    feedRecorders(result.events)
+                    recorders.removeAll { $0 === sink }
+                    sink.detach()
+                    continue
                 }
                 if context.hasDeferredRegistrations {
                     for newReducers in context.takeRegistrations() {
@@ -199,6 +221,7 @@ struct ReductionPipeline {
             }
         }
         closeRun(at: batch.count)
+        if !recorders.isEmpty { feedRecorders(result.events) }
         releaseBatch(batch)
         return result
     }
@@ -248,16 +271,27 @@ struct ReductionPipeline {
         case .action(let action):
             for index in 0..<count { try reducers[index](state, action) }
         case .batch(let batch):
-            for action in batch.actions {
-                for index in 0..<count { try reducers[index](state, action) }
-            }
+            try run(reducers, upTo: count, onEachActionOf: batch, state: state)
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
-            for action in participant.batch.actions {
-                for index in 0..<count { try reducers[index](state, action) }
-            }
-        case .register, .registerMiddleware, .resume, .failure:
+            try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
+        case .register, .registerMiddleware, .resume, .failure, .startRecording, .stopRecording:
             break
+        }
+    }
+
+    /// Applies the first `count` reducers to each action of `batch` in order, expanding the
+    /// batches it holds at any depth: reducers never see an ``ActionBatch``.
+    private static func run(
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
+        state: UnsafeMutableRawPointer
+    ) throws {
+        for action in batch.actions {
+            if let nested = ActionBatch.of(action) {
+                try run(reducers, upTo: count, onEachActionOf: nested, state: state)
+                continue
+            }
+            for index in 0..<count { try reducers[index](state, action) }
         }
     }
 
@@ -463,7 +497,8 @@ extension PendingEntry {
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
-        case .register, .registerMiddleware: preconditionFailure("a registration is never announced")
+        case .register, .registerMiddleware, .startRecording, .stopRecording:
+            preconditionFailure("a registration is never announced")
         }
     }
 }

@@ -28,16 +28,16 @@ final class StoreCore: Sendable {
         return machine.withLock { $0.enqueuePassingLocks(entry.take()!) }
     }
 
-    func lock() {
+    func lock() -> UInt64 {
         machine.withLock { $0.lock() }
     }
 
-    func unlock() -> Bool {
-        machine.withLock { $0.unlock() }
+    func unlock(_ id: UInt64) -> Bool {
+        machine.withLock { $0.unlock(id) }
     }
 
-    func abandonLock(_ report: DispatchLockError) -> Machine.Effects {
-        machine.withLock { $0.abandonLock(report) }
+    func abandonLock(_ id: UInt64, report: DispatchLockError) -> Machine.Effects {
+        machine.withLock { $0.abandonLock(id, report: report) }
     }
 
     var lockCount: Int {

@@ -70,11 +70,14 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     private var pending: [Entry] = []
-    /// Entries reduced even while locked, ahead of `pending`: those dispatched before the first
-    /// lock was taken, then those dispatched through a lock.
+    /// Entries reduced even while locked, ahead of `pending`: those dispatched before the locks
+    /// that are held were taken, and those dispatched through a lock.
     private var exclusive: [Entry] = []
-    /// Dispatch locks held; while any is, `pending` waits.
-    private(set) var lockCount = 0
+    /// The dispatch locks held, oldest first: each one's identifier, and how many entries at the
+    /// front of `pending` were queued before it was taken (it does not hold those). While any lock
+    /// is held, `pending` holds only entries that some held lock was taken before.
+    private var locks: [(id: UInt64, heldFrom: Int)] = []
+    private var nextLockID: UInt64 = 0
     /// Entries ever enqueued; a reader's target is this count when it asks.
     private(set) var enqueuedCount: UInt64 = 0
     /// Entries ever reduced, successfully or not.
@@ -125,27 +128,44 @@ struct StoreMachine<Entry, Waiter> {
 
     // MARK: Locks
 
-    /// Holds every entry dispatched from now on until every lock is released; entries already
-    /// queued are still reduced.
-    mutating func lock() {
-        if lockCount == 0, !pending.isEmpty {
+    /// Dispatch locks held; while any is, the entries dispatched after it was taken wait.
+    var lockCount: Int { locks.count }
+
+    /// Holds every entry dispatched from now on until this lock is released (and each entry until
+    /// every lock taken before it is); entries already queued are not held by it. Returns the
+    /// lock's identifier, for `unlock(_:)`.
+    mutating func lock() -> UInt64 {
+        if locks.isEmpty, !pending.isEmpty {
             exclusive.append(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)
         }
-        lockCount += 1
+        nextLockID += 1
+        locks.append((nextLockID, pending.count))
+        return nextLockID
     }
 
-    /// Releases one lock; returns whether the caller must schedule a drain.
-    mutating func unlock() -> Bool {
-        precondition(lockCount > 0, "a dispatch lock was released more often than taken")
-        lockCount -= 1
+    /// Releases the lock `id`, and lets through the entries that no lock still held was taken
+    /// before; returns whether the caller must schedule a drain.
+    mutating func unlock(_ id: UInt64) -> Bool {
+        guard let index = locks.firstIndex(where: { $0.id == id }) else {
+            preconditionFailure("a dispatch lock was released more often than taken")
+        }
+        locks.remove(at: index)
+        // `heldFrom` never decreases from older locks to newer ones, and the oldest lock holds
+        // every entry from its own on: what lies before the oldest lock left is held by none.
+        if let oldest = locks.first, oldest.heldFrom > 0 {
+            let released = oldest.heldFrom
+            exclusive.append(contentsOf: pending[..<released])
+            pending.removeFirst(released)
+            for position in locks.indices { locks[position].heldFrom -= released }
+        }
         return scheduleDrainIfIdle()
     }
 
     /// Releases a lock nobody released, and queues the report.
-    mutating func abandonLock(_ report: DispatchLockError) -> Effects {
+    mutating func abandonLock(_ id: UInt64, report: DispatchLockError) -> Effects {
         var effects = Effects()
-        effects.scheduleDrain = unlock()
+        effects.scheduleDrain = unlock(id)
         effects.scheduleDelivery = append([.lockAbandoned(report)])
         return effects
     }

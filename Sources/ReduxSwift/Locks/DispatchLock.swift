@@ -3,9 +3,10 @@ import Foundation
 extension Store {
     /// Pauses the reduction of this store until the returned lock is released.
     ///
-    /// Actions dispatched after this call keep queuing, in order, and are reduced when every lock
-    /// is released; actions dispatched before it are still reduced. Actions dispatched through the
-    /// lock with ``DispatchLock/dispatch(_:)`` pass it:
+    /// Actions dispatched after this call keep queuing, in order, and are reduced when this lock
+    /// and every lock taken before them are released; actions dispatched before it are still
+    /// reduced, whatever locks are taken after them. Actions dispatched through the lock with
+    /// ``DispatchLock/dispatch(_:)`` pass it:
     ///
     /// ```swift
     /// let lock = store.lock("sign-in")
@@ -32,8 +33,8 @@ extension Store {
     public func lock(_ name: String = "DispatchLock", file: StaticString = #fileID, line: UInt = #line)
         -> DispatchLock
     {
-        core.lock()
-        return DispatchLock(name: name, file: file, line: line, store: self)
+        let id = core.lock()
+        return DispatchLock(name: name, file: file, line: line, id: id, store: self)
     }
 
     /// Pauses this store like ``lock(_:file:line:)`` and lets one action through at once: it is
@@ -62,20 +63,20 @@ extension Store: LockableStore {
         if core.enqueueExclusive(entry) { scheduleDrain() }
     }
 
-    func unlock() {
-        if core.unlock() { scheduleDrain() }
+    func unlock(_ id: UInt64) {
+        if core.unlock(id) { scheduleDrain() }
     }
 
-    func abandonLock(_ report: DispatchLockError) {
-        perform(core.abandonLock(report))
+    func abandonLock(_ id: UInt64, report: DispatchLockError) {
+        perform(core.abandonLock(id, report: report))
     }
 }
 
 /// A store's side of a dispatch lock, with no generic parameter.
 protocol LockableStore: DeferredDispatchTarget {
     func enqueueExclusive(_ entry: PendingEntry)
-    func unlock()
-    func abandonLock(_ report: DispatchLockError)
+    func unlock(_ id: UInt64)
+    func abandonLock(_ id: UInt64, report: DispatchLockError)
 }
 
 /// Pauses a store's reduction while held; get one from ``Store/lock(_:file:line:)``.
@@ -90,12 +91,16 @@ public final class DispatchLock: Sendable {
     /// The line where the lock was taken.
     public let line: UInt
     private let store: any LockableStore
+    /// Which of the store's locks this is: the store holds each action until every lock taken
+    /// before it is released.
+    private let id: UInt64
     private let released = LockedValue(false)
 
-    init(name: String, file: StaticString, line: UInt, store: any LockableStore) {
+    init(name: String, file: StaticString, line: UInt, id: UInt64, store: any LockableStore) {
         self.name = name
         self.file = file
         self.line = line
+        self.id = id
         self.store = store
     }
 
@@ -103,13 +108,14 @@ public final class DispatchLock: Sendable {
         guard !isReleased else { return }
         let report = DispatchLockError.abandoned(name: name, file: "\(file)", line: line)
         writeLineToStandardError("ReduxSwift: \(report)")
-        store.abandonLock(report)
+        store.abandonLock(id, report: report)
     }
 
     /// Whether ``release()`` was called.
     public var isReleased: Bool { released.withLock { $0 } }
 
-    /// Releases the lock; when no other lock holds the store, it reduces what queued meanwhile.
+    /// Releases the lock; the store then reduces what queued meanwhile, except the actions that a
+    /// lock still held was taken before.
     /// - Throws: ``DispatchLockError/alreadyReleased(name:)`` if the lock was released before;
     ///   the store is not affected.
     public func release() throws(DispatchLockError) {
@@ -118,7 +124,7 @@ public final class DispatchLock: Sendable {
             return released
         }
         if wasReleased { throw .alreadyReleased(name: name) }
-        store.unlock()
+        store.unlock(id)
     }
 
     /// Dispatches an action that passes every lock: it is reduced ahead of what the locks hold,

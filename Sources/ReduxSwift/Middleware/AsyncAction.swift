@@ -20,6 +20,12 @@
 ///
 /// An async action runs once: dispatching the same value again reports
 /// ``AsyncActionError/alreadyStarted(identifier:)``.
+///
+/// In a batch (``Store/dispatch(batch:)``, at any depth), an async action is taken out of the
+/// batch by the middleware, the other actions go on as the batch, and the work starts once they
+/// have been handled, in batch order; if the batch fails, the work ends without running. A
+/// ``StoreTransaction`` refuses async actions with ``TransactionError/asyncAction(storeIndex:identifier:)``,
+/// because it applies its actions at once and cannot wait for work.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
@@ -49,7 +55,8 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
     public var isCancelled: Bool { run.isCancelled }
 
     /// Waits until the work has ended: returned, thrown, or cancelled. Work cancelled before it
-    /// started has ended; work never dispatched nor cancelled never ends.
+    /// started has ended, and so has work in a batch that failed; work never dispatched nor
+    /// cancelled never ends.
     public func finished() async {
         await run.finished()
     }
@@ -105,6 +112,11 @@ public enum AsyncActionError: Error, Equatable, CustomStringConvertible {
 extension Middleware {
     /// The middleware that runs ``AsyncAction``s and passes every other action on.
     ///
+    /// An ``ActionBatch`` holding async actions, at any depth, is passed on without them, and they
+    /// start once it has been handled, in batch order, unless it failed (then they end without
+    /// running). An async action that cannot start is reported with
+    /// ``Foundation/NSNotification/Name/dispatchDidFail``, naming it; the others still start.
+    ///
     /// ```swift
     /// let store = Store(
     ///     reducers: reducers, state: AppState(), middleware: [.asyncActions(dependencies: LiveAPI())])
@@ -117,11 +129,15 @@ extension Middleware {
         return Middleware(
             name: "asyncActions",
             erased: { action, call in
-                guard let action = action as? any AsyncActionStarting else {
+                if let work = action as? any AsyncActionStarting {
+                    try work.start(on: call.host, dependencies: dependencies)
+                    return
+                }
+                guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
                     _ = call.next(action)
                     return
                 }
-                try action.start(on: call.host, dependencies: dependencies)
+                runAsyncActions(of: batch, call: call, dependencies: dependencies)
             })
     }
 
@@ -131,12 +147,74 @@ extension Middleware {
     }
 }
 
+/// Passes a batch on without its async actions, then starts them in order, or ends them without
+/// running if the rest of the batch failed. Each async action that cannot start is reported on
+/// its own, so that one mistake neither hides the others nor fails actions that committed.
+private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, dependencies: any Sendable) {
+    var asyncActions: [any AsyncActionStarting] = []
+    var otherActions = 0
+    let rest = batch.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
+    // A batch of async actions alone leaves nothing for the reducers: nothing to announce.
+    let outcome = otherActions > 0 ? call.next(rest) : .committed
+    if case .failed = outcome {
+        for work in asyncActions { work.endWithoutRunning() }
+        return
+    }
+    for work in asyncActions {
+        do {
+            try work.start(on: call.host, dependencies: dependencies)
+        } catch {
+            FailureReporter(store: call.host, action: work).report(error)
+        }
+    }
+}
+
 /// The type-erased way the middleware starts an ``AsyncAction``.
 protocol AsyncActionStarting: ActionProtocol {
     func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError)
+    /// Ends work that will never start because the batch holding it failed.
+    func endWithoutRunning()
+}
+
+extension ActionBatch {
+    /// The first ``AsyncAction`` of the batch, at any depth.
+    var firstAsyncAction: (any AsyncActionStarting)? {
+        for action in actions {
+            if let work = action as? any AsyncActionStarting { return work }
+            if let nested = ActionBatch.of(action), let work = nested.firstAsyncAction { return work }
+        }
+        return nil
+    }
+
+    /// Whether the batch holds an ``AsyncAction``, at any depth.
+    var containsAsyncAction: Bool { firstAsyncAction != nil }
+
+    /// The batch without its async actions, nested batches kept as batches; appends the async
+    /// actions taken out, in order, and counts the other actions, at any depth.
+    func takingOutAsyncActions(
+        into asyncActions: inout [any AsyncActionStarting], counting otherActions: inout Int
+    ) -> ActionBatch {
+        var rest: [any ActionProtocol] = []
+        rest.reserveCapacity(actions.count)
+        for action in actions {
+            if let work = action as? any AsyncActionStarting {
+                asyncActions.append(work)
+            } else if let nested = ActionBatch.of(action) {
+                rest.append(nested.takingOutAsyncActions(into: &asyncActions, counting: &otherActions))
+            } else {
+                otherActions += 1
+                rest.append(action)
+            }
+        }
+        return ActionBatch(rest)
+    }
 }
 
 extension AsyncAction: AsyncActionStarting {
+    func endWithoutRunning() {
+        run.endWithoutRunning()
+    }
+
     func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError) {
         guard let store = host as? Store<State> else {
             throw .stateMismatch(
@@ -264,6 +342,17 @@ final class AsyncActionRun: Sendable {
             guard !status.isCancelled else { return }
             body()
         }
+    }
+
+    /// Ends work that has not started and never will: ``finished()`` returns, and dispatching it
+    /// again reports that it already started. Work that did start is left alone.
+    func endWithoutRunning() {
+        let wasIdle = status.withLock { status -> Bool in
+            guard case .idle = status.phase else { return false }
+            status.phase = .finished
+            return true
+        }
+        if wasIdle { finish() }
     }
 
     func finish() {

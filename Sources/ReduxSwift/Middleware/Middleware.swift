@@ -24,7 +24,8 @@
 /// store posts ``Foundation/NSNotification/Name/dispatchDidFail`` with the error; actions it
 /// passed on before throwing stay reduced.
 ///
-/// A batch reaches middleware as one ``ActionBatch``; passing it on reduces it as one transaction.
+/// A batch reaches middleware as one ``ActionBatch``, batches nested in it included; passing it on
+/// reduces it as one transaction, every nested action in order.
 /// When a reducer throws and the store rolls back, it re-applies the actions the reducers saw,
 /// without running the middleware again.
 public struct Middleware<State: StateProtocol>: Sendable {

@@ -24,9 +24,13 @@ import Foundation
 /// Transactions never deadlock: one that shares stores with another waits for it, and stores are
 /// taken in one global order whatever order you dispatch to them in. Dispatch locks do not hold a
 /// transaction (its caller may be the thread holding one). The actions go to the reducers
-/// directly, without middleware, so a ``StoreHistory`` records the change with the next step. `commit()` blocks the calling thread until every store
-/// has decided; call it from a thread that no store waits for (not from a reducer, a middleware,
-/// or a state's `encode(to:)`, where it throws ``TransactionError/calledFromStoreCode``).
+/// directly, without middleware, so a ``StoreHistory`` records the change with the next step.
+/// Batches among them are expanded at any depth, as ``ActionBatch`` describes. An ``AsyncAction``
+/// cannot be part of a transaction, which applies its actions at once and cannot wait for work:
+/// `commit()` refuses it with ``TransactionError/asyncAction(storeIndex:identifier:)``.
+/// `commit()` blocks the calling thread until every store has decided; call it from a thread that
+/// no store waits for (not from a reducer, a middleware, or a state's `encode(to:)`, where it
+/// throws ``TransactionError/calledFromStoreCode``).
 public struct StoreTransaction: Sendable {
     private var parts: [Part] = []
 
@@ -45,11 +49,18 @@ public struct StoreTransaction: Sendable {
 
     /// Applies the actions to every store, or to none.
     /// - Throws: ``TransactionError/rejected(storeIndex:actions:error:)`` when a reducer threw
-    ///   (no store changed); ``TransactionError/calledFromStoreCode`` when called where a store
-    ///   would wait for the caller.
+    ///   (no store changed); ``TransactionError/asyncAction(storeIndex:identifier:)`` when an
+    ///   action is an ``AsyncAction`` (nothing was dispatched, and the async action is left as it
+    ///   was); ``TransactionError/calledFromStoreCode`` when called where a store would wait for
+    ///   the caller.
     public func commit() throws(TransactionError) {
         guard ReducerContext.current == nil else { throw .calledFromStoreCode }
         guard !parts.isEmpty else { return }
+        for (index, part) in parts.enumerated() {
+            if let work = ActionBatch(part.actions).firstAsyncAction {
+                throw .asyncAction(storeIndex: index, identifier: work.identifier)
+            }
+        }
         // One global order, so that transactions sharing stores take them alike and never wait for
         // each other in a cycle.
         let ordered = parts.sorted { ObjectIdentifier($0.store) < ObjectIdentifier($1.store) }
@@ -81,6 +92,11 @@ public enum TransactionError: Error, CustomStringConvertible {
     /// A reducer threw. `storeIndex` counts the stores in the order the transaction first
     /// dispatched to them; `actions` are that store's actions.
     case rejected(storeIndex: Int, actions: ActionBatch, error: any Error)
+    /// An action for the store at `storeIndex` (counted like for `rejected`) is the
+    /// ``AsyncAction`` named `identifier`, at any depth of a batch. A transaction applies its
+    /// actions at once and cannot wait for work, so nothing was dispatched; dispatch the async
+    /// action to its store on its own.
+    case asyncAction(storeIndex: Int, identifier: String)
     /// `commit()` was called from a reducer, a middleware or an `encode(to:)`, where a store could
     /// wait for the very thread that waits for it.
     case calledFromStoreCode
@@ -91,6 +107,9 @@ public enum TransactionError: Error, CustomStringConvertible {
         case .rejected(let index, let actions, let error):
             let names = actions.actions.map(\.identifier).joined(separator: ", ")
             return "store \(index) of the transaction rejected [\(names)]: \(error); no store changed"
+        case .asyncAction(let index, let identifier):
+            return "store \(index) of the transaction was given the async action \"\(identifier)\", which a "
+                + "transaction cannot run; nothing was dispatched, dispatch it to the store on its own"
         case .calledFromStoreCode:
             return "a transaction cannot be committed from a reducer, a middleware or an encode(to:)"
         }

@@ -6,6 +6,7 @@ import Testing
 enum LoggedAction: ActionProtocol, Codable, Equatable {
     case add(Int)
     case note(String)
+    case measure(Double)
     case fail
 }
 
@@ -15,6 +16,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
     switch action as? LoggedAction {
     case .add(let amount)?: state.counter += amount
     case .note(let text)?: state.log.append(text)
+    case .measure(let value)?: state.log.append("\(value)")
     case .fail?: throw TestFailure()
     case nil: if action is Unloggable { state.counter += 100 }
     }
@@ -99,6 +101,91 @@ let loggedReducer: Reducer<TestState> = { state, action in
             return
         }
         #expect(detail.contains("action.add"), "the detail names where: \(detail)")
+    }
+
+    @Test func actionsCarryingInfinityAndNaNAreRecordedAndReplayed() throws {
+        let log = makeLog()
+        let actions: [any ActionProtocol] = [
+            LoggedAction.measure(.infinity), LoggedAction.measure(-.infinity), LoggedAction.measure(.nan),
+            ActionBatch([LoggedAction.measure(.infinity)]),
+        ]
+        let (lines, final, recording) = record(actions, log: log)
+        #expect(recording.skippedActions == 1, "only the TestAction that ends the recording")
+        let fresh = makeStore([loggedReducer])
+        #expect(try log.replay(lines, into: fresh) == 4)
+        #expect(fresh.currentState().log == ["inf", "-inf", "nan", "inf"])
+        #expect(fresh.currentState().log == final.log.filter { $0 != "end" })
+    }
+
+    @Test func aBatchKeepsItsRegisteredActionsWhenOneIsNotRegistered() throws {
+        let log = makeLog()
+        let batch = ActionBatch([
+            LoggedAction.add(1), Unloggable(), ActionBatch([LoggedAction.add(2), Unloggable()]),
+        ])
+        let (lines, _, recording) = record([batch], log: log)
+        #expect(recording.skippedActions == 3, "two Unloggable and the TestAction that ends the recording")
+        let text = String(decoding: lines, as: UTF8.self)
+        #expect(text.split(separator: "\n").count == 1, "the batch is one line")
+        let fresh = makeStore([loggedReducer])
+        #expect(try log.replay(lines, into: fresh) == 1)
+        #expect(fresh.currentState().counter == 3, "the registered actions, still as one batch")
+    }
+
+    @Test func stopReturnsEveryActionCommittedBeforeIt() throws {
+        let log = makeLog()
+        for trial in 0..<100 {
+            let store = makeStore([loggedReducer])
+            let recording = log.record(store)
+            for amount in 1...10 { store.dispatch(LoggedAction.add(amount)) }
+            let lines = recording.stop()
+            let count = String(decoding: lines, as: UTF8.self).split(separator: "\n").count
+            guard count == 10 else {
+                Issue.record("trial \(trial): the recording has \(count) of 10 actions")
+                return
+            }
+            store.dispatch(LoggedAction.add(100))
+            _ = store.currentState()
+            #expect(recording.data == lines, "nothing is recorded after stop()")
+        }
+    }
+
+    @Test func aRecordingStartsWithTheFirstActionDispatchedAfterIt() throws {
+        let log = makeLog()
+        let store = makeStore([loggedReducer])
+        for _ in 0..<1_000 { store.dispatch(LoggedAction.add(1)) }
+        let recording = log.record(store)
+        store.dispatch(LoggedAction.note("first"))
+        let lines = recording.stop()
+        let fresh = makeStore([loggedReducer], state: TestState(counter: 1_000))
+        #expect(try log.replay(lines, into: fresh) == 1)
+        #expect(fresh.currentState() == store.currentState())
+    }
+
+    @Test func stopFromAReducerDoesNotWaitForItsOwnStore() throws {
+        let log = makeLog()
+        let recordings = Recorder<ActionRecording>()
+        let stopped = Recorder<Data>()
+        let store = makeStore([
+            loggedReducer,
+            { _, action in
+                if case .note("stop")? = action as? LoggedAction, let recording = recordings.values.first {
+                    stopped.append(recording.stop())
+                }
+            },
+        ])
+        recordings.append(log.record(store))
+        store.dispatch(LoggedAction.add(1))
+        store.dispatch(LoggedAction.note("stop"))
+        #expect(stopped.wait(forCount: 1))
+        store.dispatch(LoggedAction.add(2))
+        _ = store.currentState()
+        // It could not wait: it returned what was recorded then, and the recording goes on to the
+        // point where stop() was called, which the action that called it is before.
+        let complete = recordings.values[0].data
+        #expect(complete.starts(with: stopped.values[0]))
+        let fresh = makeStore([loggedReducer])
+        #expect(try log.replay(complete, into: fresh) == 2)
+        #expect(fresh.currentState() == TestState(counter: 1, log: ["stop"]))
     }
 }
 

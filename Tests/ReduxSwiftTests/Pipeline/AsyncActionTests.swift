@@ -31,6 +31,55 @@ func makeAsyncStore(service: FakeService, center: StoreNotificationCenter = Stor
         notificationCenter: center)
 }
 
+/// Whether `work.finished()` returns within `timeout` seconds; waits without blocking a thread of
+/// the cooperative pool, which the work needs.
+func finishes(_ work: AsyncAction<TestState, FakeService>, within timeout: Double = 20) async -> Bool {
+    let outcome = FirstOutcome()
+    Task {
+        await work.finished()
+        outcome.resolve(true)
+    }
+    Task {
+        try? await Task.sleep(for: .seconds(timeout))
+        outcome.resolve(false)
+    }
+    return await outcome.value()
+}
+
+/// The first of several results, awaited without blocking a thread.
+final class FirstOutcome: @unchecked Sendable {
+    // `@unchecked Sendable`: `result` and `waiters` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var result: Bool?
+    private var waiters: [CheckedContinuation<Bool, Never>] = []
+
+    func resolve(_ value: Bool) {
+        lock.lock()
+        guard result == nil else {
+            lock.unlock()
+            return
+        }
+        result = value
+        let resumed = waiters
+        waiters.removeAll()
+        lock.unlock()
+        for waiter in resumed { waiter.resume(returning: value) }
+    }
+
+    func value() async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            lock.lock()
+            if let result {
+                lock.unlock()
+                continuation.resume(returning: result)
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
+    }
+}
+
 @Suite struct AsyncActionTests {
     @Test func anAsyncActionReadsTheStateUsesItsDependencyAndDispatchesTheResult() async {
         let service = FakeService(answer: 41)
@@ -166,5 +215,80 @@ func makeAsyncStore(service: FakeService, center: StoreNotificationCenter = Stor
         }
         for action in actions { await action.finished() }
         #expect(store.currentState().counter == 200)
+    }
+
+    @Test func anAsyncActionInABatchRunsOnceTheBatchCommitsAndNoReducerSeesIt() async {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let seen = Recorder<String>()
+        store.register([{ _, action in seen.append(action.identifier) }])
+        let work = AsyncAction<TestState, FakeService>("work") { context in
+            context.dispatch(TestAction.append("work saw \(context.currentState().log)"))
+        }
+        store.dispatch(batch: [TestAction.append("a"), work, TestAction.append("b")])
+        #expect(await finishes(work))
+        #expect(store.currentState().log == ["a", "b", "work saw [\"a\", \"b\"]"])
+        #expect(seen.values == ["TestAction.append", "TestAction.append", "TestAction.append"])
+    }
+
+    @Test func anAsyncActionNestedInBatchesRuns() async {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let work = AsyncAction<TestState, FakeService>("nested") { context in
+            context.dispatch(TestAction.append("ran"))
+        }
+        store.dispatch(batch: [ActionBatch([TestAction.increment, ActionBatch([work])])])
+        #expect(await finishes(work))
+        #expect(store.currentState() == TestState(counter: 1, log: ["ran"]))
+    }
+
+    @Test func aBatchOfOnlyAsyncActionsStartsThemAndAnnouncesNothing() async {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let announced = Recorder<String>()
+        let token = store.observeChanges { note in
+            for action in note.actions { announced.append(action.identifier) }
+        }
+        let first = AsyncAction<TestState, FakeService>("first") { context in
+            context.dispatch(TestAction.add(1))
+        }
+        let second = AsyncAction<TestState, FakeService>("second") { context in
+            context.dispatch(TestAction.add(2))
+        }
+        store.dispatch(batch: [first, ActionBatch([second])])
+        #expect(await finishes(first))
+        #expect(await finishes(second))
+        #expect(store.currentState().counter == 3)
+        #expect(announced.wait(forCount: 2))
+        #expect(announced.values == ["TestAction.add", "TestAction.add"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anAsyncActionInAFailedBatchEndsWithoutRunning() async {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let failures = Recorder<String>()
+        let token = store.observeFailures { note in failures.append(note.failedAction?.identifier ?? "?") }
+        let ran = Recorder<Bool>()
+        let work = AsyncAction<TestState, FakeService>("doomed") { _ in ran.append(true) }
+        store.dispatch(batch: [TestAction.increment, work, TestAction.fail])
+        #expect(await finishes(work))
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values == ["ActionBatch"])
+        #expect(store.currentState() == TestState())
+        #expect(ran.count == 0)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anAsyncActionThatCannotStartInABatchIsReportedByName() async {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let runs = Recorder<Int>()
+        let work = AsyncAction<TestState, FakeService>("once") { _ in runs.append(1) }
+        store.dispatch(batch: [work, TestAction.increment, work])
+        #expect(await finishes(work))
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values[0].failedAction?.identifier == "once")
+        #expect(failures.values[0].error as? AsyncActionError == .alreadyStarted(identifier: "once"))
+        #expect(store.currentState().counter == 1)
+        #expect(runs.count == 1)
+        withExtendedLifetime(token) {}
     }
 }

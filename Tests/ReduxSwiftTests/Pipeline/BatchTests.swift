@@ -83,4 +83,66 @@ import Testing
         store.dispatch(batch)
         #expect(store.currentState() == TestState())
     }
+
+    @Test func nestedBatchesAreExpandedAtEveryDepth() {
+        let store = makeStore()
+        let seen = Recorder<String>()
+        store.register([{ _, action in seen.append("\(action)") }])
+        store.dispatch(batch: [
+            TestAction.increment,
+            ActionBatch([TestAction.increment, ActionBatch([ActionBatch([TestAction.append("deep")])])]),
+            TestAction.increment,
+        ])
+        #expect(store.currentState() == TestState(counter: 3, log: ["deep"]))
+        #expect(seen.values == ["increment", "increment", "append(\"deep\")", "increment"])
+    }
+
+    @Test func aNestedBatchDispatchedOnItsOwnIsExpanded() {
+        let store = makeStore()
+        let batch: any ActionProtocol = ActionBatch([
+            ActionBatch([TestAction.increment, TestAction.increment])
+        ])
+        store.dispatch(batch)
+        #expect(store.currentState().counter == 2)
+    }
+
+    @Test func aFailureInsideANestedBatchRollsBackTheOutermostBatch() {
+        let store = makeStore(state: TestState(counter: 5))
+        store.dispatch(batch: [
+            TestAction.increment, ActionBatch([TestAction.append("lost"), TestAction.fail]),
+        ])
+        store.dispatch(TestAction.append("after"))
+        #expect(store.currentState() == TestState(counter: 5, log: ["after"]))
+    }
+
+    @Test func aRollbackReappliesACommittedNestedBatch() {
+        let store = makeStore()
+        store.dispatch(batch: [
+            TestAction.add(10), ActionBatch([TestAction.append("kept"), TestAction.increment]),
+        ])
+        store.dispatch(TestAction.fail)
+        store.dispatch(TestAction.increment)
+        #expect(store.currentState() == TestState(counter: 12, log: ["kept"]))
+    }
+
+    @Test func aNestedBatchPassedOnByMiddlewareIsExpanded() {
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [Middleware<TestState>("pass") { action, context in context.next(action) }],
+            notificationCenter: StoreNotificationCenter())
+        store.dispatch(batch: [
+            TestAction.increment, ActionBatch([TestAction.increment, TestAction.increment]),
+        ])
+        #expect(store.currentState().counter == 3)
+    }
+
+    @Test func aNestedBatchInATransactionIsExpanded() throws {
+        let store = makeStore()
+        var transaction = StoreTransaction()
+        transaction.dispatch(
+            ActionBatch([TestAction.increment, ActionBatch([TestAction.increment])]), to: store)
+        transaction.dispatch(TestAction.increment, to: store)
+        try transaction.commit()
+        #expect(store.currentState().counter == 3)
+    }
 }

@@ -179,4 +179,32 @@ import Testing
         let total = stores.map { $0.currentState().counter }.reduce(0, +)
         #expect(total == 6 * (22 * 3 + 66))
     }
+
+    @Test func aTransactionRefusesAnAsyncActionNamingItAndChangesNothing() async {
+        let first = makeStore()
+        let second = makeAsyncStore(service: FakeService(answer: 0))
+        let ran = Recorder<Bool>()
+        let work = AsyncAction<TestState, FakeService>("load") { context in
+            ran.append(true)
+            context.dispatch(TestAction.append("loaded"))
+        }
+        var transaction = StoreTransaction()
+        transaction.dispatch(TestAction.increment, to: first)
+        transaction.dispatch(ActionBatch([TestAction.increment, ActionBatch([work])]), to: second)
+        let error = #expect(throws: TransactionError.self) { try transaction.commit() }
+        guard case .asyncAction(let index, let identifier)? = error else {
+            Issue.record("expected the async action to be refused, got \(String(describing: error))")
+            return
+        }
+        #expect(index == 1)
+        #expect(identifier == "load")
+        #expect(error?.description.contains("async action \"load\"") == true)
+        #expect(first.currentState() == TestState())
+        #expect(second.currentState() == TestState())
+        #expect(ran.count == 0)
+        // Refused, not consumed: dispatched to the store on its own, it runs.
+        second.dispatch(work)
+        #expect(await finishes(work))
+        #expect(second.currentState().log == ["loaded"])
+    }
 }
