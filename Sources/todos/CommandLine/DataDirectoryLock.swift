@@ -19,7 +19,7 @@ final class DataDirectoryLock {
     init(directory: URL, timeout: Double, onWait: (Int32?) -> Void = { _ in }) throws(CommandError) {
         let path = directory.appendingPathComponent(Self.fileName).path
         try Self.createDirectories(directory.path)
-        descriptor = try Self.open(path)
+        descriptor = try Self.openLockFile(path)
         let deadline = Date(timeIntervalSinceNow: timeout)
         var pause: useconds_t = 1_000
         var hasWaited = false
@@ -75,11 +75,11 @@ final class DataDirectoryLock {
     /// Opens (creating) the lock file without following a link or blocking on a FIFO, and checks
     /// that it is a regular file. A directory the user may only read is locked through a
     /// read-only descriptor.
-    private static func open(_ path: String) throws(CommandError) -> Int32 {
+    private static func openLockFile(_ path: String) throws(CommandError) -> Int32 {
         let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        var descriptor = Foundation.open(path, O_RDWR | O_CREAT | flags, 0o600)
+        var descriptor = open(path, O_RDWR | O_CREAT | flags, 0o600)
         if descriptor < 0, errno == EACCES || errno == EROFS {
-            descriptor = Foundation.open(path, O_RDONLY | flags)
+            descriptor = open(path, O_RDONLY | flags)
         }
         guard descriptor >= 0 else { throw failure("cannot open \(path)", errno) }
         var info = stat()
