@@ -16,7 +16,10 @@ enum ReduxScaffold {
           --module NAME         the module the tests import (default: the last part of --output)
           --package-path DIR    the package to write into (default: the current directory)
           --templates DIR       the Templates folder (default: the one in this package)
-          --force               overwrite files that exist
+          --force               replace files (or links) that exist; never a directory
+
+        Writing is all or nothing: if one file cannot be written, none is, and the files that
+        were there are kept as they were.
         """
 
     static func main() {

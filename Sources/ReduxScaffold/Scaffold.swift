@@ -179,23 +179,26 @@ enum Scaffold {
         return planned
     }
 
-    /// Writes the planned files, refusing to replace any existing one unless `force` is set.
+    /// Writes the planned files, all or nothing, refusing to replace any existing entry (a file, or
+    /// a symbolic link even if its target is missing) unless `force` is set. `force` replaces the
+    /// entry itself, never the target of a link, and never replaces a directory.
     ///
     /// - Returns: The paths written, relative to the package root.
-    static func write(_ files: [PlannedFile], packageRoot: URL, force: Bool) throws(ScaffoldError) -> [String]
-    {
+    static func write(
+        _ files: [PlannedFile], packageRoot: URL, force: Bool, fileSystem: ScaffoldFileSystem = .posix
+    ) throws(ScaffoldError) -> [String] {
         let relative = { (url: URL) in String(url.path.dropFirst(packageRoot.path.count + 1)) }
-        let existing = files.filter { FileManager.default.fileExists(atPath: $0.url.path) }
-        if !existing.isEmpty, !force { throw .wouldOverwrite(existing.map { relative($0.url) }) }
+        var existing: [String] = []
         for file in files {
-            do {
-                try FileManager.default.createDirectory(
-                    at: file.url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(file.contents.utf8).write(to: file.url, options: .atomic)
-            } catch {
-                throw .writeFailed(relative(file.url), reason: error.localizedDescription)
+            switch ScaffoldWriter.entry(at: file.url.path) {
+            case .none: break
+            case .replaceable: existing.append(relative(file.url))
+            case .notAFile(let reason): throw .writeFailed(relative(file.url), reason: reason)
             }
         }
+        if !existing.isEmpty, !force { throw .wouldOverwrite(existing) }
+        var writer = ScaffoldWriter(packageRoot: packageRoot, fileSystem: fileSystem)
+        try writer.write(files)
         return files.map { relative($0.url) }
     }
 }

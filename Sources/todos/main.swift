@@ -27,6 +27,26 @@ if !options.words.isEmpty {
     }
 }
 
+if command == .help {
+    print(Command.usage)
+    exit(0)
+}
+
+// Held from before the store reads the archive until after the last save: another `todos` on this
+// directory waits, so neither loses the other's changes.
+let lock: DataDirectoryLock
+do {
+    lock = try DataDirectoryLock(directory: options.dataDirectory, timeout: options.wait) { holder in
+        if isatty(STDERR_FILENO) != 0 {
+            let who = holder.map { "todos (process \($0))" } ?? "todos"
+            printError("waiting for another \(who) to finish with \(options.dataDirectory.path)")
+        }
+    }
+} catch {
+    printError("\(error)")
+    exit(error.exitCode)
+}
+
 let store = AppStore.shared
 let persistence = PersistenceService(store: store, archive: AppStore.archive)
 let logger = options.isVerbose ? ChangeLogger(store: store) : nil
@@ -63,4 +83,5 @@ do {
     printError("cannot save: \(error)")
     status = 1
 }
+lock.release()
 exit(status)

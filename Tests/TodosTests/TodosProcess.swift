@@ -1,8 +1,8 @@
 import Foundation
 
 /// Runs the `todos` executable built next to the tests, with its own data directory.
-final class TodosProcess {
-    struct Outcome {
+final class TodosProcess: Sendable {
+    struct Outcome: Sendable {
         var status: Int32
         var output: String
         var errors: String
@@ -62,7 +62,7 @@ final class TodosProcess {
         if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
         try? standardInput.fileHandleForWriting.close()
         let errorData = ErrorCollector(errors.fileHandleForReading)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         watchdog.cancel()
         return Outcome(
@@ -86,7 +86,7 @@ final class ErrorCollector: @unchecked Sendable {
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+            data = readToEnd(handle)
             done.signal()
         }
     }
@@ -94,5 +94,20 @@ final class ErrorCollector: @unchecked Sendable {
     func finish() -> Data {
         done.wait()
         return data
+    }
+}
+
+/// Reads `handle` to its end, retrying a read that a signal interrupted: many children ending at
+/// once interrupt reads with `SIGCHLD`, which `readDataToEndOfFile()` turns into a crash.
+func readToEnd(_ handle: FileHandle) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count > 0 {
+            data.append(contentsOf: buffer[..<count])
+        } else if count == 0 || errno != EINTR {
+            return data
+        }
     }
 }

@@ -9,7 +9,7 @@ enum Command: Equatable {
     case help
 
     static let usage = """
-        usage: todos [--data-dir DIR] [--verbose] [COMMAND]
+        usage: todos [--data-dir DIR] [--wait SECONDS] [--verbose] [COMMAND]
 
           add TEXT                      add a todo
           toggle ID                     mark a todo done, or not done
@@ -21,6 +21,13 @@ enum Command: Equatable {
         With no command, todos reads commands from standard input, one per line, and prints the
         list after each change. The todos are kept in DIR, by default
         \(Options.defaultDataDirectory.path).
+
+        One todos at a time uses DIR, from reading the todos to saving them (an interactive session
+        holds it until it ends); another waits up to SECONDS for it, \(Int(Options.defaultWait)) by default.
+        A todo's text is one line: control characters such as newlines, tabs and escapes are
+        refused, and any found in DIR are shown as \\u{1B}.
+        Exit codes: 0 done, 2 a mistake in the command line, 1 anything else (an unknown ID, DIR
+        in use, a failed save); a command that fails changes nothing.
         """
 
     /// Parses a command and its arguments, as given on the command line.
@@ -29,9 +36,13 @@ enum Command: Equatable {
         let arguments = Array(words.dropFirst())
         switch name {
         case "add":
-            let text = arguments.joined(separator: " ").trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else { throw .usage("add needs the todo's text, as in: add Buy milk") }
-            self = .add(text)
+            do {
+                self = .add(try TodoText.validated(arguments.joined(separator: " ")))
+            } catch .emptyText {
+                throw .usage("add needs the todo's text, as in: add Buy milk")
+            } catch {
+                throw .usage("\(error)")
+            }
         case "toggle":
             self = .toggle(id: try Self.id(for: name, arguments))
         case "remove":
@@ -51,7 +62,7 @@ enum Command: Equatable {
             self = .help
         default:
             throw .usage(
-                "unknown command '\(name)'; the commands are add, toggle, remove, filter, list, clear-completed"
+                "unknown command '\(TodoText.escaped(name))'; the commands are add, toggle, remove, filter, list, clear-completed"
             )
         }
     }
@@ -72,7 +83,7 @@ enum Command: Equatable {
     private static func id(for name: String, _ arguments: [String]) throws(CommandError) -> Int {
         guard arguments.count == 1 else { throw .usage("\(name) needs one todo ID, as in: \(name) 3") }
         guard let id = Int(arguments[0]) else {
-            throw .usage("\(name) needs a numeric ID, not '\(arguments[0])'")
+            throw .usage("\(name) needs a numeric ID, not '\(TodoText.escaped(arguments[0]))'")
         }
         return id
     }
@@ -86,15 +97,18 @@ enum Command: Equatable {
 enum CommandError: Error, Equatable, CustomStringConvertible {
     /// The command line is wrong (exit code 2).
     case usage(String)
-    /// The command names a todo that does not exist (exit code 1).
-    case notFound(id: Int)
+    /// The reducers refuse the change, as for an unknown ID (exit code 1).
+    case rejected(TodoError)
+    /// The data directory cannot be locked, or another `todos` kept it too long (exit code 1).
+    case dataDirectoryUnavailable(String)
     /// The state could not be saved (exit code 1).
     case saveFailed(String)
 
     var description: String {
         switch self {
         case .usage(let message): return message
-        case .notFound(let id): return "no todo has ID \(id)"
+        case .rejected(let error): return "\(error)"
+        case .dataDirectoryUnavailable(let message): return message
         case .saveFailed(let message): return message
         }
     }
@@ -102,7 +116,7 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .usage: return 2
-        case .notFound, .saveFailed: return 1
+        case .rejected, .dataDirectoryUnavailable, .saveFailed: return 1
         }
     }
 }

@@ -23,17 +23,15 @@ struct Console {
         case .list:
             return Self.render(store.currentState())
         case .add(let text):
-            dispatch(TodoAction.add(text))
+            try dispatchIfAccepted(TodoAction.add(text))
         case .toggle(let id):
-            try requireTodo(id)
-            dispatch(TodoAction.toggle(id: id))
+            try dispatchIfAccepted(TodoAction.toggle(id: id))
         case .remove(let id):
-            try requireTodo(id)
-            dispatch(TodoAction.remove(id: id))
+            try dispatchIfAccepted(TodoAction.remove(id: id))
         case .filter(let filter):
             dispatch(VisibilityFilterAction.show(filter))
         case .clearCompleted:
-            dispatch(TodoAction.clearCompleted)
+            try dispatchIfAccepted(TodoAction.clearCompleted)
         }
         do {
             try persistence.flush()
@@ -53,16 +51,27 @@ struct Console {
         expectedLogLines += 1
     }
 
-    private func requireTodo(_ id: Int) throws(CommandError) {
-        guard store.currentState().todos.contains(where: { $0.id == id }) else { throw .notFound(id: id) }
+    /// Dispatches a todo action once the reducer has accepted it on a copy of the state, so that a
+    /// refusal (an unknown ID, no ID left) is reported here, with its exit code. Nothing else
+    /// changes the state in between: this process holds the data directory's lock.
+    private mutating func dispatchIfAccepted(_ action: TodoAction) throws(CommandError) {
+        var preview = store.currentState()
+        do {
+            try TodoReducers.reduce(&preview, action)
+        } catch {
+            throw .rejected(error)
+        }
+        dispatch(action)
     }
 
-    /// The visible todos, one per line: `3 [x] Buy milk`.
+    /// The visible todos, one per line: `3 [x] Buy milk`; a control character in a title is printed
+    /// escaped (`\u{1B}`), so a title cannot fake a row or drive the terminal.
     static func render(_ state: AppState) -> String {
         let visible = state.visibleTodos
         guard !visible.isEmpty else {
             return state.filter == .all ? "No todos." : "No \(state.filter.rawValue) todos."
         }
-        return visible.map { "\($0.id) [\($0.isCompleted ? "x" : " ")] \($0.text)" }.joined(separator: "\n")
+        return visible.map { "\($0.id) [\($0.isCompleted ? "x" : " ")] \(TodoText.escaped($0.text))" }.joined(
+            separator: "\n")
     }
 }

@@ -20,7 +20,12 @@ struct Options: Equatable {
         FileArchiveBackend.defaultDirectory(forApplication: "reduxswift-todos")
     }
 
+    /// How long a launch waits for another `todos` to finish with the data directory: 10 seconds.
+    static let defaultWait = 10.0
+
     var dataDirectory = Options.defaultDataDirectory
+    /// Seconds to wait for the data directory's lock (`--wait`).
+    var wait = Options.defaultWait
     var isVerbose = false
     /// The command and its arguments; empty for the interactive mode.
     var words: [String] = []
@@ -34,6 +39,13 @@ struct Options: Equatable {
                     throw .usage("--data-dir needs a directory")
                 }
                 dataDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "--wait":
+                guard let text = remaining.popFirst(), let seconds = Double(text), seconds.isFinite,
+                    seconds >= 0
+                else {
+                    throw .usage("--wait needs a number of seconds, 0 or more")
+                }
+                wait = seconds
             case "--verbose", "-v":
                 isVerbose = true
             case "--":

@@ -7,14 +7,15 @@ enum TodoReducers: ReducerProtocol {
         [{ state, action in try reduce(&state, action) }]
     }
 
-    static func reduce(_ state: inout AppState, _ action: any ActionProtocol) throws {
+    static func reduce(_ state: inout AppState, _ action: any ActionProtocol) throws(TodoError) {
         guard let action = action as? TodoAction else { return }
         switch action {
         case .add(let text):
-            let text = text.trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else { throw TodoError.emptyText }
+            let text = try TodoText.validated(text)
+            let (nextID, overflow) = state.nextID.addingReportingOverflow(1)
+            guard !overflow else { throw .noIDsLeft }
             state.todos.append(Todo(id: state.nextID, text: text))
-            state.nextID += 1
+            state.nextID = nextID
         case .toggle(let id):
             let index = try index(of: id, in: state)
             state.todos[index].isCompleted.toggle()
@@ -25,9 +26,9 @@ enum TodoReducers: ReducerProtocol {
         }
     }
 
-    private static func index(of id: Int, in state: AppState) throws -> Int {
+    private static func index(of id: Int, in state: AppState) throws(TodoError) -> Int {
         guard let index = state.todos.firstIndex(where: { $0.id == id }) else {
-            throw TodoError.notFound(id: id)
+            throw .notFound(id: id)
         }
         return index
     }
