@@ -36,11 +36,15 @@ extension Store {
         }
     }
 
+    /// The newest state that round-trips, other than `version`: the newest that encoded if it
+    /// decodes (the initial state, when no reader has decoded any), else the newest that decoded.
     private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
-        guard let fallback = core.lastRoundTripped, fallback.version != version else {
-            return nil
+        let (encoded, roundTripped) = core.fallbacks
+        for candidate in [encoded, roundTripped] {
+            guard let candidate, candidate.version != version else { continue }
+            if let state = try? decode(candidate).get() { return state }
         }
-        return try? decode(fallback).get()
+        return nil
     }
 
     /// Returns a deep copy of the state like ``currentState()``, or throws if it cannot
