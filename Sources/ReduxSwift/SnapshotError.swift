@@ -1,7 +1,9 @@
 /// The error thrown by ``Store/snapshot()`` when a state cannot round-trip through JSON.
 ///
 /// It names the state type, whether encoding or decoding failed, and the coding path of the value
-/// that failed, such as `todos[3].due`:
+/// that failed, such as `todos[3].due`. A state that nests arrays and objects deeper than JSON can
+/// be read back, which is what a cyclic object graph does, fails to encode with
+/// ``NestingTooDeep`` as its ``underlyingError``:
 ///
 /// ```swift
 /// do {
@@ -25,7 +27,8 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
     public let stateType: String
     /// Where in the state the failure happened, such as `"todos[3].due"`; empty for the root.
     public let codingPath: String
-    /// The error `JSONEncoder` or `JSONDecoder` reported.
+    /// The error the encoder or `JSONDecoder` reported: an `EncodingError` or `DecodingError`,
+    /// ``NestingTooDeep``, or what the state's own `Codable` code threw.
     public let underlyingError: any Error
 
     /// The ``SnapshotError/underlyingError`` when a state nests arrays and objects deeper than JSON

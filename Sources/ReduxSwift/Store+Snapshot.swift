@@ -19,10 +19,12 @@ extension Store {
     /// never waits: it returns the newest snapshot the store has already published, a committed
     /// state from before the current action (see <doc:ThreadingModel>).
     ///
-    /// If the state cannot round-trip through JSON (a broken `Codable` conformance), nothing in
-    /// the store is lost, and this method returns the newest state that did round-trip. If no
-    /// state of the store ever has, it stops the program with a message naming the type and the
-    /// coding path; use ``snapshot()`` to handle the error instead.
+    /// If the state cannot round-trip through JSON (a broken `Codable` conformance, or nesting
+    /// deeper than JSON can be read back, as a cyclic object graph does), nothing in the store is
+    /// lost, and this method returns the newest state that did round-trip: the initial state at
+    /// least, which the initializer encoded, even when nothing was read before. If not even that
+    /// one round-trips, it stops the program with a message naming the type and the coding path;
+    /// use ``snapshot()`` to handle the error instead.
     public func currentState() -> State {
         let snapshot = latestSnapshot()
         switch decode(snapshot) {

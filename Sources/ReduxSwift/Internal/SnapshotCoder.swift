@@ -36,7 +36,8 @@ enum SnapshotCoder {
         _ state: State, version: UInt64, with encoder: SnapshotEncoder
     ) -> Snapshot {
         do {
-            return Snapshot(version: version, result: .success(try encoder.encode(state)))
+            let (data, unordered) = try encoder.encodeMarkingUnordered(state)
+            return Snapshot(version: version, result: .success(data), unorderedArrays: unordered)
         } catch {
             return Snapshot(
                 version: version,

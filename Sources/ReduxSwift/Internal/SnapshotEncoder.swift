@@ -36,15 +36,22 @@ final class SnapshotEncoder {
 
     /// Encodes `value`, or throws `EncodingError` or ``SnapshotError/NestingTooDeep``.
     func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        try encodeMarkingUnordered(value).data
+    }
+
+    /// Encodes `value` and says where in the output its unordered collections are.
+    func encodeMarkingUnordered<Value: Encodable>(_ value: Value) throws -> (
+        data: Data, unordered: [UnorderedArray]
+    ) {
         let writer = JSONStreamWriter(capacity: sizeHint, checkOnly: false)
         do {
             try writer.writeRoot(value)
         } catch JSONStreamWriter.OutOfOrder.error {
-            return try encodeOutOfOrder(value)
+            return (try encodeOutOfOrder(value), [])
         }
-        if writer.outOfOrder { return try encodeOutOfOrder(value) }
+        if writer.outOfOrder { return (try encodeOutOfOrder(value), []) }
         sizeHint = writer.bytes.count
-        return Data(writer.bytes)
+        return (Data(writer.bytes), writer.unordered)
     }
 
     /// Encodes a value whose `encode(to:)` uses its containers out of order: checks the depth by
@@ -55,6 +62,23 @@ final class SnapshotEncoder {
         return try SnapshotCoder.makeJSONEncoder().encode(value)
     }
 }
+
+/// An array in a snapshot whose order means nothing: a `Set`, or a `Dictionary` whose keys
+/// `JSONEncoder` cannot use as member names, written as `[key, value, key, value, …]` in hash order.
+struct UnorderedArray: Sendable, Equatable {
+    /// The offset of its `[` in the snapshot.
+    let offset: Int
+    /// Whether it alternates keys and values.
+    let isPairs: Bool
+}
+
+/// The collections that encode as unordered arrays when they ask for an unkeyed container.
+/// (Dictionaries with `String` or `Int` keys ask for a keyed one and become objects.)
+private protocol UnorderedCollection {}
+extension Set: UnorderedCollection {}
+extension Dictionary: UnorderedCollection {}
+private protocol DictionaryMarker {}
+extension Dictionary: DictionaryMarker {}
 
 /// The state of one encode: the output, the open containers, the current coding path.
 private final class JSONStreamWriter {
@@ -83,6 +107,12 @@ private final class JSONStreamWriter {
     var callDepth = 0
     var nextToken: UInt32 = 0
     var outOfOrder = false
+    /// The unordered arrays written so far, in output order.
+    var unordered: [UnorderedArray] = []
+    /// The last type asked about in `isUnordered(_:)`, and the answer: most arrays of a state
+    /// are of a few types, and a conformance check costs more than this comparison.
+    private var lastArrayType: ObjectIdentifier?
+    private var lastArrayTypeIsUnordered = false
     /// Set by the first container past the depth limit; every later write throws it.
     var tooDeep: SnapshotError.NestingTooDeep?
 
@@ -108,7 +138,8 @@ private final class JSONStreamWriter {
     // MARK: Containers
 
     /// Opens the container of the value at `depth`, or returns the one it already has.
-    func openContainer(depth: Int, isObject: Bool) -> UInt32 {
+    /// - Parameter type: The type of the value, for an unkeyed container.
+    func openContainer(depth: Int, isObject: Bool, type: Any.Type? = nil) -> UInt32 {
         // A container at `depth` is JSON nesting level `depth + 1`.
         if depth >= SnapshotEncoder.maximumDepth, tooDeep == nil {
             tooDeep = SnapshotError.NestingTooDeep(
@@ -125,6 +156,9 @@ private final class JSONStreamWriter {
         guard frames.count == depth else {
             outOfOrder = true
             return 0
+        }
+        if let type, isUnordered(type) {
+            unordered.append(UnorderedArray(offset: bytes.count, isPairs: type is any DictionaryMarker.Type))
         }
         nextToken &+= 1
         frames.append(Frame(isObject: isObject, count: 0, token: nextToken))
@@ -154,6 +188,15 @@ private final class JSONStreamWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    private func isUnordered(_ type: Any.Type) -> Bool {
+        let identifier = ObjectIdentifier(type)
+        if identifier != lastArrayType {
+            lastArrayType = identifier
+            lastArrayTypeIsUnordered = type is any UnorderedCollection.Type
+        }
+        return lastArrayTypeIsUnordered
+    }
+
     func closeFrames(downTo depth: Int) {
         while frames.count > depth {
             let frame = frames.removeLast()
@@ -178,7 +221,7 @@ private final class JSONStreamWriter {
         callDepth += 1
         defer { callDepth -= 1 }
         let start = bytes.count
-        try value.encode(to: ValueEncoder(writer: self, depth: depth))
+        try value.encode(to: ValueEncoder(writer: self, depth: depth, type: Value.self))
         // Thrown again in case `encode(to:)` caught it.
         if let tooDeep { throw tooDeep }
         if checkOnly { return }
@@ -352,6 +395,8 @@ private struct IndexKey: CodingKey {
 private struct ValueEncoder: Encoder {
     let writer: JSONStreamWriter
     let depth: Int
+    /// The type of the value, or `nil` when unknown (a super encoder).
+    var type: Any.Type?
 
     var codingPath: [any CodingKey] { writer.codingPath(depth: depth) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -362,7 +407,7 @@ private struct ValueEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let token = writer.openContainer(depth: depth, isObject: false)
+        let token = writer.openContainer(depth: depth, isObject: false, type: type)
         return UnkeyedContainer(writer: writer, depth: depth, token: token)
     }
 

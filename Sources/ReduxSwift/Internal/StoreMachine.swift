@@ -6,6 +6,8 @@ struct Snapshot: Sendable {
     let version: UInt64
     /// The JSON, or why the state could not be encoded.
     let result: Result<Data, SnapshotError>
+    /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
+    var unorderedArrays: [UnorderedArray] = []
 }
 
 /// Something a store will post, kept in order until its delivery thread gets to it.
