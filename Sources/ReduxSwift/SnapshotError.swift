@@ -1,7 +1,9 @@
 /// The error thrown by ``Store/snapshot()`` when a state cannot round-trip through JSON.
 ///
 /// It names the state type, whether encoding or decoding failed, and the coding path of the value
-/// that failed, such as `todos[3].due`:
+/// that failed, such as `todos[3].due`. A state that nests arrays and objects deeper than JSON can
+/// be read back, which is what a cyclic object graph does, fails to encode with
+/// ``NestingTooDeep`` as its ``underlyingError``:
 ///
 /// ```swift
 /// do {
@@ -25,8 +27,33 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
     public let stateType: String
     /// Where in the state the failure happened, such as `"todos[3].due"`; empty for the root.
     public let codingPath: String
-    /// The error `JSONEncoder` or `JSONDecoder` reported.
+    /// The error the encoder or `JSONDecoder` reported: an `EncodingError` or `DecodingError`,
+    /// ``NestingTooDeep``, or what the state's own `Codable` code threw.
     public let underlyingError: any Error
+
+    /// The ``SnapshotError/underlyingError`` when a state nests arrays and objects deeper than JSON
+    /// can be read back, which is what a cyclic object graph does without end.
+    ///
+    /// `JSONDecoder` refuses JSON nested more than ``limit`` levels, so the store refuses to write
+    /// it: encoding stops at the first value past the limit, whose path the error names, instead of
+    /// recursing until the stack overflows.
+    public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
+        /// The deepest nesting that round-trips: 512 levels of arrays and objects.
+        public let limit: Int
+        /// Where the first value past the limit is, such as `"next.next.next"`.
+        public let codingPath: String
+
+        init(limit: Int, codingPath: [any CodingKey]) {
+            self.limit = limit
+            self.codingPath = SnapshotError.render(codingPath)
+        }
+
+        /// A sentence naming the limit and the likely cause.
+        public var description: String {
+            "the state nests arrays and objects deeper than \(limit) levels, the most JSON can be "
+                + "read back with (is there a cycle in its object graph?)"
+        }
+    }
 
     init(_ operation: Operation, stateType: Any.Type, underlyingError: any Error) {
         self.operation = operation
@@ -49,9 +76,20 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
             path = context.codingPath
+        case let error as NestingTooDeep:
+            return error.codingPath
         default:
             return ""
         }
+        var rendered = render(path)
+        // A missing key is reported at its container's path; name the key too.
+        if case DecodingError.keyNotFound(let key, _) = error {
+            rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+        return rendered
+    }
+
+    fileprivate static func render(_ path: [any CodingKey]) -> String {
         var rendered = ""
         for key in path {
             // Unkeyed containers report positions as keys named "Index 3" (or "3") with an int value.
@@ -62,10 +100,6 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
             } else {
                 rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
             }
-        }
-        // A missing key is reported at its container's path; name the key too.
-        if case DecodingError.keyNotFound(let key, _) = error {
-            rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
         }
         return rendered
     }

@@ -19,10 +19,12 @@ extension Store {
     /// never waits: it returns the newest snapshot the store has already published, a committed
     /// state from before the current action (see <doc:ThreadingModel>).
     ///
-    /// If the state cannot round-trip through JSON (a broken `Codable` conformance), nothing in
-    /// the store is lost, and this method returns the newest state that did round-trip. If no
-    /// state of the store ever has, it stops the program with a message naming the type and the
-    /// coding path; use ``snapshot()`` to handle the error instead.
+    /// If the state cannot round-trip through JSON (a broken `Codable` conformance, or nesting
+    /// deeper than JSON can be read back, as a cyclic object graph does), nothing in the store is
+    /// lost, and this method returns the newest state that did round-trip: the initial state at
+    /// least, which the initializer encoded, even when nothing was read before. If not even that
+    /// one round-trips, it stops the program with a message naming the type and the coding path;
+    /// use ``snapshot()`` to handle the error instead.
     public func currentState() -> State {
         let snapshot = latestSnapshot()
         switch decode(snapshot) {
@@ -36,11 +38,15 @@ extension Store {
         }
     }
 
+    /// The newest state that round-trips, other than `version`: the newest that encoded if it
+    /// decodes (the initial state, when no reader has decoded any), else the newest that decoded.
     private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
-        guard let fallback = core.lastRoundTripped, fallback.version != version else {
-            return nil
+        let (encoded, roundTripped) = core.fallbacks
+        for candidate in [encoded, roundTripped] {
+            guard let candidate, candidate.version != version else { continue }
+            if let state = try? decode(candidate).get() { return state }
         }
-        return try? decode(fallback).get()
+        return nil
     }
 
     /// Returns a deep copy of the state like ``currentState()``, or throws if it cannot

@@ -58,7 +58,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     /// ``StoreTransaction``).
     let transactionGate = NSLock()
     /// Used only by the owner of the live state, like the state itself.
-    let encoder: JSONEncoder
+    let encoder: SnapshotEncoder
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's
     /// state separate (the thread sanitizer runs the concurrent-reader tests against this).
     let decoder: JSONDecoder

@@ -140,7 +140,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
 
     init(limit: HistoryLimit) {
         self.limit = limit
-        encoder = SnapshotCoder.makeEncoder()
+        encoder = SnapshotCoder.makeJSONEncoder()
         // Object keys in a fixed order, so that neighbouring steps differ only where the state did
         // (without it, Foundation may write the members of one struct in a different order each time).
         encoder.outputFormatting = .sortedKeys

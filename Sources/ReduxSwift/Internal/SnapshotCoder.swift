@@ -9,7 +9,15 @@ enum SnapshotCoder {
     static let negativeInfinity = "-Infinity"
     static let notANumber = "NaN"
 
-    static func makeEncoder() -> JSONEncoder {
+    /// The encoder of store snapshots: writes what ``makeJSONEncoder()`` writes, and throws
+    /// instead of overflowing the stack on a cyclic or too deeply nested state.
+    static func makeEncoder() -> SnapshotEncoder {
+        SnapshotEncoder()
+    }
+
+    /// A `JSONEncoder` with the snapshot settings, for callers that need its options (sorted keys).
+    /// It does not bound the nesting depth: see ``SnapshotEncoder``.
+    static func makeJSONEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber)
@@ -25,10 +33,11 @@ enum SnapshotCoder {
 
     /// Encodes `state` as the given version, capturing a failure instead of throwing.
     static func encode<State: StateProtocol>(
-        _ state: State, version: UInt64, with encoder: JSONEncoder
+        _ state: State, version: UInt64, with encoder: SnapshotEncoder
     ) -> Snapshot {
         do {
-            return Snapshot(version: version, result: .success(try encoder.encode(state)))
+            let (data, unordered) = try encoder.encodeMarkingUnordered(state)
+            return Snapshot(version: version, result: .success(data), unorderedArrays: unordered)
         } catch {
             return Snapshot(
                 version: version,

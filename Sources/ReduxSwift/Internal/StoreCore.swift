@@ -75,8 +75,10 @@ final class StoreCore: Sendable {
         machine.withLock { $0.version }
     }
 
-    var lastRoundTripped: Snapshot? {
-        machine.withLock { $0.lastRoundTripped }
+    /// The newest snapshot that encoded and the newest that decoded, for a failing read to fall
+    /// back on.
+    var fallbacks: (encoded: Snapshot?, roundTripped: Snapshot?) {
+        machine.withLock { ($0.lastEncoded, $0.lastRoundTripped) }
     }
 
     func takeEvents() -> [StoreEvent] {

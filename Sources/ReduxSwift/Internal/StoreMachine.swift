@@ -6,6 +6,8 @@ struct Snapshot: Sendable {
     let version: UInt64
     /// The JSON, or why the state could not be encoded.
     let result: Result<Data, SnapshotError>
+    /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
+    var unorderedArrays: [UnorderedArray] = []
 }
 
 /// Something a store will post, kept in order until its delivery thread gets to it.
@@ -87,7 +89,12 @@ struct StoreMachine<Entry, Waiter> {
     private(set) var owner = Owner.nobody
     private(set) var isDrainScheduled = false
     /// The newest encoded version.
-    private(set) var published: Snapshot
+    private(set) var published: Snapshot {
+        didSet { if case .success = published.result { lastEncoded = published } }
+    }
+    /// The newest snapshot that encoded, decoded or not yet: a fallback for a later version that
+    /// cannot be encoded, even when no reader has decoded anything yet.
+    private(set) var lastEncoded: Snapshot?
     /// The newest snapshot some reader decoded successfully.
     private(set) var lastRoundTripped: Snapshot?
     private var waiters: [(target: UInt64, waiter: Waiter)] = []
@@ -96,6 +103,7 @@ struct StoreMachine<Entry, Waiter> {
 
     init(initialSnapshot: Snapshot) {
         published = initialSnapshot
+        if case .success = initialSnapshot.result { lastEncoded = initialSnapshot }
     }
 
     // MARK: Dispatch

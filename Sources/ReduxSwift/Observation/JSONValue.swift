@@ -37,10 +37,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value at a dotted path below this one (`"todos.3.done"`), or `nil` where there is none.
+    ///
+    /// Paths are written as in ``StateChange/path``: a `.` or `\` inside a key is preceded by a
+    /// `\` (`#"prices.1\.5"#` is the key `"1.5"` of `prices`), and `""` is this value itself.
     public subscript(path path: String) -> JSONValue? {
         var value: JSONValue? = self
-        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-            value = value?.child(String(component))
+        for component in StatePath.components(of: path) {
+            value = value?.child(component)
         }
         return value
     }
@@ -89,6 +92,85 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// How key-path change sets write paths: keys and array indices joined by `.`, with `.` and `\`
+/// inside a key escaped by a `\`, so that a key containing a dot never reads as nesting.
+enum StatePath {
+    /// Appends one key or index to a path.
+    static func appending(_ component: String, to path: String) -> String {
+        let escaped = escape(component)
+        return path.isEmpty ? escaped : path + "." + escaped
+    }
+
+    /// A path from its components.
+    static func path(_ components: [String]) -> String {
+        components.lazy.map(escape).joined(separator: ".")
+    }
+
+    static func escape(_ component: String) -> String {
+        guard component.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }) else {
+            return component
+        }
+        var escaped = ""
+        for scalar in component.unicodeScalars {
+            if scalar == "." || scalar == "\\" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(scalar)
+        }
+        return escaped
+    }
+
+    /// The keys and indices of a path; none for `""`, the root.
+    static func components(of path: String) -> [String] {
+        guard !path.isEmpty else { return [] }
+        guard path.utf8.contains(UInt8(ascii: "\\")) else {
+            return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
+        var components: [String] = []
+        var current = ""
+        var escaping = false
+        for scalar in path.unicodeScalars {
+            if escaping {
+                current.unicodeScalars.append(scalar)
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else if scalar == "." {
+                components.append(current)
+                current = ""
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        if escaping { current.unicodeScalars.append("\\") }
+        components.append(current)
+        return components
+    }
+}
+
+/// A parsed snapshot, with the paths of the arrays whose order means nothing (sets, and
+/// dictionaries written as `[key, value, …]`), which change sets compare as unordered.
+struct SnapshotTree: Sendable, Equatable {
+    let value: JSONValue
+    /// Path → whether the array alternates keys and values.
+    let unordered: [String: Bool]
+
+    init(_ value: JSONValue, unordered: [String: Bool] = [:]) {
+        self.value = value
+        self.unordered = unordered
+    }
+
+    /// Parses a snapshot the store wrote, finding its unordered arrays.
+    init(parsing data: Data, unorderedArrays: [UnorderedArray]) throws {
+        var unordered: [String: Bool] = [:]
+        value = try data.withUnsafeBytes { bytes in
+            var parser = JSONParser(bytes: bytes, unorderedArrays: unorderedArrays)
+            let value = try parser.parseDocument()
+            unordered = parser.unorderedPaths
+            return value
+        }
+        self.unordered = unordered
+    }
+}
+
 extension JSONValue {
     /// Why bytes could not be parsed as JSON.
     struct ParseError: Error, Equatable {
@@ -99,11 +181,8 @@ extension JSONValue {
     /// Parses JSON text, such as a store snapshot.
     init(parsing data: Data) throws {
         self = try data.withUnsafeBytes { bytes in
-            var parser = JSONParser(bytes: bytes)
-            let value = try parser.parseValue(depth: 0)
-            parser.skipWhitespace()
-            guard parser.offset == bytes.count else { throw parser.error("unexpected text after the value") }
-            return value
+            var parser = JSONParser(bytes: bytes, unorderedArrays: [])
+            return try parser.parseDocument()
         }
     }
 }
@@ -112,9 +191,51 @@ extension JSONValue {
 private struct JSONParser {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
+    /// The unordered arrays to find, in order of their offsets, and the next one expected.
+    private let unorderedArrays: [UnorderedArray]
+    private var nextUnordered = 0
+    /// The path of the value being parsed, kept only while unordered arrays remain to be found.
+    private var path: [PathStep] = []
+    /// The paths of the unordered arrays found, and whether each alternates keys and values.
+    private(set) var unorderedPaths: [String: Bool] = [:]
 
-    init(bytes: UnsafeRawBufferPointer) {
+    private enum PathStep {
+        case key(String)
+        case index(Int)
+    }
+
+    init(bytes: UnsafeRawBufferPointer, unorderedArrays: [UnorderedArray]) {
         self.bytes = bytes
+        self.unorderedArrays = unorderedArrays
+    }
+
+    private var isTrackingPath: Bool { nextUnordered < unorderedArrays.count }
+
+    mutating func parseDocument() throws -> JSONValue {
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard offset == bytes.count else { throw error("unexpected text after the value") }
+        return value
+    }
+
+    /// Records the array starting here if it is the next unordered one.
+    private mutating func noteArray() {
+        guard isTrackingPath else { return }
+        while nextUnordered < unorderedArrays.count, unorderedArrays[nextUnordered].offset < offset {
+            nextUnordered += 1
+        }
+        guard nextUnordered < unorderedArrays.count, unorderedArrays[nextUnordered].offset == offset else {
+            return
+        }
+        var rendered = ""
+        for step in path {
+            switch step {
+            case .key(let key): rendered = StatePath.appending(key, to: rendered)
+            case .index(let index): rendered = StatePath.appending(String(index), to: rendered)
+            }
+        }
+        unorderedPaths[rendered] = unorderedArrays[nextUnordered].isPairs
+        nextUnordered += 1
     }
 
     func error(_ reason: String) -> JSONValue.ParseError {
@@ -173,7 +294,13 @@ private struct JSONParser {
                 throw error("expected ':'")
             }
             offset += 1
-            members[key] = try parseValue(depth: depth + 1)
+            if isTrackingPath {
+                path.append(.key(key))
+                members[key] = try parseValue(depth: depth + 1)
+                path.removeLast()
+            } else {
+                members[key] = try parseValue(depth: depth + 1)
+            }
             skipWhitespace()
             guard offset < bytes.count else { throw error("unexpected end") }
             if bytes[offset] == UInt8(ascii: ",") {
@@ -188,6 +315,7 @@ private struct JSONParser {
     }
 
     private mutating func parseArray(depth: Int) throws -> JSONValue {
+        noteArray()
         offset += 1
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -196,7 +324,13 @@ private struct JSONParser {
             return .array(elements)
         }
         while true {
-            elements.append(try parseValue(depth: depth + 1))
+            if isTrackingPath {
+                path.append(.index(elements.count))
+                elements.append(try parseValue(depth: depth + 1))
+                path.removeLast()
+            } else {
+                elements.append(try parseValue(depth: depth + 1))
+            }
             skipWhitespace()
             guard offset < bytes.count else { throw error("unexpected end") }
             if bytes[offset] == UInt8(ascii: ",") {

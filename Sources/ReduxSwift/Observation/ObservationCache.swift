@@ -14,7 +14,7 @@ import Android
 /// Every store has one; it stays empty, and costs nothing per action, until such observers use it.
 final class ObservationCache: Sendable {
     private struct Trees {
-        var latest: (version: UInt64, tree: JSONValue)?
+        var latest: (version: UInt64, tree: SnapshotTree)?
         var diff: (from: UInt64, to: UInt64, changes: [StateChange])?
     }
 
@@ -24,11 +24,13 @@ final class ObservationCache: Sendable {
     private let decoded = LockedValue<AnyObject?>(nil)
 
     /// The parsed JSON of `snapshot`, parsed at most once per version.
-    func tree(for snapshot: Snapshot) -> JSONValue? {
+    func tree(for snapshot: Snapshot) -> SnapshotTree? {
         if let latest = trees.withLock({ $0.latest }), latest.version == snapshot.version {
             return latest.tree
         }
-        guard case .success(let data) = snapshot.result, let tree = try? JSONValue(parsing: data) else {
+        guard case .success(let data) = snapshot.result,
+            let tree = try? SnapshotTree(parsing: data, unorderedArrays: snapshot.unorderedArrays)
+        else {
             return nil
         }
         trees.withLock { trees in
@@ -38,7 +40,9 @@ final class ObservationCache: Sendable {
     }
 
     /// The changes between two versions, computed at most once per pair.
-    func changes(from old: (version: UInt64, tree: JSONValue), to new: (version: UInt64, tree: JSONValue))
+    func changes(
+        from old: (version: UInt64, tree: SnapshotTree), to new: (version: UInt64, tree: SnapshotTree)
+    )
         -> [StateChange]
     {
         if let diff = trees.withLock({ $0.diff }), diff.from == old.version, diff.to == new.version {

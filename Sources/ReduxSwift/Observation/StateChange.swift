@@ -1,5 +1,9 @@
 /// One value of a state that changed, found by comparing the JSON snapshots before and after.
 ///
+/// A set, and a dictionary whose keys are not strings or integers (`JSONEncoder` writes it as an
+/// array of keys and values in hash order), is compared as unordered: a mere change of order is no
+/// change, and any other change is reported as one change of the whole collection.
+///
 /// ```swift
 /// let token = store.observeChanges(at: ["todos", "filter"]) { changes in
 ///     for change in changes {
@@ -10,6 +14,10 @@
 /// ```
 public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     /// Where the value is, with `.` between keys and array indices: `"todos.3.done"`.
+    ///
+    /// A `.` or `\` inside a key is preceded by a `\`, so the key `"1.5"` of a dictionary
+    /// `prices` is `#"prices.1\.5"#`, not `prices.1.5`; ``pathComponents`` undoes it, and
+    /// ``path(_:)`` builds a path from keys. The root is `""`.
     public let path: String
     /// The value before, or `nil` where there was none.
     public let oldValue: JSONValue?
@@ -21,6 +29,21 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
         self.path = path
         self.oldValue = oldValue
         self.newValue = newValue
+    }
+
+    /// The keys and array indices of ``path``, unescaped: `["prices", "1.5"]`.
+    public var pathComponents: [String] {
+        StatePath.components(of: path)
+    }
+
+    /// Builds a path from keys and array indices, escaping `.` and `\` inside them, for
+    /// ``Store/observeChanges(at:queue:using:)`` and ``JSONValue/subscript(path:)``.
+    ///
+    /// ```swift
+    /// store.observeChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }
+    /// ```
+    public static func path(_ components: [String]) -> String {
+        StatePath.path(components)
     }
 
     /// `path: old → new`, with `absent` for a missing value.
@@ -46,9 +69,10 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
         from old: Value, to new: Value, ignoringUnderscoredMembers: Bool = false
     ) throws(SnapshotError) -> [StateChange] {
         let encoder = SnapshotCoder.makeEncoder()
-        func parse(_ value: Value) throws(SnapshotError) -> JSONValue {
+        func parse(_ value: Value) throws(SnapshotError) -> SnapshotTree {
             do {
-                return try JSONValue(parsing: encoder.encode(value))
+                let (data, unordered) = try encoder.encodeMarkingUnordered(value)
+                return try SnapshotTree(parsing: data, unorderedArrays: unordered)
             } catch {
                 throw SnapshotError(.encoding, stateType: Value.self, underlyingError: error)
             }
@@ -62,50 +86,98 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
 /// Compares two snapshots, value by value.
 enum StateDiff {
     /// Every leaf that differs: values of different kinds, or scalars that differ. Objects and arrays
-    /// are compared member by member; members whose names start with `_` are ignored.
+    /// are compared member by member, except unordered arrays (sets, and dictionaries written as
+    /// `[key, value, …]`), which are compared whole, as unordered; members whose names start with
+    /// `_` are ignored.
+    static func changes(from old: SnapshotTree, to new: SnapshotTree, ignoringUnderscored: Bool = true)
+        -> [StateChange]
+    {
+        var comparison = Comparison(
+            unordered: (old.unordered, new.unordered), ignoringUnderscored: ignoringUnderscored)
+        comparison.compare(old.value, new.value, path: "")
+        return comparison.changes
+    }
+
+    /// The changes between two plain JSON values, with no unordered arrays.
     static func changes(from old: JSONValue, to new: JSONValue, ignoringUnderscored: Bool = true)
         -> [StateChange]
     {
-        var changes: [StateChange] = []
-        compare(old, new, path: "", ignoringUnderscored: ignoringUnderscored, into: &changes)
-        return changes
+        changes(from: SnapshotTree(old), to: SnapshotTree(new), ignoringUnderscored: ignoringUnderscored)
     }
 
-    private static func compare(
-        _ old: JSONValue?, _ new: JSONValue?, path: String, ignoringUnderscored: Bool,
-        into changes: inout [StateChange]
-    ) {
-        switch (old, new) {
-        case (.object(let before)?, .object(let after)?):
-            for (key, value) in after where !(ignoringUnderscored && key.hasPrefix("_")) {
-                compare(
-                    before[key], value, path: join(path, key), ignoringUnderscored: ignoringUnderscored,
-                    into: &changes)
+    private struct Comparison {
+        let unordered: (old: [String: Bool], new: [String: Bool])
+        let ignoringUnderscored: Bool
+        var changes: [StateChange] = []
+
+        mutating func compare(_ old: JSONValue?, _ new: JSONValue?, path: String) {
+            switch (old, new) {
+            case (.object(let before)?, .object(let after)?):
+                for (key, value) in after where !(ignoringUnderscored && key.hasPrefix("_")) {
+                    compare(before[key], value, path: StatePath.appending(key, to: path))
+                }
+                for (key, value) in before
+                where after[key] == nil && !(ignoringUnderscored && key.hasPrefix("_")) {
+                    changes.append(
+                        StateChange(path: StatePath.appending(key, to: path), oldValue: value, newValue: nil))
+                }
+            case (.array(let before)?, .array(let after)?):
+                if let isPairs = isUnordered(path) {
+                    if !StateDiff.sameUnordered(before, after, isPairs: isPairs) {
+                        changes.append(StateChange(path: path, oldValue: old, newValue: new))
+                    }
+                    return
+                }
+                for index in 0..<max(before.count, after.count) {
+                    compare(
+                        index < before.count ? before[index] : nil, index < after.count ? after[index] : nil,
+                        path: StatePath.appending(String(index), to: path))
+                }
+            default:
+                if old != new { changes.append(StateChange(path: path, oldValue: old, newValue: new)) }
             }
-            for (key, value) in before where after[key] == nil && !(ignoringUnderscored && key.hasPrefix("_"))
-            {
-                changes.append(StateChange(path: join(path, key), oldValue: value, newValue: nil))
-            }
-        case (.array(let before)?, .array(let after)?):
-            for index in 0..<max(before.count, after.count) {
-                compare(
-                    index < before.count ? before[index] : nil, index < after.count ? after[index] : nil,
-                    path: join(path, String(index)), ignoringUnderscored: ignoringUnderscored, into: &changes)
-            }
-        default:
-            if old != new { changes.append(StateChange(path: path, oldValue: old, newValue: new)) }
+        }
+
+        /// Whether the arrays at `path` are unordered, and whether they alternate keys and values.
+        private func isUnordered(_ path: String) -> Bool? {
+            if unordered.new.isEmpty && unordered.old.isEmpty { return nil }
+            return unordered.new[path] ?? unordered.old[path]
         }
     }
 
-    private static func join(_ path: String, _ component: String) -> String {
-        path.isEmpty ? component : path + "." + component
+    /// Whether two unordered arrays hold the same elements (as multisets), or the same keys with
+    /// the same values when they alternate keys and values.
+    static func sameUnordered(_ before: [JSONValue], _ after: [JSONValue], isPairs: Bool) -> Bool {
+        if before == after { return true }
+        guard before.count == after.count else { return false }
+        if isPairs {
+            guard before.count.isMultiple(of: 2) else { return false }
+            func entries(_ elements: [JSONValue]) -> [JSONValue: JSONValue]? {
+                var entries: [JSONValue: JSONValue] = [:]
+                for index in stride(from: 0, to: elements.count, by: 2) {
+                    guard entries.updateValue(elements[index + 1], forKey: elements[index]) == nil else {
+                        return nil
+                    }
+                }
+                return entries
+            }
+            guard let old = entries(before), let new = entries(after) else { return false }
+            return old == new
+        }
+        var counts: [JSONValue: Int] = [:]
+        for element in before { counts[element, default: 0] += 1 }
+        for element in after {
+            guard let count = counts[element], count > 0 else { return false }
+            counts[element] = count - 1
+        }
+        return true
     }
 
     /// The changes that concern any of `paths` (a path, or a prefix of paths); all when `paths` is
     /// empty. A change above a path (`todos` replaced while `todos.3.done` is watched) is narrowed
     /// to that path, and kept only if the value there differs.
     static func filter(
-        _ changes: [StateChange], paths: [String], old: JSONValue, new: JSONValue
+        _ changes: [StateChange], paths: [String], old: SnapshotTree, new: SnapshotTree
     ) -> [StateChange] {
         guard !paths.isEmpty else { return changes }
         var kept: [StateChange] = []
@@ -117,8 +189,8 @@ enum StateDiff {
                     break
                 }
                 if change.path.isEmpty || path.hasPrefix(change.path + "."), narrowed.insert(path).inserted {
-                    let before = old[path: path]
-                    let after = new[path: path]
+                    let before = old.value[path: path]
+                    let after = new.value[path: path]
                     if before != after {
                         kept.append(StateChange(path: path, oldValue: before, newValue: after))
                     }

@@ -13,8 +13,10 @@ extension Store {
     /// }
     /// ```
     ///
-    /// Paths follow the state's JSON: property names, then array indices, joined by `.`. Members
-    /// whose names start with `_` are ignored. An empty `paths` means every change.
+    /// Paths follow the state's JSON: property names, then array indices, joined by `.`, with `.`
+    /// and `\` inside a key escaped by a `\` (see ``StateChange/path``). Sets and dictionaries
+    /// written as arrays change as a whole. Members whose names start with `_` are ignored. An
+    /// empty `paths` means every change.
     ///
     /// ## Cost
     ///
@@ -53,7 +55,7 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
     private let deliver: @Sendable ([StateChange]) -> Void
     /// Held while delivering, so deliveries never overlap or go backwards.
     private let lock = NSLock()
-    private var last: (version: UInt64, tree: JSONValue)?
+    private var last: (version: UInt64, tree: SnapshotTree)?
 
     init(store: Store<State>, paths: [String], deliver: @escaping @Sendable ([StateChange]) -> Void) {
         self.store = store

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Change-set paths are unambiguous, and collections whose order means nothing are compared as
+/// unordered.
+@Suite struct ChangeSetPathTests {
+    struct Catalog: StateProtocol, Equatable {
+        var items: [String: Int] = ["x": 1]
+        var tags: Set<String> = ["a", "b", "c", "d", "e", "f"]
+        var counts: [UUID: Int] = [:]
+        var revision = 0
+    }
+
+    enum CatalogAction: ActionProtocol {
+        case setItem(String, Int)
+        case insertTag(String)
+        case bump
+    }
+
+    static let reducer: Reducer<Catalog> = { state, action in
+        switch action as? CatalogAction {
+        case .setItem(let key, let value)?: state.items[key] = value
+        case .insertTag(let tag)?: state.tags.insert(tag)
+        case .bump?: state.revision += 1
+        case nil: break
+        }
+    }
+
+    static func counts(_ count: Int) -> [UUID: Int] {
+        Dictionary(uniqueKeysWithValues: (0..<count).map { (UUID(), $0) })
+    }
+
+    @Test func aKeyContainingADotIsEscapedRatherThanReadAsNesting() throws {
+        var after = Catalog()
+        after.items["x.y"] = 2
+        let changes = try StateChange.changes(from: Catalog(), to: after)
+        #expect(changes == [StateChange(path: #"items.x\.y"#, oldValue: nil, newValue: .number("2"))])
+        #expect(changes.first?.pathComponents == ["items", "x.y"])
+    }
+
+    @Test func pathsRoundTripThroughTheirComponents() throws {
+        for components in [["a"], ["items", "x.y"], [#"back\slash"#, "3", "."], [#"\."#, ""], ["", "x"]] {
+            let path = StateChange.path(components)
+            #expect(StateChange(path: path, oldValue: nil, newValue: nil).pathComponents == components)
+        }
+        #expect(StateChange.path(["items", "x.y"]) == #"items.x\.y"#)
+        #expect(StateChange.path([#"a\b"#]) == #"a\\b"#)
+        let value = try JSONValue(parsing: Data(#"{"items":{"x.y":2,"x":{"y":3},"a\\b":4}}"#.utf8))
+        #expect(value[path: #"items.x\.y"#] == .number("2"))
+        #expect(value[path: "items.x.y"] == .number("3"))
+        #expect(value[path: #"items.a\\b"#] == .number("4"))
+        #expect(value[path: ""] == value)
+    }
+
+    @Test func aWatchedKeyDoesNotMatchASiblingKeyThatContainsADot() {
+        let store = Store(
+            reducers: [Self.reducer], state: Catalog(), notificationCenter: StoreNotificationCenter())
+        let exact = Recorder<[StateChange]>()
+        let dotted = Recorder<[StateChange]>()
+        let tokens = [
+            store.observeChanges(at: ["items.x"]) { exact.append($0) },
+            store.observeChanges(at: [StateChange.path(["items", "x.y"])]) { dotted.append($0) },
+        ]
+        store.dispatch(CatalogAction.setItem("x.y", 2))
+        store.dispatch(CatalogAction.setItem("x", 5))
+        #expect(exact.wait(forCount: 1))
+        #expect(dotted.wait(forCount: 1))
+        #expect(
+            exact.values == [[StateChange(path: "items.x", oldValue: .number("1"), newValue: .number("5"))]])
+        #expect(dotted.values == [[StateChange(path: #"items.x\.y"#, oldValue: nil, newValue: .number("2"))]])
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func insertingIntoASetIsOneChangeOfTheWholeSet() throws {
+        var after = Catalog()
+        after.tags.insert("g")
+        let changes = try StateChange.changes(from: Catalog(), to: after)
+        #expect(changes.map(\.path) == ["tags"])
+        guard case .array(let old)? = changes.first?.oldValue, case .array(let new)? = changes.first?.newValue
+        else {
+            Issue.record("expected the whole set before and after, got \(changes)")
+            return
+        }
+        #expect(Set(old.compactMap(\.stringValue)) == Catalog().tags)
+        #expect(Set(new.compactMap(\.stringValue)) == after.tags)
+    }
+
+    @Test func aSetInAnotherOrderIsNoChange() throws {
+        let elements = (0..<40).map { "tag \($0)" }
+        let before = Catalog(tags: Set(elements))
+        var reordered: Catalog?
+        // A set with room for more elements usually lists the same ones in another order.
+        for capacity in [100, 1_000, 10_000] {
+            var tags = Set<String>(minimumCapacity: capacity)
+            for element in elements.reversed() { tags.insert(element) }
+            let candidate = Catalog(tags: tags)
+            if Array(candidate.tags) != Array(before.tags) {
+                reordered = candidate
+                break
+            }
+        }
+        let after = try #require(reordered, "no capacity listed the set in another order")
+        #expect(try StateChange.changes(from: before, to: after).isEmpty)
+    }
+
+    @Test func aDictionaryWithNonStringKeysIsComparedByKey() throws {
+        let before = Catalog(counts: Self.counts(8))
+        var added = before
+        added.counts[UUID()] = 8
+        #expect(try StateChange.changes(from: before, to: added).map(\.path) == ["counts"])
+        var changed = before
+        changed.counts[changed.counts.keys.first!]! += 100
+        #expect(try StateChange.changes(from: before, to: changed).map(\.path) == ["counts"])
+        var rebuilt = Catalog(counts: [:])
+        rebuilt.counts.reserveCapacity(1_000)
+        for (key, value) in before.counts { rebuilt.counts[key] = value }
+        #expect(try StateChange.changes(from: before, to: rebuilt).isEmpty)
+    }
+
+    @Test func keyPathObserversGetOneChangeForASetInsert() {
+        let store = Store(
+            reducers: [Self.reducer], state: Catalog(), notificationCenter: StoreNotificationCenter())
+        let recorder = Recorder<[StateChange]>()
+        let token = store.observeChanges(at: ["tags"]) { recorder.append($0) }
+        store.dispatch(CatalogAction.insertTag("g"))
+        #expect(recorder.wait(forCount: 1))
+        #expect(recorder.values.first?.map(\.path) == ["tags"])
+        withExtendedLifetime(token) {}
+    }
+}
