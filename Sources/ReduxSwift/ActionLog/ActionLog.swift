@@ -110,7 +110,7 @@ public final class ActionRecording: @unchecked Sendable {
     // and `store` are immutable and thread-safe.
     private let lock = NSLock()
     private let codec: ActionCodec
-    private let encoder = SnapshotCoder.makeEncoder()
+    private let encoder = SnapshotCoder.makeJSONEncoder()
     private let formatter = ISO8601DateFormatter()
     private let sink = RecordingSink()
     private weak let store: (any RecordableStore)?
