@@ -152,6 +152,21 @@ import Testing
         #expect(store.currentState().inner.value == 14)
     }
 
+    @Test func aHistoryRecordingACyclicStateEmptiesItselfInsteadOfOverflowingTheStack() throws {
+        let store = Self.makeChainStore()
+        let history = store.recordHistory()
+        store.dispatch(Action("set", payload: Link(1)))
+        #expect(Self.onDispatchQueue { history.status.steps } == 2)
+        let cycle = Link(7)
+        cycle.next = cycle
+        store.dispatch(Action("set", payload: cycle))
+        // A state that cannot be encoded empties the history: no undo may skip over it.
+        #expect(Self.onDispatchQueue { history.status.steps } == 0)
+        store.dispatch(Action("set", payload: Link(2)))
+        #expect(try Self.readSnapshot(store)?.get() == 1)
+        cycle.next = nil
+    }
+
     @Test func aStateChangeBetweenCyclicValuesThrowsSnapshotError() {
         let cycle = Link(1)
         cycle.next = cycle

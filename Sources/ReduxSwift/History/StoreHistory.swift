@@ -13,7 +13,7 @@ extension Store {
     ///
     /// The history is a middleware added at the end of the chain: each action that reaches it and
     /// commits adds one step (a batch adds one), encoded as the same JSON as ``currentState()``'s
-    /// snapshots, with sorted keys. Only the current step is kept whole; each other step keeps the
+    /// snapshots. Only the current step is kept whole; each other step keeps the
     /// bytes in which it differs from its neighbour, so a step costs about the size of its change.
     /// Undoing decodes a step and makes it the store's state, as one committed change announced
     /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
@@ -135,15 +135,14 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
 final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
     private let limit: HistoryLimit
     private let steps = LockedValue(HistorySteps())
-    private let encoder: JSONEncoder
+    /// The store's snapshot encoder: it writes a struct's members in the order its `encode(to:)`
+    /// does, so neighbouring steps differ only where the state did, and it throws on a cyclic or
+    /// too deeply nested state where `JSONEncoder` would overflow the stack.
+    private let encoder = SnapshotCoder.makeEncoder()
     private let decoder = SnapshotCoder.makeDecoder()
 
     init(limit: HistoryLimit) {
         self.limit = limit
-        encoder = SnapshotCoder.makeJSONEncoder()
-        // Object keys in a fixed order, so that neighbouring steps differ only where the state did
-        // (without it, Foundation may write the members of one struct in a different order each time).
-        encoder.outputFormatting = .sortedKeys
     }
 
     var status: HistoryStatus {
