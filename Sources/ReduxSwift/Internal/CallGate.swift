@@ -22,9 +22,13 @@ import Synchronization
 /// one atomic read-modify-write, so one of them sees the other: either the call sees the gate
 /// closed and does not begin, or the close sees the call and (when asked to) waits for it.
 ///
-/// A call costs two atomic operations and two thread-local writes; waiting is the rare path and
+/// A call costs two atomic operations and one thread-local read; waiting is the rare path and
 /// takes a process-wide lock (``CallWaits``).
-final class CallGate: Sendable {
+///
+/// Not final so that a plain observer's entry can be its own gate, which keeps the word in the
+/// cache line a post reads anyway. `@unchecked Sendable`: the only stored property is the word,
+/// an atomic (or a `LockedValue`); subclasses answer for their own properties.
+class CallGate: @unchecked Sendable {
     private static let closedBit = 1
     private static let waitedBit = 2
     private static let oneCall = 4
@@ -69,17 +73,17 @@ final class CallGate: Sendable {
     #endif
 
     /// Whether calls may still begin.
-    var isOpen: Bool { current & Self.closedBit == 0 }
+    final var isOpen: Bool { current & Self.closedBit == 0 }
 
     /// How many calls are under way, on every thread.
-    var callsUnderWay: Int { current / Self.oneCall }
+    final var callsUnderWay: Int { current / Self.oneCall }
 
     /// Runs `body` as one call, unless the gate is closed; returns whether it ran.
     ///
     /// `body` runs without any lock held, so it may post, cancel (this gate too), read or dispatch.
     @inline(__always)
     @discardableResult
-    func run(_ body: () -> Void) -> Bool {
+    final func run(_ body: () -> Void) -> Bool {
         guard add(Self.oneCall).oldValue & Self.closedBit == 0 else {
             callEnded()
             return false
@@ -90,13 +94,13 @@ final class CallGate: Sendable {
     }
 
     @inline(__always)
-    private func callEnded() {
+    private final func callEnded() {
         if add(-Self.oneCall).newValue & Self.waitedBit != 0 { CallWaits.shared.callEnded() }
     }
 
     /// Closes the gate, so that no call begins after this returns; returns whether this call closed
     /// it. Calls already under way are not waited for: see ``waitForCallsOnOtherThreads()``.
-    func close() -> Bool {
+    final func close() -> Bool {
         set(Self.closedBit) & Self.closedBit == 0
     }
 
@@ -108,54 +112,86 @@ final class CallGate: Sendable {
     /// this method, for a call this thread is making (two blocks cancelling each other). Inside a
     /// reducer or an `encode(to:)`, this returns at once, like a read there, because the call under
     /// way may be waiting for that store.
-    func waitForCallsOnOtherThreads() {
+    final func waitForCallsOnOtherThreads() {
         guard callsUnderWay > 0, ReducerContext.current == nil else { return }
         CallWaits.shared.wait(for: self)
     }
 
     /// Marks the gate as waited for, so that every call ending from now on wakes the waiters.
-    fileprivate func markWaited() {
+    fileprivate final func markWaited() {
         _ = set(Self.waitedBit)
     }
 }
 
-/// The gates whose calls are under way on the current thread, innermost first, kept in
-/// thread-local storage as a linked list of frames on the callers' stacks.
+/// The gates whose calls are under way on the current thread, one entry per call, in a buffer
+/// each thread allocates once and reaches through one thread-local read.
+///
+/// Only the owning thread reads or writes its buffer; it is freed when the thread exits.
 enum CallStack {
-    private struct Frame {
-        let gate: UnsafeMutableRawPointer
-        let outer: UnsafeMutableRawPointer?
+    /// One thread's calls: a growable array of gate addresses. Plain memory, not a class, so that
+    /// reaching it costs no reference counting.
+    private struct Calls {
+        var gates: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        var count: Int
+        var capacity: Int
     }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        let error = pthread_key_create(&key, nil)
+        let error = pthread_key_create(&key) { free($0) }
         precondition(error == 0, "pthread_key_create failed with error \(error)")
         return key
     }()
 
-    /// Runs `body` with a frame for `gate` pushed on the calling thread's list.
+    /// The calling thread's calls, made on first use; freed when the thread exits.
+    @inline(__always)
+    private static var calls: UnsafeMutablePointer<Calls> {
+        if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: Calls.self) }
+        return makeCalls()
+    }
+
+    private static func makeCalls() -> UnsafeMutablePointer<Calls> {
+        // One block holds the header and the first gates, so the key's destructor frees it whole;
+        // a larger array, once grown into, is leaked with the thread only if it grew past 64 calls.
+        let capacity = 64
+        let size = MemoryLayout<Calls>.stride + capacity * MemoryLayout<UnsafeMutableRawPointer>.stride
+        guard let block = malloc(size) else { fatalError("out of memory") }
+        let calls = block.bindMemory(to: Calls.self, capacity: 1)
+        let gates = (block + MemoryLayout<Calls>.stride).bindMemory(
+            to: UnsafeMutableRawPointer.self, capacity: capacity)
+        calls.initialize(to: Calls(gates: gates, count: 0, capacity: capacity))
+        pthread_setspecific(key, block)
+        return calls
+    }
+
+    /// Runs `body` with a call of `gate` recorded on the calling thread.
     @inline(__always)
     static func withFrame(for gate: CallGate, _ body: () -> Void) {
-        let outer = pthread_getspecific(key)
-        var frame = Frame(gate: Unmanaged.passUnretained(gate).toOpaque(), outer: outer)
-        withUnsafeMutablePointer(to: &frame) { pointer in
-            pthread_setspecific(key, pointer)
-            body()
-        }
-        pthread_setspecific(key, outer)
+        let calls = calls
+        if calls.pointee.count == calls.pointee.capacity { grow(calls) }
+        calls.pointee.gates[calls.pointee.count] = Unmanaged.passUnretained(gate).toOpaque()
+        calls.pointee.count += 1
+        body()
+        calls.pointee.count -= 1
+    }
+
+    /// Doubles the array; only a thread nesting more than 64 calls gets here.
+    private static func grow(_ calls: UnsafeMutablePointer<Calls>) {
+        let capacity = calls.pointee.capacity * 2
+        let larger = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: capacity)
+        larger.moveInitialize(from: calls.pointee.gates, count: calls.pointee.count)
+        if calls.pointee.capacity > 64 { calls.pointee.gates.deallocate() }
+        calls.pointee.gates = larger
+        calls.pointee.capacity = capacity
     }
 
     /// The gates with a call under way on the calling thread, one element per call.
     static func gatesOnThisThread() -> [ObjectIdentifier] {
-        var gates: [ObjectIdentifier] = []
-        var next = pthread_getspecific(key)
-        while let pointer = next {
-            let frame = pointer.assumingMemoryBound(to: Frame.self).pointee
-            gates.append(ObjectIdentifier(Unmanaged<CallGate>.fromOpaque(frame.gate).takeUnretainedValue()))
-            next = frame.outer
+        guard let pointer = pthread_getspecific(key) else { return [] }
+        let calls = pointer.assumingMemoryBound(to: Calls.self).pointee
+        return (0..<calls.count).map { index in
+            ObjectIdentifier(Unmanaged<CallGate>.fromOpaque(calls.gates[index]).takeUnretainedValue())
         }
-        return gates
     }
 }
 

@@ -5,19 +5,18 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class ObserverEntry: @unchecked Sendable {
+final class ObserverEntry: CallGate, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
     /// The sender this entry observes, shared by every entry that observes it.
     let sender: SenderBox?
     let queue: DispatchQueue?
-    /// Every call of the observer's code passes it; cancelling closes it.
-    let gate: CallGate
+    /// The gate that `block` itself passes around the call of the user's code only (selector and
+    /// key-path observers, which wait for the store and decode before they call it); `nil` when
+    /// the entry is the gate of its block's calls.
+    private let sharedGate: CallGate?
     private let block: @Sendable (StoreNotification) -> Void
-    /// Whether `block` passes `gate` itself, around the call of the user's code only (selector and
-    /// key-path observers, which wait for the store and decode before they call it).
-    private let blockPassesGate: Bool
     /// Notifications waiting for the observer's queue; `nil` without a queue.
     private let mailbox: QueueMailbox?
     /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
@@ -31,8 +30,7 @@ final class ObserverEntry: @unchecked Sendable {
         name: Notification.Name?,
         sender: SenderBox?,
         queue: DispatchQueue?,
-        gate: CallGate,
-        blockPassesGate: Bool,
+        gate: CallGate?,
         block: @escaping @Sendable (StoreNotification) -> Void
     ) {
         self.id = id
@@ -40,11 +38,14 @@ final class ObserverEntry: @unchecked Sendable {
         self.objectID = sender?.id
         self.sender = sender
         self.queue = queue
-        self.gate = gate
-        self.blockPassesGate = blockPassesGate
+        sharedGate = gate
         mailbox = queue == nil ? nil : QueueMailbox()
         self.block = block
+        super.init()
     }
+
+    /// Every call of the observer's code passes it; cancelling closes it.
+    var gate: CallGate { sharedGate ?? self }
 
     var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
 
@@ -89,10 +90,10 @@ final class ObserverEntry: @unchecked Sendable {
 
     @inline(__always)
     private func invoke(_ notification: StoreNotification) {
-        if blockPassesGate {
-            if gate.isOpen { block(notification) }
+        if let sharedGate {
+            if sharedGate.isOpen { block(notification) }
         } else {
-            gate.run { block(notification) }
+            run { block(notification) }
         }
     }
 }
@@ -248,8 +249,7 @@ struct ObserverRegistry {
         name: Notification.Name?,
         object: (any AnyObject & Sendable)?,
         queue: DispatchQueue?,
-        gate: CallGate,
-        blockPassesGate: Bool,
+        gate: CallGate?,
         block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
         nextID += 1
@@ -259,8 +259,7 @@ struct ObserverRegistry {
             sender?.observers += 1
         }
         let entry = ObserverEntry(
-            id: nextID, name: name, sender: sender, queue: queue, gate: gate,
-            blockPassesGate: blockPassesGate, block: block)
+            id: nextID, name: name, sender: sender, queue: queue, gate: gate, block: block)
         let key = entry.bucketKey
         let bucket: ObserverBucket
         if let lastAddition, lastAddition.key == key {

@@ -54,7 +54,7 @@ public final class StoreNotificationCenter: Sendable {
 
     /// Adds an observer and returns its entry, for callers that manage its removal themselves.
     ///
-    /// - Parameter gate: `nil` to run each call of `block` through the entry's own gate; or the gate
+    /// - Parameter gate: `nil` to run each call of `block` through the entry, its own gate; or the gate
     ///   that `block` itself passes around the user's code (observers that wait for the store or
     ///   decode first, which must not make a cancelling thread wait for that).
     func register(
@@ -64,12 +64,7 @@ public final class StoreNotificationCenter: Sendable {
         gate: CallGate? = nil,
         using block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
-        let entryGate = gate ?? CallGate()
-        return registry.withLock {
-            $0.add(
-                name: name, object: object, queue: queue, gate: entryGate, blockPassesGate: gate != nil,
-                block: block)
-        }
+        registry.withLock { $0.add(name: name, object: object, queue: queue, gate: gate, block: block) }
     }
 
     /// Delivers `notification` to every matching observer, in the order they were added.
