@@ -81,6 +81,11 @@ final class StoreCore: Sendable {
         machine.withLock { ($0.lastEncoded, $0.lastRoundTripped) }
     }
 
+    /// Readers waiting for queued entries, for tests that need a reader to be waiting.
+    var waitingReaderCount: Int {
+        machine.withLock { $0.waitingReaderCount }
+    }
+
     func takeEvents() -> [StoreEvent] {
         machine.withLock { $0.takeEvents() }
     }

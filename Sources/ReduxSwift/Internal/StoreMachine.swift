@@ -98,6 +98,8 @@ struct StoreMachine<Entry, Waiter> {
     /// The newest snapshot some reader decoded successfully.
     private(set) var lastRoundTripped: Snapshot?
     private var waiters: [(target: UInt64, waiter: Waiter)] = []
+    /// Readers waiting for queued entries, for tests that need a reader to be waiting.
+    var waitingReaderCount: Int { waiters.count }
     private var undelivered: [StoreEvent] = []
     private(set) var isDeliveryScheduled = false
 

@@ -23,6 +23,9 @@ public struct ActionList: RandomAccessCollection, Sendable {
         storage = Storage(runs: runs)
     }
 
+    /// The batches the actions come from, in order.
+    var runs: [ActionRun] { storage.runs }
+
     /// The position of the first action.
     public var startIndex: Int { 0 }
 

@@ -1,19 +1,24 @@
 import Dispatch
 import Foundation
 
-/// One registered observer: its filter, where it is delivered, and whether it is still active.
+/// One registered observer: its filter, where it is delivered, and the gate its calls pass.
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class ObserverEntry: @unchecked Sendable {
+final class ObserverEntry: CallGate, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
     /// The sender this entry observes, shared by every entry that observes it.
     let sender: SenderBox?
     let queue: DispatchQueue?
+    /// The gate that `block` itself passes around the call of the user's code only (selector and
+    /// key-path observers, which wait for the store and decode before they call it); `nil` when
+    /// the entry is the gate of its block's calls.
+    private let sharedGate: CallGate?
     private let block: @Sendable (StoreNotification) -> Void
-    private let isActive = ActiveFlag()
+    /// Notifications waiting for the observer's queue; `nil` without a queue.
+    private let mailbox: QueueMailbox?
     /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
     /// cycle it forms with the bucket ends when the entry is removed, which every token does.
     /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
@@ -25,6 +30,7 @@ final class ObserverEntry: @unchecked Sendable {
         name: Notification.Name?,
         sender: SenderBox?,
         queue: DispatchQueue?,
+        gate: CallGate?,
         block: @escaping @Sendable (StoreNotification) -> Void
     ) {
         self.id = id
@@ -32,14 +38,23 @@ final class ObserverEntry: @unchecked Sendable {
         self.objectID = sender?.id
         self.sender = sender
         self.queue = queue
+        sharedGate = gate
+        mailbox = queue == nil ? nil : QueueMailbox()
         self.block = block
+        super.init()
     }
+
+    /// Every call of the observer's code passes it; cancelling closes it.
+    var gate: CallGate { sharedGate ?? self }
 
     var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
 
-    /// Stops future deliveries; returns whether the entry was still active.
+    /// Stops future calls and drops the notifications waiting for the queue; returns whether the
+    /// entry was still active. Calls under way are not waited for.
     func deactivate() -> Bool {
-        isActive.clear()
+        guard gate.close() else { return false }
+        mailbox?.removeAll()
+        return true
     }
 
     /// Delivers `notification` now (no queue) or on the observer's queue.
@@ -48,22 +63,100 @@ final class ObserverEntry: @unchecked Sendable {
     /// observers of its own. An address can be reused after its object is freed, so an entry that
     /// filters on a sender matches by box, never by address.
     ///
-    /// The active flag is checked immediately before the block runs, on the thread that runs it, so
-    /// no call begins after ``deactivate()`` returns, including calls already queued.
+    /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
+    /// closed, including calls already queued. With a queue, notifications wait in the mailbox and
+    /// at most one block per observer is queued: notifications that arrive while it waits merge
+    /// into it (see ``QueueMailbox``).
+    @inline(__always)
     func deliver(_ notification: StoreNotification, sender: SenderBox?) {
         if let observed = self.sender {
             guard observed === sender else { return }
         }
-        if let queue {
-            queue.async { self.invokeIfActive(notification) }
+        if let mailbox, let queue {
+            if mailbox.add(notification) {
+                queue.async { self.deliverQueued() }
+            }
         } else {
-            invokeIfActive(notification)
+            invoke(notification)
         }
     }
 
-    private func invokeIfActive(_ notification: StoreNotification) {
-        guard isActive.isSet else { return }
-        block(notification)
+    private func deliverQueued() {
+        guard let mailbox else { return }
+        for notification in mailbox.takeAll() {
+            invoke(notification)
+        }
+    }
+
+    @inline(__always)
+    private func invoke(_ notification: StoreNotification) {
+        if let sharedGate {
+            if sharedGate.isOpen { block(notification) }
+        } else {
+            run { block(notification) }
+        }
+    }
+}
+
+/// The notifications waiting for one observer's queue, and whether a block to deliver them is
+/// queued.
+///
+/// At most one block per observer waits in its queue. A store's change notification that arrives
+/// while the last waiting one is a change notification of the same store merges into it: one
+/// notification listing the actions of both, in order. Other notifications (failures, notifications
+/// posted by hand) keep their place between them. So an observer slower than the store gets
+/// one notification per call it makes, never a backlog of queued blocks, and still hears every
+/// action exactly once.
+final class QueueMailbox: Sendable {
+    private enum Item {
+        case single(StoreNotification)
+        /// A change notification and the runs of the ones merged into it.
+        case merged(StoreNotification, [ActionRun])
+    }
+
+    private struct Contents {
+        var items: [Item] = []
+        var isScheduled = false
+    }
+
+    private let contents = LockedValue(Contents())
+
+    /// Adds `notification`; returns whether the caller must queue a block to deliver it.
+    func add(_ notification: StoreNotification) -> Bool {
+        let runs = notification.mergeableRuns
+        return contents.withLock { contents in
+            if let runs, case .merged(let first, var merged)? = contents.items.last,
+                first.object === notification.object
+            {
+                contents.items.removeLast()
+                merged.append(contentsOf: runs)
+                contents.items.append(.merged(first, merged))
+            } else if runs != nil {
+                contents.items.append(.merged(notification, []))
+            } else {
+                contents.items.append(.single(notification))
+            }
+            defer { contents.isScheduled = true }
+            return !contents.isScheduled
+        }
+    }
+
+    /// Takes the waiting notifications, merged; the next ``add(_:)`` queues a new block.
+    func takeAll() -> [StoreNotification] {
+        let items = contents.withLock { contents in
+            defer { contents = Contents() }
+            return contents.items
+        }
+        return items.map { item in
+            switch item {
+            case .single(let notification): notification
+            case .merged(let first, let runs): runs.isEmpty ? first : first.merging(runs)
+            }
+        }
+    }
+
+    func removeAll() {
+        contents.withLock { $0.items.removeAll() }
     }
 }
 
@@ -156,6 +249,7 @@ struct ObserverRegistry {
         name: Notification.Name?,
         object: (any AnyObject & Sendable)?,
         queue: DispatchQueue?,
+        gate: CallGate?,
         block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
         nextID += 1
@@ -164,7 +258,8 @@ struct ObserverRegistry {
             sender = senderBox(for: object)
             sender?.observers += 1
         }
-        let entry = ObserverEntry(id: nextID, name: name, sender: sender, queue: queue, block: block)
+        let entry = ObserverEntry(
+            id: nextID, name: name, sender: sender, queue: queue, gate: gate, block: block)
         let key = entry.bucketKey
         let bucket: ObserverBucket
         if let lastAddition, lastAddition.key == key {

@@ -33,10 +33,28 @@ public final class ObserverToken: Sendable {
     /// observer's own block.
     ///
     /// Once `cancel()` returns, the observer's block is not called again, not even for
-    /// notifications that were already queued for it. A call that had already begun on another
-    /// thread runs to its end; `cancel()` does not wait for it, because waiting would deadlock if
-    /// that block were waiting for the cancelling thread (for example with `DispatchQueue.main.sync`).
+    /// notifications that were already queued for it, and no call is under way on another thread:
+    /// a call that had already begun there is waited for. (For selector and key-path observers,
+    /// the call is the call of your block; their waiting for the store and decoding are not waited
+    /// for.) Called from inside the block, `cancel()` returns at once, and the call under way runs
+    /// to its end.
+    ///
+    /// Because it may wait, do not call it while holding something the block waits for: a block
+    /// that runs `DispatchQueue.main.sync` must not be cancelled from the main thread while it
+    /// runs. Two blocks that cancel each other at once do not wait for each other, and inside a
+    /// reducer or an `encode(to:)`, `cancel()` never waits (the call under way may be waiting for
+    /// that store); there a call that had already begun may still be running when it returns.
     public func cancel() {
+        if entry.deactivate() {
+            center.remove(entry)
+        }
+        entry.gate.waitForCallsOnOtherThreads()
+    }
+
+    /// Removes the observer without waiting for a call under way on another thread; for observers
+    /// of the library whose late calls change nothing (an `AsyncStream` drops what is yielded after
+    /// it ends).
+    func cancelWithoutWaiting() {
         if entry.deactivate() {
             center.remove(entry)
         }

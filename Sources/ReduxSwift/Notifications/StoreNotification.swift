@@ -44,6 +44,22 @@ public struct StoreNotification: Sendable {
         self.userInfo = userInfo
     }
 
+    /// The runs of a store's change notification, which a later change notification of the same
+    /// store can merge into; `nil` for any other notification.
+    var mergeableRuns: [ActionRun]? {
+        guard name == .stateDidChange, let storedActions, userInfo.count == 1 else { return nil }
+        return storedActions.runs
+    }
+
+    /// This change notification with the actions of later ones appended, as if the store had
+    /// coalesced them.
+    func merging(_ laterRuns: [ActionRun]) -> StoreNotification {
+        guard let object, let storedActions else { return self }
+        return StoreNotification(
+            name: name, object: object, actions: ActionList(runs: storedActions.runs + laterRuns),
+            userInfo: [:])
+    }
+
     /// The `userInfo` key of the actions a store notification covers, as an ``ActionList``.
     public static let actionsKey = "actions"
     /// The `userInfo` key of the action that failed, in a `dispatchDidFail` notification.

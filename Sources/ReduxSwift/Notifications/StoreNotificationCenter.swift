@@ -38,7 +38,8 @@ public final class StoreNotificationCenter: Sendable {
     ///     only a weak reference to it.
     ///   - queue: Where to run `block`: `nil` runs it synchronously on the posting thread (for a
     ///     store, its delivery thread); a queue runs it asynchronously there, in posting order for a
-    ///     serial queue.
+    ///     serial queue. At most one block per observer waits in the queue: a store's change
+    ///     notifications that arrive while it waits merge into one, listing every action in order.
     ///   - block: The code to run; it receives the notification.
     /// - Returns: A token that removes the observer when cancelled or released.
     public func addObserver(
@@ -52,13 +53,18 @@ public final class StoreNotificationCenter: Sendable {
     }
 
     /// Adds an observer and returns its entry, for callers that manage its removal themselves.
+    ///
+    /// - Parameter gate: `nil` to run each call of `block` through the entry, its own gate; or the gate
+    ///   that `block` itself passes around the user's code (observers that wait for the store or
+    ///   decode first, which must not make a cancelling thread wait for that).
     func register(
         forName name: Notification.Name?,
         object: (any AnyObject & Sendable)?,
         queue: DispatchQueue?,
+        gate: CallGate? = nil,
         using block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
-        registry.withLock { $0.add(name: name, object: object, queue: queue, block: block) }
+        registry.withLock { $0.add(name: name, object: object, queue: queue, gate: gate, block: block) }
     }
 
     /// Delivers `notification` to every matching observer, in the order they were added.

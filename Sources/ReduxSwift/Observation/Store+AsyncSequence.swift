@@ -56,7 +56,8 @@ extension Store {
         let token = notificationCenter.addObserver(forName: name, object: self, queue: nil) { notification in
             continuation.yield(notification)
         }
-        continuation.onTermination = { _ in token.cancel() }
+        // A notification yielded after the stream ends is dropped, so ending it need not wait for one.
+        continuation.onTermination = { _ in token.cancelWithoutWaiting() }
         return stream
     }
 }
@@ -77,7 +78,7 @@ public struct StateSequence<Element>: AsyncSequence {
             // One pending signal at most: a change that arrives while one waits changes nothing.
             let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let token = store.observeChanges { _ in continuation.yield() }
-            continuation.onTermination = { _ in token.cancel() }
+            continuation.onTermination = { _ in token.cancelWithoutWaiting() }
             continuation.yield()  // the current state comes first
             return (signals, token)
         }

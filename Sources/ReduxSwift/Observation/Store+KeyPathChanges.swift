@@ -37,8 +37,9 @@ extension Store {
     ) -> ObserverToken {
         let observer = KeyPathObserver(store: self, paths: paths, deliver: block)
         observer.start()
-        let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
-            [handler = observer as any ChangeHandler] _ in
+        let entry = notificationCenter.register(
+            forName: .stateDidChange, object: self, queue: queue, gate: observer.gate
+        ) { [handler = observer as any ChangeHandler] _ in
             handler.stateDidChange()
         }
         return ObserverToken(center: notificationCenter, entry: entry)
@@ -47,14 +48,27 @@ extension Store {
 
 /// A key-path observer: keeps the tree it last saw and reports what differs in the newest one.
 ///
-/// `@unchecked Sendable`: `last` is read and written only while `lock` is held; the other
-/// properties are immutable.
+/// Like a selector observer (see `Selection`), it holds no lock while it waits for the store or
+/// calls the block: the thread that finds no delivery under way becomes the deliverer and reports
+/// the changes from the last tree it saw to the newest tree offered, until none is left; a thread
+/// that finds one under way leaves its tree to that deliverer and returns.
+///
+/// `@unchecked Sendable`: `mailbox` is read and written only while its lock is held; `last` only by
+/// the deliverer (and by `start()`, before the observer is registered), which the mailbox's lock
+/// hands from thread to thread; the other properties are immutable.
 final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sendable {
+    private struct Mailbox {
+        var newestVersion: UInt64 = 0
+        var pending: (version: UInt64, tree: SnapshotTree)?
+        var isDelivering = false
+    }
+
     private weak var store: Store<State>?
     private let paths: [String]
     private let deliver: @Sendable ([StateChange]) -> Void
-    /// Held while delivering, so deliveries never overlap or go backwards.
-    private let lock = NSLock()
+    /// The gate every call of `deliver` passes.
+    let gate = CallGate()
+    private let mailbox = LockedValue(Mailbox())
     private var last: (version: UInt64, tree: SnapshotTree)?
 
     init(store: Store<State>, paths: [String], deliver: @escaping @Sendable ([StateChange]) -> Void) {
@@ -68,23 +82,40 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
         guard let store else { return }
         let snapshot = store.latestSnapshot()
         guard let tree = store.observationCache.tree(for: snapshot) else { return }
-        lock.lock()
         last = (snapshot.version, tree)
-        lock.unlock()
+        mailbox.withLock { $0.newestVersion = snapshot.version }
     }
 
     func stateDidChange() {
-        guard let store else { return }
-        lock.lock()
-        defer { lock.unlock() }
+        guard gate.isOpen, let store else { return }
         let snapshot = store.latestSnapshot()
-        if let last, snapshot.version <= last.version { return }
-        guard let tree = store.observationCache.tree(for: snapshot) else { return }
-        let current = (version: snapshot.version, tree: tree)
-        defer { last = current }
-        guard let previous = last else { return }
-        let changes = store.observationCache.changes(from: previous, to: current)
-        let matching = StateDiff.filter(changes, paths: paths, old: previous.tree, new: tree)
-        if !matching.isEmpty { deliver(matching) }
+        guard mailbox.withLock({ snapshot.version > $0.newestVersion }),
+            let tree = store.observationCache.tree(for: snapshot)
+        else { return }
+        let isDeliverer = mailbox.withLock { mailbox in
+            guard snapshot.version > mailbox.newestVersion else { return false }
+            mailbox.newestVersion = snapshot.version
+            mailbox.pending = (snapshot.version, tree)
+            defer { mailbox.isDelivering = true }
+            return !mailbox.isDelivering
+        }
+        guard isDeliverer else { return }
+        while let current = mailbox.withLock({ mailbox -> (version: UInt64, tree: SnapshotTree)? in
+            guard let pending = mailbox.pending else {
+                mailbox.isDelivering = false
+                return nil
+            }
+            mailbox.pending = nil
+            return pending
+        }) {
+            guard let previous = last else {
+                last = current
+                continue
+            }
+            last = current
+            let changes = store.observationCache.changes(from: previous, to: current)
+            let matching = StateDiff.filter(changes, paths: paths, old: previous.tree, new: current.tree)
+            if !matching.isEmpty { gate.run { deliver(matching) } }
+        }
     }
 }

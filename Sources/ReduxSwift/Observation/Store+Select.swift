@@ -20,10 +20,12 @@ extension Store {
     /// Each value is selected from a decoded copy of the state, like ``currentState()``, shared with
     /// nothing in the store. (Selector observers that run on the same thread share one decoded copy
     /// per change, so that a thousand of them decode once; only a selected class instance could
-    /// tell.) With
-    /// `queue: nil`, the first value is delivered before this method returns, on the calling thread,
-    /// and later ones on the store's delivery thread; with a queue, all of them on the queue.
-    /// Deliveries to one observer never overlap, and never go back to an older state.
+    /// tell.) With `queue: nil`, the first value is delivered before this method returns, on the
+    /// calling thread, and later ones on the store's delivery thread; with a queue, all of them on
+    /// the queue. Deliveries to one observer never overlap, and never go back to an older state: a
+    /// value that comes while the block runs is delivered after it returns, by the same thread, and
+    /// only the newest such value is. No lock is held while the block runs, so it may post, read,
+    /// dispatch or cancel. Once ``ObserverToken/cancel()`` returns, the block is not called again.
     ///
     /// - Parameters:
     ///   - select: Picks the value out of the state.
@@ -131,10 +133,14 @@ extension Store {
 
     /// Registers `handler` for this store's changes, then gives it the current state.
     private func register(
-        _ handler: any ChangeHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
+        _ handler: any SelectionHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
     ) -> ObserverToken {
-        let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
-            [handler] _ in
+        // Without a queue, this thread delivers the first value, and any value that a change
+        // brings before it has: claimed before registering, so no other thread delivers first.
+        if queue == nil { handler.becomeDeliverer() }
+        let entry = notificationCenter.register(
+            forName: .stateDidChange, object: self, queue: queue, gate: handler.gate
+        ) { [handler] _ in
             handler.stateDidChange()
         }
         owner?.attach(entry, center: notificationCenter)
@@ -142,7 +148,7 @@ extension Store {
         if let queue {
             queue.async { [handler] in handler.stateDidChange() }
         } else {
-            handler.stateDidChange()
+            handler.deliverFirstValue()
         }
         return token
     }
@@ -155,20 +161,48 @@ protocol ChangeHandler: AnyObject, Sendable {
     func stateDidChange()
 }
 
+/// A selector observer, as its registration sees it.
+protocol SelectionHandler: ChangeHandler {
+    /// The gate every call of the user's block passes.
+    var gate: CallGate { get }
+    /// Makes the calling thread the one that delivers, until ``deliverFirstValue()`` returns.
+    func becomeDeliverer()
+    /// Delivers the current value on the calling thread, with any value that arrives meanwhile;
+    /// the caller must have called ``becomeDeliverer()``.
+    func deliverFirstValue()
+}
+
 /// A selector observer: reads the newest snapshot, selects, skips repeats, delivers.
 ///
 /// Subclasses say what a repeat is. (A closure calling `==` would capture `Value`'s metatype, which
 /// a `@Sendable` closure may not.)
 ///
-/// `@unchecked Sendable`: `lastVersion` and `lastValue` are read and written only while `lock` is
-/// held; the other properties are immutable.
-class Selection<State: StateProtocol, Value>: ChangeHandler, @unchecked Sendable {
+/// No lock is held while waiting for the store, selecting, comparing or delivering, so the block
+/// may post, dispatch, read or cancel, and a post from a reducer never waits for a delivery.
+/// Deliveries still never overlap or go backwards: the thread that finds no delivery under way
+/// becomes the deliverer and delivers the newest value offered until none is left; a thread that
+/// finds one under way leaves its value to that deliverer (newer values replace older ones) and
+/// returns.
+///
+/// `@unchecked Sendable`: `mailbox` is read and written only while its lock is held; `lastValue`
+/// only by the deliverer, which the mailbox's lock hands from thread to thread; the other
+/// properties are immutable.
+class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Sendable {
+    private struct Mailbox {
+        /// The newest version offered.
+        var newestVersion: UInt64?
+        /// The newest value offered and not yet taken by the deliverer.
+        var pending: Value?
+        /// Whether a thread is delivering; it takes `pending` until it is empty.
+        var isDelivering = false
+    }
+
     private weak var store: Store<State>?
     private let select: @Sendable (State) -> Value
     private let deliver: (@Sendable (Value) -> Void)?
-    /// Held while delivering, so deliveries to this observer never overlap or go backwards.
-    private let lock = NSLock()
-    private var lastVersion: UInt64?
+    let gate = CallGate()
+    private let mailbox = LockedValue(Mailbox())
+    /// The last value delivered (or skipped as a repeat); only the deliverer touches it.
     private var lastValue: Value?
 
     init(
@@ -192,20 +226,63 @@ class Selection<State: StateProtocol, Value>: ChangeHandler, @unchecked Sendable
     }
 
     func stateDidChange() {
-        guard let store else { return }
-        lock.lock()
-        defer { lock.unlock() }
+        guard let (version, value) = selectNewest() else { return }
+        if offer(value, version: version, asDeliverer: false) { deliverOffered() }
+    }
+
+    func becomeDeliverer() {
+        mailbox.withLock { $0.isDelivering = true }
+    }
+
+    func deliverFirstValue() {
+        if let (version, value) = selectNewest() {
+            _ = offer(value, version: version, asDeliverer: true)
+        }
+        deliverOffered()
+    }
+
+    /// The value selected from the newest snapshot, unless the observer is cancelled, the version
+    /// was already offered, or the state cannot round-trip (`snapshot()` reports why).
+    private func selectNewest() -> (UInt64, Value)? {
+        guard gate.isOpen, let store else { return nil }
         let snapshot = store.latestSnapshot()
-        if let lastVersion, snapshot.version <= lastVersion { return }
+        let isNew = mailbox.withLock { mailbox in
+            mailbox.newestVersion.map { snapshot.version > $0 } ?? true
+        }
         // Selector observers of one store that run on the same thread share one decoded state per
-        // version: a thousand selectors cost one decode. A state that cannot round-trip is skipped;
-        // `snapshot()` reports why.
-        guard let state = store.observationCache.decodedState(of: snapshot, in: store) else { return }
-        lastVersion = snapshot.version
-        let value = select(state)
-        if let lastValue, isDuplicate(lastValue, value) { return }
-        lastValue = value
-        deliverValue(value)
+        // version: a thousand selectors cost one decode.
+        guard isNew, let state = store.observationCache.decodedState(of: snapshot, in: store) else {
+            return nil
+        }
+        return (snapshot.version, select(state))
+    }
+
+    /// Offers a value; returns whether the caller must deliver it (no delivery was under way).
+    private func offer(_ value: Value, version: UInt64, asDeliverer: Bool) -> Bool {
+        mailbox.withLock { mailbox in
+            if let newest = mailbox.newestVersion, version <= newest { return false }
+            mailbox.newestVersion = version
+            mailbox.pending = value
+            if mailbox.isDelivering && !asDeliverer { return false }
+            mailbox.isDelivering = true
+            return true
+        }
+    }
+
+    /// Delivers offered values until none is left, then stops being the deliverer.
+    private func deliverOffered() {
+        while let value = mailbox.withLock({ mailbox -> Value? in
+            guard let value = mailbox.pending else {
+                mailbox.isDelivering = false
+                return nil
+            }
+            mailbox.pending = nil
+            return value
+        }) {
+            if let lastValue, isDuplicate(lastValue, value) { continue }
+            lastValue = value
+            gate.run { deliverValue(value) }
+        }
     }
 }
 
