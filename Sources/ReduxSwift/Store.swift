@@ -107,6 +107,11 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     /// Queues an action and returns at once.
     ///
+    /// When 16,384 actions are already waiting, it returns once the store's queue takes them for
+    /// its next pass, so that a tight loop cannot run ahead of the reducers without bound; never
+    /// from a reducer, a middleware, an `encode(to:)`, an observer on the delivery thread or while
+    /// a dispatch lock holds the store (see <doc:ThreadingModel>).
+    ///
     /// The store passes the action and its state to every registered reducer, in registration
     /// order, on its own queue. Actions are reduced one at a time, in one order that keeps each
     /// thread's own dispatch order. After they are reduced, observers of
