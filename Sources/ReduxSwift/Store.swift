@@ -107,6 +107,11 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
 
     /// Queues an action and returns at once.
     ///
+    /// When 16,384 actions are already waiting, it returns once the store's queue takes them for
+    /// its next pass, so that a tight loop cannot run ahead of the reducers without bound; never
+    /// from a reducer, a middleware, an `encode(to:)`, an observer on the delivery thread or while
+    /// a dispatch lock holds the store (see <doc:ThreadingModel>).
+    ///
     /// The store passes the action and its state to every registered reducer, in registration
     /// order, on its own queue. Actions are reduced one at a time, in one order that keeps each
     /// thread's own dispatch order. After they are reduced, observers of
@@ -185,9 +190,23 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     }
 
     func enqueue(_ entry: PendingEntry) {
-        if core.enqueue(entry) {
+        let (mustScheduleDrain, isFull) = core.enqueue(entry)
+        if mustScheduleDrain {
             scheduleDrain()
         }
+        if isFull {
+            waitForRoom()
+        }
+    }
+
+    /// Back-pressure: a dispatcher that filled the queue waits until the drainer takes it, so that a
+    /// tight loop cannot run ahead of the reducers without bound. Never where the drainer, or
+    /// whatever it waits for, could be waiting for this thread: in store code (a reducer, a
+    /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
+    /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
+    private func waitForRoom() {
+        guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
+        core.waitUntilTaken()
     }
 
     // MARK: Reducing (runs on `reduceQueue`, as the owner of the state)
@@ -205,7 +224,9 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     }
 
     func drain() {
-        guard var batch = core.startDrain() else { return }
+        guard let (first, unblocked) = core.startDrain() else { return }
+        for dispatcher in unblocked { dispatcher.unblock() }
+        var batch = first
         let context = ReducerContext(reducingStore: self)
         context.install {
             while true {
@@ -240,6 +261,7 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
         if let snapshot = effects.snapshot {
             for waiter in effects.resumed { waiter.resume(with: snapshot) }
         }
+        for dispatcher in effects.unblocked { dispatcher.unblock() }
         if effects.scheduleDrain { scheduleDrain() }
         if effects.scheduleDelivery { scheduleDelivery() }
     }
@@ -247,6 +269,10 @@ open class Store<State: StateProtocol>: @unchecked Sendable {
     // MARK: Delivering (runs on `deliveryQueue`)
 
     func deliver() {
+        DeliveryThread.run { postEvents() }
+    }
+
+    private func postEvents() {
         let events = core.takeEvents()
         for event in events {
             switch event {
@@ -331,7 +357,9 @@ final class EngineBox<State: StateProtocol>: @unchecked Sendable {
     }
 }
 
-/// A reader blocked until a snapshot that covers its target is published.
+/// A reader blocked until a snapshot that covers its target is published, or a dispatcher blocked
+/// until the drainer takes the entries of a full queue (which uses only `unblock()` and
+/// `waitUntilUnblocked()`).
 ///
 /// `@unchecked Sendable`: `snapshot` is written once, before `semaphore.signal()`, and read only
 /// after `semaphore.wait()` returns, which orders the two.
@@ -348,5 +376,13 @@ final class SnapshotWaiter: @unchecked Sendable {
         semaphore.wait()
         guard let snapshot else { preconditionFailure("SnapshotWaiter resumed without a snapshot") }
         return snapshot
+    }
+
+    func unblock() {
+        semaphore.signal()
+    }
+
+    func waitUntilUnblocked() {
+        semaphore.wait()
     }
 }

@@ -154,7 +154,7 @@ func residentMemory() -> Int {
     var count = mach_msg_type_number_t(MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
     let status = withUnsafeMutablePointer(to: &info) {
         $0.withMemoryRebound(to: integer_t.self, capacity: Int(count)) {
-            task_info(mach_task_self_, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
+            task_info(machTaskSelf, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
         }
     }
     return status == KERN_SUCCESS ? Int(info.resident_size) : 0

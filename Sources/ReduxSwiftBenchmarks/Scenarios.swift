@@ -15,6 +15,7 @@ struct Workload {
     var threads: Int { 8 }
     var perThread: Int { quick ? 20_000 : 100_000 }
     var memoryDispatches: Int { quick ? 200_000 : 1_000_000 }
+    var idleBurstDispatches: Int { quick ? 400_000 : 4_000_000 }
     var historySteps: Int { quick ? 100 : 1_000 }
     var undos: Int { quick ? 10 : 50 }
 }

@@ -16,12 +16,15 @@ let usage = """
 var quick = false
 var filter: String?
 var jsonPath: String?
+var child: (name: String, count: Int)?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--quick": quick = true
     case "--filter": filter = arguments.next()
     case "--json": jsonPath = arguments.next()
+    // Internal: runs one measurement alone, for a scenario that bounds this process's peak memory.
+    case "--child": child = (arguments.next() ?? "", arguments.next().flatMap { Int($0) } ?? 0)
     case "--help", "-h":
         say(usage)
         exit(0)
@@ -30,6 +33,8 @@ while let argument = arguments.next() {
         exit(2)
     }
 }
+
+if let child { runChild(child.name, count: child.count) }
 
 let scenarios: [Scenario] = [
     throughputScenario(number: "1", observers: 1, target: 3),
@@ -46,6 +51,8 @@ let scenarios: [Scenario] = [
     keyPathScenario,
     middlewareScenario,
     historyScenario,
+    tightLoopScenario,
+    burstThenIdleScenario,
 ]
 
 let workload = Workload(quick: quick)

@@ -144,4 +144,77 @@ import Testing
         }
         #expect(ActionList(runs: runs).map { $0 as? TestAction } == [.add(1), .add(2)])
     }
+
+    // MARK: Back-pressure
+
+    @Test func aDispatcherThatFillsTheQueueWaitsUntilTheDrainerTakesIt() {
+        var machine = makeMachine()
+        machine.highWaterMark = 3
+        _ = machine.enqueue("a")
+        _ = machine.enqueue("b")
+        #expect(!machine.isFull)
+        _ = machine.enqueue("c")
+        #expect(machine.isFull)
+        #expect(machine.blockUntilTaken(makeWaiter: { 1 }) == 1)
+        #expect(machine.startDrain() == ["a", "b", "c"])
+        #expect(machine.takeUnblockedDispatchers() == [1])
+        #expect(!machine.isFull)
+        #expect(machine.blockUntilTaken(makeWaiter: { 2 }) == nil)
+        // While the drainer reduces, the next pass's entries fill the queue again.
+        for entry in ["d", "e", "f"] { _ = machine.enqueue(entry) }
+        #expect(machine.blockUntilTaken(makeWaiter: { 3 }) == 3)
+        let (step, effects) = machine.finishPass(processed: 3, changes: 3, events: [])
+        guard case .reduce(let next) = step else {
+            Issue.record("expected another batch, got \(step)")
+            return
+        }
+        #expect(next == ["d", "e", "f"])
+        #expect(effects.unblocked == [3])
+        #expect(machine.blockedDispatcherCount == 0)
+    }
+
+    @Test func aPausedQueueIsNeverFullAndItsBlockedDispatchersAreWokenWithTheEntriesBeforeTheLock() {
+        var machine = makeMachine()
+        machine.highWaterMark = 2
+        _ = machine.enqueue("a")
+        _ = machine.enqueue("b")
+        #expect(machine.blockUntilTaken(makeWaiter: { 1 }) == 1)
+        _ = machine.lock()
+        // The entries before the lock are still reduced, and taking them wakes the dispatcher.
+        #expect(machine.startDrain() == ["a", "b"])
+        #expect(machine.takeUnblockedDispatchers() == [1])
+        // Held entries could not drain however long a dispatcher waited.
+        for entry in ["c", "d", "e"] { _ = machine.enqueue(entry) }
+        #expect(!machine.isFull)
+        #expect(machine.blockUntilTaken(makeWaiter: { 2 }) == nil)
+    }
+
+    @Test func aFinishedDrainReleasesTheBufferOfABurstButKeepsASmallOne() {
+        var machine = makeMachine()
+        let burst = Machine.retainedCapacity * 4
+        for index in 0..<burst { _ = machine.enqueue("\(index)") }
+        _ = machine.startDrain()
+        #expect(machine.pendingCapacity >= burst)  // ready for a steady stream of the same size
+        let (step, _) = machine.finishPass(processed: burst, changes: burst, events: [])
+        guard case .finished = step else {
+            Issue.record("expected the drain to finish, got \(step)")
+            return
+        }
+        #expect(machine.pendingCapacity <= Machine.retainedCapacity)
+        // A small queue keeps its buffer: no reallocation per pass for a steady trickle.
+        for index in 0..<100 { _ = machine.enqueue("\(index)") }
+        _ = machine.startDrain()
+        _ = machine.finishPass(processed: 100, changes: 100, events: [])
+        #expect(machine.pendingCapacity >= 100)
+    }
+
+    @Test func theQueueBufferKeptForTheNextPassNeverExceedsTheHighWaterMark() {
+        var machine = makeMachine()
+        machine.highWaterMark = 8
+        let lock = machine.lock()
+        for index in 0..<100 { _ = machine.enqueue("\(index)") }
+        _ = machine.unlock(lock)
+        #expect(machine.startDrain()?.count == 100)
+        #expect(machine.pendingCapacity < 100)
+    }
 }

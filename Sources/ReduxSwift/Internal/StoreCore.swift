@@ -13,9 +13,40 @@ final class StoreCore: Sendable {
         machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
     }
 
-    func enqueue(_ entry: consuming PendingEntry) -> Bool {
+    /// Queues an entry; returns whether to schedule a drain, and whether the queue is full (the
+    /// caller waits with ``waitUntilTaken()`` where it may; see `StoreMachine.isFull`).
+    func enqueue(_ entry: consuming PendingEntry) -> (scheduleDrain: Bool, isFull: Bool) {
         var entry = Optional(entry)
-        return machine.withLock { $0.enqueue(entry.take()!) }
+        return machine.withLock { machine in
+            let scheduleDrain = machine.enqueue(entry.take()!)
+            return (scheduleDrain, machine.isFull)
+        }
+    }
+
+    /// Waits until the drainer takes the pending entries, if the queue is still full.
+    func waitUntilTaken() {
+        machine.withLock { $0.blockUntilTaken(makeWaiter: SnapshotWaiter.init) }?.waitUntilUnblocked()
+    }
+
+    /// Sets the queue's high-water mark (tests lower it).
+    func setHighWaterMark(_ mark: Int) {
+        precondition(mark > 0, "the high-water mark must be positive")
+        machine.withLock { $0.highWaterMark = mark }
+    }
+
+    /// The capacity of the queue of pending entries (tests read it).
+    var pendingCapacity: Int {
+        machine.withLock { $0.pendingCapacity }
+    }
+
+    /// Dispatchers waiting for room (tests read it).
+    var blockedDispatcherCount: Int {
+        machine.withLock { $0.blockedDispatcherCount }
+    }
+
+    /// Entries queued and not yet reduced, including the batch being reduced (tests read it).
+    var queuedCount: Int {
+        machine.withLock { Int($0.enqueuedCount - $0.processedCount) }
     }
 
     func enqueueExclusive(_ entry: consuming PendingEntry) -> Bool {
@@ -44,8 +75,9 @@ final class StoreCore: Sendable {
         machine.withLock { $0.lockCount }
     }
 
-    func startDrain() -> [PendingEntry]? {
-        machine.withLock { $0.startDrain() }
+    /// Takes ownership and the pending entries, with the dispatchers that taking them unblocked.
+    func startDrain() -> (batch: [PendingEntry], unblocked: [SnapshotWaiter])? {
+        machine.withLock { machine in machine.startDrain().map { ($0, machine.takeUnblockedDispatchers()) } }
     }
 
     func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> (

@@ -69,7 +69,16 @@ struct StoreMachine<Entry, Waiter> {
         var scheduleDrain = false
         /// Schedule a delivery on the store's delivery queue.
         var scheduleDelivery = false
+        /// Dispatchers blocked by a full queue, to wake: the drainer took the entries they waited on.
+        var unblocked: [Waiter] = []
     }
+
+    /// The default ``highWaterMark``: 16,384 entries, about 0.8 MB of queue.
+    static var defaultHighWaterMark: Int { 16_384 }
+    /// The capacity, in entries, the queue keeps once a drain finishes; a larger buffer, left by a
+    /// burst, is released then, so that an idle store holds nothing extra while a steady stream
+    /// of dispatches does not reallocate it.
+    static var retainedCapacity: Int { 1_024 }
 
     private var pending: [Entry] = []
     /// Entries reduced even while locked, ahead of `pending`: those dispatched before the locks
@@ -100,6 +109,14 @@ struct StoreMachine<Entry, Waiter> {
     private var waiters: [(target: UInt64, waiter: Waiter)] = []
     /// Readers waiting for queued entries, for tests that need a reader to be waiting.
     var waitingReaderCount: Int { waiters.count }
+    /// How many pending entries make the queue full: a dispatcher that may wait, and queues an entry
+    /// that brings `pending` to this count while no lock holds it, waits until the drainer takes
+    /// them (see ``isFull``). Bounds the queue under a tight loop of dispatches.
+    var highWaterMark = Self.defaultHighWaterMark
+    /// Dispatchers waiting for the drainer to take the pending entries.
+    private var blockedDispatchers: [Waiter] = []
+    /// Dispatchers the drainer unblocked by taking the pending entries, until the caller takes them.
+    private var unblockedDispatchers: [Waiter] = []
     private var undelivered: [StoreEvent] = []
     private(set) var isDeliveryScheduled = false
 
@@ -135,6 +152,36 @@ struct StoreMachine<Entry, Waiter> {
         enqueuedCount += 1
         return scheduleDrainIfIdle()
     }
+
+    // MARK: Back-pressure
+
+    /// Whether the queue is full: a dispatcher that just queued an entry should call
+    /// ``blockUntilTaken(makeWaiter:)``. Never while a lock holds the pending entries, which no
+    /// wait could drain. While this holds, the pending entries are reducible, so a drain is
+    /// scheduled or an owner will take them when it is done.
+    var isFull: Bool { lockCount == 0 && pending.count >= highWaterMark }
+
+    /// Blocks a dispatcher until the drainer takes the pending entries, if the queue is still full;
+    /// returns the waiter to wait on, or `nil` when there is room again.
+    mutating func blockUntilTaken(makeWaiter: () -> Waiter) -> Waiter? {
+        guard isFull else { return nil }
+        let waiter = makeWaiter()
+        blockedDispatchers.append(waiter)
+        return waiter
+    }
+
+    /// Hands over the dispatchers unblocked since the last call, to wake outside the lock.
+    mutating func takeUnblockedDispatchers() -> [Waiter] {
+        guard !unblockedDispatchers.isEmpty else { return [] }
+        defer { unblockedDispatchers = [] }
+        return unblockedDispatchers
+    }
+
+    /// The capacity of the queue of pending entries (tests read it).
+    var pendingCapacity: Int { pending.capacity }
+
+    /// Dispatchers waiting for room (tests read it).
+    var blockedDispatcherCount: Int { blockedDispatchers.count }
 
     // MARK: Locks
 
@@ -217,9 +264,15 @@ struct StoreMachine<Entry, Waiter> {
             return (.encode(version: version), effects)
         }
         if hasReducibleEntries {
-            return (.reduce(takePending()), effects)
+            let batch = takePending()
+            effects.unblocked = takeUnblockedDispatchers()
+            return (.reduce(batch), effects)
         }
         owner = .nobody
+        // What a burst left: released now, not when the next dispatch comes.
+        if pending.isEmpty, pending.capacity > Self.retainedCapacity {
+            pending = []
+        }
         return (.finished, effects)
     }
 
@@ -303,9 +356,14 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     /// Hands over the entries to reduce: exclusive ones first, then the pending ones unless a lock
-    /// holds them. The new queue starts with the capacity of the batch taken, so that a steady
-    /// stream of dispatches does not regrow it from empty after every pass.
+    /// holds them, and unblocks the dispatchers waiting for room. The new queue starts with the
+    /// capacity of the batch taken (up to the high-water mark), so that a steady stream of
+    /// dispatches does not regrow it from empty after every pass.
     private mutating func takePending() -> [Entry] {
+        if !blockedDispatchers.isEmpty {
+            unblockedDispatchers.append(contentsOf: blockedDispatchers)
+            blockedDispatchers.removeAll()
+        }
         if !exclusive.isEmpty {
             var batch: [Entry] = []
             swap(&batch, &exclusive)
@@ -316,7 +374,7 @@ struct StoreMachine<Entry, Waiter> {
             return batch
         }
         var batch: [Entry] = []
-        batch.reserveCapacity(pending.count)
+        batch.reserveCapacity(min(pending.count, highWaterMark))
         swap(&batch, &pending)
         return batch
     }
