@@ -109,7 +109,7 @@ public struct FileArchiveBackend: ArchiveBackend {
     ) throws(PersistenceError) -> Data {
         // One byte more than the limit tells data that ends at the limit from data that goes on.
         let capacity = limit == .max ? limit : limit + 1
-        var data = Data(count: min(max(expectedSize, 0), capacity))
+        var data = Data(count: max(0, min(expectedSize, capacity)))
         var total = 0
         while true {
             if total > limit {
