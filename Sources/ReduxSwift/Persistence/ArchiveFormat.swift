@@ -43,18 +43,22 @@ enum ArchiveFormat {
     {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            object = try ArchiveJSONReader.parse(data)
         } catch {
-            if nestingDepth(of: data) > depthLimit { return .tooDeep(limit: depthLimit) }
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            return .notJSON(detail: detail ?? "\(error)")
+            return error.isTooDeep ? .tooDeep(limit: depthLimit) : .notJSON(detail: error.description)
         }
         guard let envelope = object as? [String: Any] else {
             return .wrongShape(detail: "the top level is not a JSON object")
         }
-        guard envelope["schemaVersion"] is NSNumber else {
+        guard let version = envelope["schemaVersion"] as? NSNumber else {
             return .wrongShape(
                 detail: "it has no numeric \"schemaVersion\", so it is not a ReduxSwift archive")
+        }
+        // `as? Int` succeeds only for a number that is exactly an `Int`.
+        guard (version as Any) as? Int != nil else {
+            return .wrongShape(
+                detail: "its \"schemaVersion\" \(version) is not a whole number from \(Int.min) to \(Int.max)"
+            )
         }
         guard envelope["state"] != nil else {
             return .wrongShape(detail: "it has no \"state\"")
@@ -64,50 +68,35 @@ enum ArchiveFormat {
         )
     }
 
-    /// The deepest nesting of arrays and objects in `data`, ignoring brackets inside strings.
-    static func nestingDepth(of data: Data) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-            default:
-                break
-            }
-        }
-        return deepest
+    /// Whether an object member named `key` is left out when underscored keys are excluded.
+    ///
+    /// Names that start with `_` are, except `_` followed only by digits: Swift names the unlabelled
+    /// associated values of an enum case `_0`, `_1`…, and a state cannot be decoded without them.
+    static func isUnderscored(_ key: String) -> Bool {
+        guard key.hasPrefix("_") else { return false }
+        let rest = key.utf8.dropFirst()
+        return rest.isEmpty || !rest.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// Removes every object member whose name starts with `_`, at any depth.
+    /// Removes every object member whose name ``isUnderscored(_:)``, at any depth, keeping every
+    /// other value exactly as it was.
     static func removingUnderscoredKeys(from state: Data) throws -> Data {
-        let object = try JSONSerialization.jsonObject(with: state, options: [.fragmentsAllowed])
-        return try JSONSerialization.data(
-            withJSONObject: removingUnderscoredKeys(from: object), options: [.fragmentsAllowed])
+        let object = try ArchiveJSONReader.parse(state)
+        guard object is [String: Any] || object is [Any] else { return state }
+        let kept = removingUnderscoredKeys(from: object)
+        // Checked first: on Apple platforms an invalid object raises an Objective-C exception.
+        guard JSONSerialization.isValidJSONObject(kept) else {
+            throw ArchiveJSONReader.Failure(
+                description: "the state holds a value JSON cannot represent", isTooDeep: false)
+        }
+        return try JSONSerialization.data(withJSONObject: kept)
     }
 
     private static func removingUnderscoredKeys(from value: Any) -> Any {
         if let object = value as? [String: Any] {
             var kept: [String: Any] = [:]
             kept.reserveCapacity(object.count)
-            for (key, member) in object where !key.hasPrefix("_") {
+            for (key, member) in object where !isUnderscored(key) {
                 kept[key] = removingUnderscoredKeys(from: member)
             }
             return kept

@@ -1,8 +1,9 @@
 /// Upgrades an archived state from one schema version to the next.
 ///
-/// A migration receives the archived state as the JSON object `JSONSerialization` decodes
-/// (`[String: Any]` holding strings, `NSNumber`s, arrays, dictionaries and `NSNull`) and changes
-/// it in place to the shape of the next version:
+/// A migration receives the archived state as a JSON object of the types `JSONSerialization`
+/// decodes (`[String: Any]` holding strings, `NSNumber`s, arrays, dictionaries and `NSNull`) and
+/// changes it in place to the shape of the next version. Values it does not touch are written back
+/// exactly as they were read (`-0.0` and strings starting with U+FEFF included):
 ///
 /// ```swift
 /// let archive = StateArchive<AppState>(
@@ -22,7 +23,8 @@
 ///
 /// A file of version 1 runs both migrations in order, then decodes as `AppState`. A migration that
 /// throws stops the load with ``PersistenceError/Reason/migrationFailed(from:detail:)`` and leaves
-/// the file as it was.
+/// the file as it was; one that stores a value JSON cannot hold (a `Date`, a NaN) stops it with
+/// ``PersistenceError/Reason/wrongShape(detail:)``.
 public struct ArchiveMigration: Sendable {
     /// The version this migration upgrades from; it produces version `fromVersion + 1`.
     public let fromVersion: Int

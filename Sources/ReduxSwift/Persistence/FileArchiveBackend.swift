@@ -67,9 +67,14 @@ public struct FileArchiveBackend: ArchiveBackend {
     // MARK: Reading
 
     /// Reads the whole file; `nil` when it does not exist.
+    ///
+    /// Only a regular file is read: a FIFO, a device or a socket at the path (or where a symbolic
+    /// link points) is refused with ``PersistenceError/Reason/notRegularFile(kind:)`` without
+    /// waiting for a writer, and no more than `limit` bytes are ever read.
     public func read(limit: Int) throws(PersistenceError) -> Data? {
         removeAbandonedTemporaryFiles()
-        let descriptor = open(location, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, possibly forever.
+        let descriptor = open(location, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
@@ -78,26 +83,44 @@ public struct FileArchiveBackend: ArchiveBackend {
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure(.load, "fstat", errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            break
+        case S_IFDIR:
             throw PersistenceError(.load, location: location, reason: .isDirectory)
+        case let type:
+            throw PersistenceError(
+                .load, location: location, reason: .notRegularFile(kind: Self.kind(of: type)))
         }
         if info.st_size > limit {
             throw PersistenceError(
                 .load, location: location, reason: .tooLarge(bytes: Int(info.st_size), limit: limit))
         }
-        var data = Data(count: Int(info.st_size))
+        return try readAll(expectedSize: Int(info.st_size), limit: limit) { buffer, count in
+            systemRead(descriptor, buffer, count)
+        }
+    }
+
+    /// Reads with `read` (which behaves like the C function) until it reports the end, and refuses
+    /// with ``PersistenceError/Reason/tooLarge(bytes:limit:)`` as soon as more than `limit` bytes
+    /// have come: a file that grows while it is read is never read past the limit.
+    func readAll(
+        expectedSize: Int, limit: Int, _ read: (UnsafeMutableRawPointer, Int) -> Int
+    ) throws(PersistenceError) -> Data {
+        // One byte more than the limit tells data that ends at the limit from data that goes on.
+        let capacity = limit == .max ? limit : limit + 1
+        var data = Data(count: max(0, min(expectedSize, capacity)))
         var total = 0
         while true {
+            if total > limit {
+                throw PersistenceError(
+                    .load, location: location, reason: .tooLarge(bytes: total, limit: limit))
+            }
             if total == data.count {
-                // The file may have grown since `fstat`; read on until the end, within the limit.
-                guard data.count <= limit else {
-                    throw PersistenceError(
-                        .load, location: location, reason: .tooLarge(bytes: total, limit: limit))
-                }
-                data.count += max(4096, data.count / 2)
+                data.count = min(capacity, data.count + max(4096, data.count / 2))
             }
             let count = data.withUnsafeMutableBytes { buffer in
-                systemRead(descriptor, buffer.baseAddress! + total, buffer.count - total)
+                read(buffer.baseAddress! + total, buffer.count - total)
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -110,13 +133,28 @@ public struct FileArchiveBackend: ArchiveBackend {
         return data
     }
 
+    /// Names a file type (`st_mode & S_IFMT`) for ``PersistenceError/Reason/notRegularFile(kind:)``.
+    private static func kind(of type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
+    }
+
     // MARK: Writing
 
     /// Replaces the file atomically and durably; on failure the old file is unchanged.
+    ///
+    /// When the path is a symbolic link, the file it points to is replaced (through any chain of
+    /// links) and the link is kept.
     public func write(_ data: Data) throws(PersistenceError) {
-        let directory = url.deletingLastPathComponent().path
+        let target = try writeTarget()
+        let directory = (target as NSString).deletingLastPathComponent
         try createDirectories(directory)
-        let temporary = temporaryPath()
+        let temporary = temporaryPath(for: target)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure(.save, "create \(temporary)", errno) }
         var renamed = false
@@ -128,7 +166,7 @@ public struct FileArchiveBackend: ArchiveBackend {
             try writeAll(data, to: descriptor)
             guard synchronize(descriptor) == 0 else { throw failure(.save, "fsync", errno) }
         }
-        guard rename(temporary, location) == 0 else {
+        guard rename(temporary, target) == 0 else {
             let code = errno
             if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
                 throw PersistenceError(.save, location: location, reason: .isDirectory)
@@ -137,6 +175,28 @@ public struct FileArchiveBackend: ArchiveBackend {
         }
         renamed = true
         try synchronizeDirectory(directory, operation: .save)
+    }
+
+    /// The path a save replaces: the archive's path or, when that is a symbolic link, the path at
+    /// the end of the chain of links, so that renaming over it keeps the links.
+    private func writeTarget() throws(PersistenceError) -> String {
+        var path = location
+        // 32 links at most, as Darwin's MAXSYMLINKS (Linux allows 40); a loop ends here with ELOOP.
+        for _ in 0..<32 {
+            var info = stat()
+            // A path that does not exist (or cannot be examined) is written as it is.
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(path, &buffer, buffer.count - 1)
+            guard length >= 0 else { throw failure(.save, "readlink \(path)", errno) }
+            let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            path =
+                link.hasPrefix("/")
+                ? link
+                : ((path as NSString).deletingLastPathComponent as NSString)
+                    .appendingPathComponent(link)
+        }
+        throw failure(.save, "follow the symbolic links of \(location)", ELOOP)
     }
 
     private func writeAll(_ data: Data, to descriptor: Int32) throws(PersistenceError) {
@@ -216,21 +276,23 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     private static let temporaryCounter = LockedValue<UInt64>(0)
 
-    /// `.<name>.<pid>.<n>.tmp` in the file's directory: unique in this process, and naming the
-    /// process so that a later one can tell an abandoned file from one being written.
-    private func temporaryPath() -> String {
+    /// `.<name>.<pid>.<n>.tmp` beside `target`: unique in this process, and naming the process so
+    /// that a later one can tell an abandoned file from one being written.
+    private func temporaryPath(for target: String) -> String {
         let number = Self.temporaryCounter.withLock { counter in
             counter += 1
             return counter
         }
-        return url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(number).tmp").path
+        let name = (target as NSString).lastPathComponent
+        return ((target as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent(".\(name).\(getpid()).\(number).tmp")
     }
 
     /// Removes temporary files of this archive whose writing process no longer exists.
     private func removeAbandonedTemporaryFiles() {
-        let directory = url.deletingLastPathComponent().path
-        let prefix = ".\(url.lastPathComponent)."
+        let target = (try? writeTarget()) ?? location
+        let directory = (target as NSString).deletingLastPathComponent
+        let prefix = ".\((target as NSString).lastPathComponent)."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)

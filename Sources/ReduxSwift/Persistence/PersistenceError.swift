@@ -27,6 +27,9 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equata
     public enum Reason: Sendable, Equatable {
         /// A directory is where the archive file should be.
         case isDirectory
+        /// Something other than a regular file or a directory is where the archive file should be,
+        /// such as a FIFO or a device; `kind` names it ("a FIFO", "a character device"…).
+        case notRegularFile(kind: String)
         /// The archive is larger than the archive's size limit, so it was not read.
         case tooLarge(bytes: Int, limit: Int)
         /// The archive holds no bytes at all.
@@ -73,13 +76,18 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equata
 
     /// A sentence naming the operation, the location and the reason.
     public var description: String {
-        "Cannot \(operation.rawValue) \(location): \(Self.explain(reason))."
+        let explanation = Self.explain(reason)
+        // A detail quoted from another error may already end the sentence.
+        let period = explanation.last.map { ".?!".contains($0) } == true ? "" : "."
+        return "Cannot \(operation.rawValue) \(location): \(explanation)\(period)"
     }
 
     private static func explain(_ reason: Reason) -> String {
         switch reason {
         case .isDirectory:
             return "it is a directory"
+        case .notRegularFile(let kind):
+            return "it is \(kind), not a regular file"
         case .tooLarge(let bytes, let limit):
             return "it is \(bytes) bytes, more than the limit of \(limit) bytes"
         case .empty:

@@ -1,6 +1,10 @@
 import Foundation
 
 /// When a ``PersistenceService`` saves after a change.
+///
+/// Delays are in seconds, from 0 to `.infinity`. An infinite delay never comes due: with
+/// `SavePolicy(idleDelay: .infinity, maximumDelay: .infinity)` the service saves only on
+/// ``PersistenceService/flush()``, ``PersistenceService/stop()`` or its release.
 public struct SavePolicy: Sendable, Equatable {
     /// Save once the state has not changed for this many seconds.
     public var idleDelay: Double
@@ -13,6 +17,7 @@ public struct SavePolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - idleDelay: Seconds without a change before saving; 2 by default, as in Flask.
     ///   - maximumDelay: The longest a change waits to be saved, in seconds; 10 by default.
+    /// - Precondition: `0 ≤ idleDelay ≤ maximumDelay`, neither of them NaN.
     public init(idleDelay: Double = 2, maximumDelay: Double = 10) {
         precondition(idleDelay >= 0 && maximumDelay >= idleDelay, "Need 0 ≤ idleDelay ≤ maximumDelay")
         self.idleDelay = idleDelay
@@ -35,8 +40,10 @@ public struct SavePolicy: Sendable, Equatable {
 /// ```
 ///
 /// ``flush()`` saves at once and returns when the bytes are durable. ``stop()``, or releasing the
-/// service, stops observing and saves whatever has not been saved. Each save covers every action
-/// dispatched before it started; a state already saved is not written again.
+/// service, stops observing and saves whatever has not been saved, on the calling thread: when the
+/// last reference to the service goes away, the save is durable before that release returns. Each
+/// save covers every action dispatched before it started; a state already saved is not written
+/// again.
 ///
 /// Saves run on the scheduler's queue, never on the store's threads. A failed save is reported to
 /// the `onError` handler and retried after ``SavePolicy/maximumDelay``; the archive keeps the last
@@ -49,11 +56,11 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     /// When it is saved.
     public let policy: SavePolicy
 
-    private let scheduler: any SaveScheduler
-    private let onError: @Sendable (PersistenceError) -> Void
-    private let timing: LockedValue<Timing>
-    /// The newest store version known to be durable, and the lock that orders writes.
-    private let saved: SavedVersion
+    /// The observer, timers and saves. The store's observer and the timers reach it weakly and the
+    /// service alone holds it strongly, so only the service's owners keep the service alive: its
+    /// last release runs `deinit` on the releasing thread, never later on a delivery or timer
+    /// thread that happened to be calling into it.
+    private let saver: Saver<State>
 
     /// Creates a service and starts observing `store`.
     ///
@@ -76,33 +83,23 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
         self.store = store
         self.archive = archive
         self.policy = policy
-        self.scheduler = scheduler
-        self.onError =
-            onError ?? { error in
-                writeLineToStandardError("ReduxSwift: \(error) Will retry.")
-            }
-        timing = LockedValue(Timing())
-        saved = SavedVersion()
-        // Closures capture the service as a non-generic existential: capturing a generic `self` in
-        // a `@Sendable` closure would capture `State`'s metatype, which need not be Sendable.
-        let token = store.observeChanges { [weak trigger = self as any SaveTrigger] _ in
-            trigger?.stateDidChange()
-        }
-        timing.withLock { $0.token = token }
-        if store.core.committedVersion > 0 { stateDidChange() }
+        saver = Saver(
+            store: store, archive: archive, policy: policy, scheduler: scheduler,
+            onError: onError ?? { error in writeLineToStandardError("ReduxSwift: \(error) Will retry.") })
+        saver.start()
     }
 
     deinit {
         do {
-            try stop()
+            try saver.stop()
         } catch {
-            onError(error)
+            saver.onError(error)
         }
     }
 
     /// The error of the most recent save, or `nil` if it succeeded or none has run.
     public var lastError: PersistenceError? {
-        saved.lastError
+        saver.saved.lastError
     }
 
     /// Saves the state now and returns when it is durable.
@@ -112,16 +109,55 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// - Throws: ``PersistenceError``; the archive then keeps the last state saved.
     public func flush() throws(PersistenceError) {
-        try saveLatest()
+        try saver.saveLatest()
     }
 
     /// Stops observing the store and saves what has not been saved yet.
     ///
-    /// Calling it again does nothing. Releasing the service stops it too, and reports a failed
-    /// final save to `onError`.
+    /// Calling it again does nothing. Releasing the service stops it too, before the release
+    /// returns, and reports a failed final save to `onError`.
     ///
     /// - Throws: ``PersistenceError`` if the final save fails.
     public func stop() throws(PersistenceError) {
+        try saver.stop()
+    }
+}
+
+/// The working part of a ``PersistenceService``: observing, debouncing and saving.
+private final class Saver<State: StateProtocol>: Sendable {
+    let store: Store<State>
+    let archive: StateArchive<State>
+    let policy: SavePolicy
+    let scheduler: any SaveScheduler
+    let onError: @Sendable (PersistenceError) -> Void
+    let timing: LockedValue<Timing>
+    /// The newest store version known to be durable, and the lock that orders writes.
+    let saved: SavedVersion
+
+    init(
+        store: Store<State>, archive: StateArchive<State>, policy: SavePolicy, scheduler: any SaveScheduler,
+        onError: @escaping @Sendable (PersistenceError) -> Void
+    ) {
+        self.store = store
+        self.archive = archive
+        self.policy = policy
+        self.scheduler = scheduler
+        self.onError = onError
+        timing = LockedValue(Timing())
+        saved = SavedVersion()
+    }
+
+    func start() {
+        // Closures capture the saver as a non-generic existential: capturing a generic `self` in
+        // a `@Sendable` closure would capture `State`'s metatype, which need not be Sendable.
+        let token = store.observeChanges { [weak trigger = self as any SaveTrigger] _ in
+            trigger?.stateDidChange()
+        }
+        timing.withLock { $0.token = token }
+        if store.core.committedVersion > 0 { stateDidChange() }
+    }
+
+    func stop() throws(PersistenceError) {
         let stopped = timing.withLock { timing -> (ObserverToken?, ScheduledWork?)? in
             guard !timing.isStopped else { return nil }
             timing.isStopped = true
@@ -136,13 +172,13 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
 
     // MARK: Debouncing
 
-    fileprivate func stateDidChange() {
+    func stateDidChange() {
         let now = scheduler.now()
         let request = timing.withLock { $0.recordChange(at: now, policy: policy) }
         if let request { schedule(request) }
     }
 
-    fileprivate func timerFired(_ id: UInt64) {
+    func timerFired(_ id: UInt64) {
         let now = scheduler.now()
         switch timing.withLock({ $0.timerFired(id, at: now, policy: policy) }) {
         case .ignore:
@@ -170,7 +206,7 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
 
     // MARK: Saving
 
-    private func saveLatest() throws(PersistenceError) {
+    func saveLatest() throws(PersistenceError) {
         // Taken before the write lock: waiting for the store while holding it could deadlock with a
         // reducer that flushes.
         let snapshot = store.latestSnapshot()
@@ -180,13 +216,13 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     }
 }
 
-/// What a service's observer and timers call, named without the service's generic parameter.
+/// What a saver's observer and timers call, named without the saver's generic parameter.
 private protocol SaveTrigger: AnyObject, Sendable {
     func stateDidChange()
     func timerFired(_ id: UInt64)
 }
 
-extension PersistenceService: SaveTrigger {}
+extension Saver: SaveTrigger {}
 
 /// The newest version written, behind a lock held for the whole write so versions only go up.
 private final class SavedVersion: @unchecked Sendable {
@@ -246,10 +282,13 @@ struct Timing {
     private(set) var pending: Request?
     private var nextID: UInt64 = 0
 
+    /// When the unsaved changes are due to be saved; `nil` when everything is saved, or when the
+    /// policy's delays are infinite and only a flush or stop saves.
     func deadline(_ policy: SavePolicy) -> Double? {
         guard let firstChange else { return nil }
         let due = min(lastChange + policy.idleDelay, firstChange + policy.maximumDelay)
-        return max(due, retryAfter ?? due)
+        let deadline = max(due, retryAfter ?? due)
+        return deadline.isFinite ? deadline : nil
     }
 
     /// Records a change; returns a timer to start if none is running.

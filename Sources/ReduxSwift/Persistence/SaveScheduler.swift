@@ -46,8 +46,11 @@ public struct DispatchSaveScheduler: SaveScheduler {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 
-    /// Runs `work` on ``queue`` at `deadline`.
+    /// Runs `work` on ``queue`` at `deadline`; a deadline beyond the clock's range never runs it.
     public func schedule(at deadline: Double, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        // A deadline past what the clock counts (2^64 ns, about 584 years of uptime), or not a number,
+        // never comes: there is nothing to run, and `UInt64(_:)` would trap on it.
+        guard deadline * 1e9 < Double(UInt64.max) else { return ScheduledWork {} }
         let isCancelled = LockedValue(false)
         let nanoseconds = deadline <= 0 ? 0 : UInt64(deadline * 1e9)
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(nanoseconds, 1))) {

@@ -24,9 +24,9 @@ import Foundation
 /// ## Format
 ///
 /// The archive holds `{"schemaVersion":N,"state":…}`, where the state is the store's own JSON
-/// snapshot. Loading the current version decodes in one pass. An older version is decoded with
-/// `JSONSerialization`, upgraded by the registered ``ArchiveMigration``s one version at a time,
-/// then decoded. A newer version is refused with
+/// snapshot. Loading the current version decodes in one pass. An older version is read into the
+/// objects `JSONSerialization` produces, upgraded by the registered ``ArchiveMigration``s one
+/// version at a time, then decoded. A newer version is refused with
 /// ``PersistenceError/Reason/newerVersion(found:supported:)``.
 ///
 /// ## Nothing is lost
@@ -44,7 +44,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///
     /// Such members (Flask's "internal properties") are typically caches or transient flags. When
     /// they are left out, the state's `init(from:)` must accept their absence, for example by
-    /// declaring them optional or by decoding them with `decodeIfPresent`.
+    /// declaring them optional or by decoding them with `decodeIfPresent`. A save checks this: if
+    /// the state cannot be decoded without them, it is refused with
+    /// ``PersistenceError/Reason/encodingFailed(detail:)`` and the archive keeps the last state saved.
+    ///
+    /// Names made of `_` and digits only (`_0`, `_1`…) are kept: Swift gives them to the unlabelled
+    /// associated values of enum cases. The rule applies to every JSON object, so the keys of a
+    /// `[String: Value]` dictionary that start with `_` are left out too.
     public let excludesUnderscoredKeys: Bool
     /// The largest archive, in bytes, that ``load()`` reads; larger ones are refused unread.
     public let sizeLimit: Int
@@ -202,10 +208,17 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     }
 
     private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> State {
-        guard
-            let envelope = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            var state = envelope["state"] as? [String: Any]
-        else {
+        // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0` and strings
+        // starting with U+FEFF: what a migration does not touch must decode as it was saved.
+        let object: Any
+        do {
+            object = try ArchiveJSONReader.parse(data)
+        } catch {
+            throw failure(
+                .load,
+                error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
+        }
+        guard let envelope = object as? [String: Any], var state = envelope["state"] as? [String: Any] else {
             throw failure(
                 .load, .wrongShape(detail: "migrations need the archived state to be a JSON object"))
         }
@@ -218,6 +231,16 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             } catch {
                 throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
             }
+        }
+        // Checked first: on Apple platforms serializing an invalid object raises an Objective-C
+        // exception, which Swift cannot catch.
+        guard JSONSerialization.isValidJSONObject(state) else {
+            throw failure(
+                .load,
+                .wrongShape(
+                    detail: "after migrating to version \(schemaVersion): it holds a value JSON cannot "
+                        + "represent (only strings, finite numbers, booleans, NSNull, arrays and "
+                        + "string-keyed dictionaries can be archived)"))
         }
         do {
             let migrated = try JSONSerialization.data(withJSONObject: state)
@@ -256,6 +279,19 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 json = try ArchiveFormat.removingUnderscoredKeys(from: json)
             } catch {
                 throw failure(.save, .encodingFailed(detail: "\(error)"))
+            }
+            // A save must never write what a load refuses: a state whose `init(from:)` needs a
+            // member that was left out would be set aside at the next launch.
+            do {
+                _ = try decoder.decode(State.self, from: json)
+            } catch {
+                let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error)
+                    .description
+                throw failure(
+                    .save,
+                    .encodingFailed(
+                        detail: "without its members whose names start with \"_\" it could not be "
+                            + "loaded again (\(detail))"))
             }
         }
         let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)

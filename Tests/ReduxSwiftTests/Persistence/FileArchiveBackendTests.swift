@@ -78,4 +78,120 @@ import Testing
         }
         #endif
     }
+
+    // MARK: Files that are not regular files
+
+    /// Loads through `archive` on another thread; if it has not returned after 10 seconds, opens
+    /// the FIFO at `fifo` for writing to release the reader, and records the hang.
+    private func loadWithoutHanging(
+        _ archive: StateArchive<TestState>, fifo: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> PersistenceError? {
+        let outcome = finishing(within: 10) { () -> PersistenceError? in
+            do throws(PersistenceError) {
+                _ = try archive.load()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let outcome else {
+            Issue.record("load() blocked on the FIFO", sourceLocation: sourceLocation)
+            let writer = open(fifo, O_WRONLY)
+            if writer >= 0 { close(writer) }
+            return nil
+        }
+        return outcome
+    }
+
+    @Test func aFIFOAtTheArchivePathIsRefusedWithoutBlocking() throws {
+        let path = directory.file("state.json").path
+        #expect(mkfifo(path, 0o600) == 0)
+        let archive = StateArchive<TestState>(file: directory.file("state.json"))
+        let error = loadWithoutHanging(archive, fifo: path)
+        #expect(error?.reason == .notRegularFile(kind: "a FIFO"))
+        #expect(error?.description.contains("FIFO") == true)
+
+        let restored = finishing(within: 10) {
+            archive.restore(default: TestState(counter: 4), onFailure: { _, _ in })
+        }
+        if restored == nil {
+            let writer = open(path, O_WRONLY)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(restored == TestState(counter: 4))
+        #expect(directory.names.count == 1 && directory.names.first?.hasPrefix("state.json.corrupt-") == true)
+    }
+
+    @Test func aSymlinkToAnEndlessDeviceIsRefusedUnread() throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("state.json").path, withDestinationPath: "/dev/zero")
+        let backend = FileArchiveBackend(url: directory.file("state.json"))
+        let error = #expect(throws: PersistenceError.self) { try backend.read(limit: 1 << 20) }
+        #expect(error?.reason == .notRegularFile(kind: "a character device"))
+    }
+
+    @Test func anEndlessSourceIsReadNoFurtherThanTheLimit() throws {
+        let delivered = LockedValue(0)
+        let limit = 100_000
+        let error = #expect(throws: PersistenceError.self) {
+            try FileArchiveBackend(url: directory.file("state.json")).readAll(expectedSize: 0, limit: limit) {
+                buffer, count in
+                buffer.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+                delivered.withLock { $0 += count }
+                return count
+            }
+        }
+        #expect(error?.reason == .tooLarge(bytes: limit + 1, limit: limit))
+        #expect(delivered.withLock { $0 } <= limit + 1)
+    }
+
+    // MARK: Symbolic links
+
+    @Test func anArchivePathThatIsASymlinkStaysOneAndItsTargetIsReplaced() throws {
+        let target = directory.url.appendingPathComponent("data/real.json")
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: target)
+        let link = directory.file("state.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "data/real.json")
+
+        let backend = FileArchiveBackend(url: link)
+        try backend.write(Data("new".utf8))
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "data/real.json",
+            "the link is kept")
+        #expect(try Data(contentsOf: target) == Data("new".utf8))
+        #expect(try backend.read(limit: 1024) == Data("new".utf8))
+        #expect(directory.names == ["data", "state.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path)
+                == ["real.json"], "no temporary file is left")
+    }
+
+    @Test func aChainOfSymlinksIsFollowedToAFileThatDoesNotExistYet() throws {
+        let target = directory.file("real.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("middle").path, withDestinationPath: target.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("state.json").path, withDestinationPath: "middle")
+        try FileArchiveBackend(url: directory.file("state.json")).write(Data("first".utf8))
+        #expect(try Data(contentsOf: target) == Data("first".utf8))
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: directory.file("state.json").path)
+                == "middle")
+    }
+
+    @Test func aSymlinkLoopIsRefusedOnSaveAndKept() throws {
+        let link = directory.file("state.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "state.json")
+        let error = #expect(throws: PersistenceError.self) {
+            try FileArchiveBackend(url: link).write(Data("x".utf8))
+        }
+        guard case .system(_, let code, _) = error?.reason else {
+            Issue.record("expected a system error, got \(String(describing: error))")
+            return
+        }
+        #expect(code == ELOOP)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "state.json")
+    }
 }

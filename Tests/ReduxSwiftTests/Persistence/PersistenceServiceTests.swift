@@ -252,6 +252,68 @@ struct ServiceHarness {
         #expect(try archive.load() == TestState(counter: 6))
         withExtendedLifetime(service) {}
     }
+
+    @Test func releasingTheServiceSavesBeforeTheReleaseReturns() throws {
+        // The service's observer runs on the store's delivery thread; a release racing it must still
+        // save on the releasing thread, before the release returns.
+        for trial in 1...300 {
+            let store = makeStore()
+            let backend = MemoryBackend()
+            let archive = StateArchive<TestState>(backend: backend)
+            do {
+                let service = PersistenceService(
+                    store: store, archive: archive, onError: { Issue.record("save failed: \($0)") })
+                store.dispatch(TestAction.add(trial))
+                withExtendedLifetime(service) {}
+            }
+            let saved = try backend.data.map { try JSONDecoder().decode(Saved.self, from: $0) }
+            guard saved?.state.counter == trial else {
+                Issue.record(
+                    "trial \(trial): the release returned before the save (\(String(describing: saved)))")
+                return
+            }
+        }
+    }
+
+    @Test func aPolicyOfInfiniteDelaysSavesOnlyOnFlushOrStop() throws {
+        let harness = ServiceHarness(policy: SavePolicy(idleDelay: .infinity, maximumDelay: .infinity))
+        harness.dispatchAndWait(.add(2))
+        #expect(harness.scheduler.deadlines.isEmpty, "no timer is started for a save that never comes due")
+        harness.scheduler.advance(by: 1e30)
+        #expect(harness.backend.writeCount == 0)
+        try harness.service.flush()
+        #expect(harness.savedState == TestState(counter: 2))
+        harness.dispatchAndWait(.increment)
+        try harness.service.stop()
+        #expect(harness.savedState == TestState(counter: 3))
+    }
+
+    @Test(arguments: [Double.infinity, 1e300, 2e10])
+    func hugeDelaysOnTheDispatchSchedulerDoNotTrap(_ delay: Double) throws {
+        let store = makeStore()
+        let backend = MemoryBackend()
+        let archive = StateArchive<TestState>(backend: backend)
+        let service = PersistenceService(
+            store: store, archive: archive, policy: SavePolicy(idleDelay: delay, maximumDelay: delay))
+        let heard = Recorder<Int>()
+        let token = store.observeChanges { heard.append($0.actions.count) }
+        store.dispatch(TestAction.add(1))
+        #expect(heard.wait(forCount: 1), "the service heard the change, after which it starts its timer")
+        let work = DispatchSaveScheduler().schedule(at: DispatchSaveScheduler().now() + delay) {
+            Issue.record("work scheduled \(delay) s ahead ran")
+        }
+        work.cancel()
+        #expect(backend.writeCount == 0)
+        try service.stop()
+        #expect(try archive.load() == TestState(counter: 1))
+        token.cancel()
+    }
+}
+
+/// The archive's envelope, read without the archive.
+private struct Saved: Decodable {
+    let schemaVersion: Int
+    let state: TestState
 }
 
 /// Lets a reducer reach the service created after its store.

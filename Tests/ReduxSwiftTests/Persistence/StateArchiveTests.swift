@@ -355,4 +355,110 @@ import Testing
         }
         #expect(try contents("fragile.json") == before)
     }
+
+    // MARK: Edges
+
+    @Test func excludingUnderscoredKeysKeepsTheKeysOfUnlabelledAssociatedValues() throws {
+        struct Drawing: StateProtocol, Equatable {
+            enum Shape: Codable, Equatable {
+                case point
+                case circle(Double)
+                case rectangle(Double, Double)
+                case labelled(name: String, Int)
+            }
+            var shapes: [Shape]
+            var _cache: Int?
+        }
+        let archive = StateArchive<Drawing>(
+            file: directory.file("drawing.json"), excludesUnderscoredKeys: true)
+        let shapes: [Drawing.Shape] = [.point, .circle(2), .rectangle(3, 4), .labelled(name: "n", 5)]
+        try archive.save(Drawing(shapes: shapes, _cache: 9))
+        #expect(try archive.load() == Drawing(shapes: shapes, _cache: nil))
+        #expect(!String(decoding: try contents("drawing.json"), as: UTF8.self).contains("_cache"))
+    }
+
+    @Test func aSaveThatWouldNotLoadWithoutItsUnderscoredKeysIsRefused() throws {
+        struct Strict: StateProtocol, Equatable {
+            var name: String
+            var _required: Int
+        }
+        let archive = StateArchive<Strict>(file: directory.file("strict.json"), excludesUnderscoredKeys: true)
+        try StateArchive<Strict>(file: directory.file("strict.json")).save(Strict(name: "kept", _required: 1))
+        let before = try contents("strict.json")
+        let error = #expect(throws: PersistenceError.self) {
+            try archive.save(Strict(name: "new", _required: 2))
+        }
+        guard case .encodingFailed(let detail) = error?.reason else {
+            Issue.record("expected encodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("_"))
+        #expect(try contents("strict.json") == before, "the archive that loads is kept")
+        #expect(try archive.load() == Strict(name: "kept", _required: 1))
+    }
+
+    @Test func migrationsKeepTheValuesTheyDoNotTouch() throws {
+        struct Exact: StateProtocol {
+            var zero: Double
+            var byKey: [Double: String]
+            var text: String
+            var list: [String]
+        }
+        let old = StateArchive<Exact>(file: directory.file("exact.json"))
+        try old.save(Exact(zero: -0.0, byKey: [-0.0: "minus zero"], text: "\u{FEFF}mark", list: ["\u{FEFF}"]))
+        let archive = StateArchive<Exact>(
+            file: directory.file("exact.json"), schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1) { state in state["added"] = "ignored" }])
+        let loaded = try #require(try archive.load())
+        #expect(loaded.zero.sign == .minus)
+        #expect(loaded.byKey.keys.map(\.sign) == [.minus])
+        #expect(loaded.text.unicodeScalars.first == "\u{FEFF}")
+        #expect(loaded.text == "\u{FEFF}mark")
+        #expect(loaded.list == ["\u{FEFF}"])
+    }
+
+    @Test func aMigrationThatStoresAValueJSONCannotHoldIsReported() throws {
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let archive = archive(
+            schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1) { state in state["counter"] = Date() }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("after migrating to version 2"))
+        #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
+    }
+
+    @Test(arguments: ["99999999999999999999999", "1e400", "-1e400", "18446744073709551615", "1.5"])
+    func aSchemaVersionThatIsNotAnIntIsReportedAsSuch(_ version: String) throws {
+        try write(#"{"schemaVersion":\#(version),"state":{"counter":1}}"#)
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("\"schemaVersion\"") && detail.contains("whole number"), "\(detail)")
+        #expect(!detail.contains("valid JSON"), "\(detail)")
+    }
+
+    @Test func aDescriptionEndsInOnePeriodWhenItsDetailEndsInOne() throws {
+        struct Refused: Error, CustomStringConvertible {
+            var description: String { "The value is refused." }
+        }
+        try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
+        let archive = archive(
+            schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in throw Refused() }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        let description = error?.description ?? ""
+        #expect(description.hasSuffix("The value is refused."), "\(description)")
+        #expect(!description.hasSuffix(".."), "\(description)")
+        for detail in ["Ends in a period.", "Asks a question?", "No period"] {
+            let text = PersistenceError(.save, location: "x", reason: .encodingFailed(detail: detail))
+                .description
+            #expect(text.hasSuffix(".") || text.hasSuffix("?"), "\(text)")
+            #expect(!text.hasSuffix("..") && !text.hasSuffix("?."), "\(text)")
+        }
+    }
 }

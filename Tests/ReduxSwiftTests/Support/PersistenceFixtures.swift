@@ -26,6 +26,19 @@ final class TemporaryDirectory {
     }
 }
 
+/// Runs `body` on a new thread and waits for it at most `timeout` seconds, so that a call that
+/// hangs fails the test instead of the whole suite.
+///
+/// - Returns: What `body` returned, or `nil` if it had not returned in time (it keeps running).
+func finishing<Result: Sendable>(
+    within timeout: TimeInterval = 20, _ body: @escaping @Sendable () -> Result
+) -> Result? {
+    let outcome = Recorder<Result>()
+    Thread { outcome.append(body()) }.start()
+    guard outcome.wait(forCount: 1, timeout: timeout) else { return nil }
+    return outcome.values.first
+}
+
 /// A backend in memory that counts writes and can be told to fail them.
 final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
     // `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
