@@ -122,19 +122,28 @@ import Testing
 @Suite struct OwnerBoundObservationTests {
     final class Owner: Sendable {
         let seen = Recorder<Int>()
+        /// Opened when the owner is freed.
+        let freed: Gate
+
+        init(freed: Gate = Gate()) {
+            self.freed = freed
+        }
+
+        deinit { freed.open() }
     }
 
     @Test func theOwnerIsPassedToTheBlockAndNotKeptAlive() {
         let store = makeStore()
-        weak var released: Owner?
+        let freed = Gate()
         do {
-            let owner = Owner()
-            released = owner
+            let owner = Owner(freed: freed)
             store.observe(\.counter, owner: owner) { owner, value in owner.seen.append(value) }
             store.dispatch(TestAction.increment)
             #expect(owner.seen.wait { $0.last == 1 })
         }
-        #expect(released == nil, "the registration does not retain its owner")
+        // The delivery thread holds the owner until the block returns, which may be just after the
+        // value is seen: wait for the owner to be freed, which a registration keeping it prevents.
+        #expect(freed.wait(timeout: 10), "the registration does not retain its owner")
     }
 
     @Test func nothingIsDeliveredAfterTheOwnerIsFreedAndTheRegistrationGoes() {
