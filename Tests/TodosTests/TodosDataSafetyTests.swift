@@ -122,7 +122,8 @@ final class Outcomes: @unchecked Sendable {
     @Test(arguments: [
         ("Buy\nmilk", "U+000A"), ("a\tb", "U+0009"), ("\u{1B}[2J", "U+001B"), ("x\r2 [x] fake", "U+000D"),
         ("\u{9B}31m", "U+009B"), ("\u{7F}", "U+007F"), ("right\u{202E}left", "U+202E"),
-        ("a\u{2028}b", "U+2028"),
+        ("a\u{2028}b", "U+2028"), ("a\u{200E}b", "U+200E"), ("a\u{200F}b", "U+200F"),
+        ("a\u{061C}b", "U+061C"),
     ])
     func aControlCharacterInTheTextIsRefused(text: String, scalar: String) {
         let todos = TodosProcess()

@@ -3,7 +3,7 @@ import Foundation
 /// What a todo's text may hold: one line of printable text.
 ///
 /// Control characters (C0, DEL, C1, which include newlines, tabs and the escapes that drive a
-/// terminal), the line and paragraph separators, and the invisible bidirectional embeddings,
+/// terminal), the line and paragraph separators, and the invisible bidirectional marks, embeddings,
 /// overrides and isolates are refused on input, so that a title can neither fake a row of the
 /// list nor drive the terminal. Text that holds one anyway (an archive edited by hand) is printed
 /// with each written as `\u{1B}`.
@@ -24,6 +24,7 @@ enum TodoText {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true  // C0 controls, DEL, C1 controls
         case 0x2028, 0x2029: return true  // line and paragraph separators
+        case 0x061C, 0x200E, 0x200F: return true  // bidirectional marks: Arabic, left-to-right, right-to-left
         case 0x202A...0x202E, 0x2066...0x2069: return true  // bidirectional embeddings, overrides, isolates
         default: return false
         }
