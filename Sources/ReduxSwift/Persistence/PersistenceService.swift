@@ -5,6 +5,10 @@ import Foundation
 /// Delays are in seconds, from 0 to `.infinity`. An infinite delay never comes due: with
 /// `SavePolicy(idleDelay: .infinity, maximumDelay: .infinity)` the service saves only on
 /// ``PersistenceService/flush()``, ``PersistenceService/stop()`` or its release.
+///
+/// The maximum delay wins: an idle delay longer than it is cut to it, so
+/// `SavePolicy(idleDelay: .infinity)` saves 10 seconds after a change, and
+/// `SavePolicy(idleDelay: 5, maximumDelay: 1)` equals `SavePolicy(idleDelay: 1, maximumDelay: 1)`.
 public struct SavePolicy: Sendable, Equatable {
     /// Save once the state has not changed for this many seconds.
     public var idleDelay: Double
@@ -17,10 +21,15 @@ public struct SavePolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - idleDelay: Seconds without a change before saving; 2 by default, as in Flask.
     ///   - maximumDelay: The longest a change waits to be saved, in seconds; 10 by default.
-    /// - Precondition: `0 ≤ idleDelay ≤ maximumDelay`, neither of them NaN.
+    ///     ``idleDelay`` is cut to it when longer.
+    /// - Precondition: Both delays are 0 or more (`.infinity` included) and neither is NaN; a
+    ///   negative or NaN delay is a programming error and stops the program.
     public init(idleDelay: Double = 2, maximumDelay: Double = 10) {
-        precondition(idleDelay >= 0 && maximumDelay >= idleDelay, "Need 0 ≤ idleDelay ≤ maximumDelay")
-        self.idleDelay = idleDelay
+        precondition(
+            idleDelay >= 0 && maximumDelay >= 0,
+            "SavePolicy needs delays of 0 or more, not NaN: idleDelay \(idleDelay), maximumDelay \(maximumDelay)"
+        )
+        self.idleDelay = min(idleDelay, maximumDelay)
         self.maximumDelay = maximumDelay
     }
 }

@@ -288,6 +288,24 @@ struct ServiceHarness {
         #expect(harness.savedState == TestState(counter: 3))
     }
 
+    @Test(arguments: [(Double.infinity, 10.0), (5, 1), (.infinity, 0), (0.001, 0)])
+    func anIdleDelayLongerThanTheMaximumDelayIsCutToIt(_ idle: Double, _ maximum: Double) throws {
+        let policy = SavePolicy(idleDelay: idle, maximumDelay: maximum)
+        #expect(policy == SavePolicy(idleDelay: maximum, maximumDelay: maximum))
+        let harness = ServiceHarness(policy: policy)
+        harness.dispatchAndWait(.increment)
+        #expect(harness.scheduler.deadlines == [1000 + maximum])
+        harness.scheduler.advance(by: maximum)
+        #expect(harness.savedState == TestState(counter: 1))
+    }
+
+    @Test func aNegativeOrNaNDelayIsAProgrammerError() async {
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: -1) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: 0, maximumDelay: -1) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: .nan) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(maximumDelay: .nan) }
+    }
+
     @Test(arguments: [Double.infinity, 1e300, 2e10])
     func hugeDelaysOnTheDispatchSchedulerDoNotTrap(_ delay: Double) throws {
         let store = makeStore()
