@@ -70,8 +70,9 @@ enum ArchiveFormat {
 
     /// Whether an object member named `key` is left out when underscored keys are excluded.
     ///
-    /// Names that start with `_` are, except `_` followed only by digits: Swift names the unlabelled
-    /// associated values of an enum case `_0`, `_1`…, and a state cannot be decoded without them.
+    /// Names that start with `_` are, except `_` followed by one or more ASCII digits: Swift names
+    /// the unlabelled associated values of an enum case `_0`, `_1`…, and a state cannot be decoded
+    /// without them. `_` and `__` are left out.
     static func isUnderscored(_ key: String) -> Bool {
         guard key.hasPrefix("_") else { return false }
         let rest = key.utf8.dropFirst()

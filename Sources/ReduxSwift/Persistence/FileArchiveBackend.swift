@@ -149,7 +149,10 @@ public struct FileArchiveBackend: ArchiveBackend {
     /// Replaces the file atomically and durably; on failure the old file is unchanged.
     ///
     /// When the path is a symbolic link, the file it points to is replaced (through any chain of
-    /// links) and the link is kept.
+    /// links) and the link is kept. Only a regular file is replaced: when the path, or the end of
+    /// its links, is a FIFO, a device or a socket, the save is refused with
+    /// ``PersistenceError/Reason/notRegularFile(kind:)`` (``PersistenceError/Reason/isDirectory``
+    /// for a directory), as a read is, and that node is left as it is.
     public func write(_ data: Data) throws(PersistenceError) {
         let target = try writeTarget()
         let directory = (target as NSString).deletingLastPathComponent
@@ -179,13 +182,28 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     /// The path a save replaces: the archive's path or, when that is a symbolic link, the path at
     /// the end of the chain of links, so that renaming over it keeps the links.
+    ///
+    /// - Throws: ``PersistenceError/Reason/notRegularFile(kind:)`` or
+    ///   ``PersistenceError/Reason/isDirectory`` when that path exists and is not a regular file:
+    ///   renaming over it would replace a FIFO or a device node with a file.
     private func writeTarget() throws(PersistenceError) -> String {
         var path = location
         // 32 links at most, as Darwin's MAXSYMLINKS (Linux allows 40); a loop ends here with ELOOP.
         for _ in 0..<32 {
             var info = stat()
             // A path that does not exist (or cannot be examined) is written as it is.
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+            guard lstat(path, &info) == 0 else { return path }
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                break
+            case S_IFREG:
+                return path
+            case S_IFDIR:
+                throw PersistenceError(.save, location: location, reason: .isDirectory)
+            case let type:
+                throw PersistenceError(
+                    .save, location: location, reason: .notRegularFile(kind: Self.kind(of: type)))
+            }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(path, &buffer, buffer.count - 1)
             guard length >= 0 else { throw failure(.save, "readlink \(path)", errno) }

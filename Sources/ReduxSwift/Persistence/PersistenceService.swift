@@ -5,6 +5,10 @@ import Foundation
 /// Delays are in seconds, from 0 to `.infinity`. An infinite delay never comes due: with
 /// `SavePolicy(idleDelay: .infinity, maximumDelay: .infinity)` the service saves only on
 /// ``PersistenceService/flush()``, ``PersistenceService/stop()`` or its release.
+///
+/// The maximum delay wins: an idle delay longer than it is cut to it, so
+/// `SavePolicy(idleDelay: .infinity)` saves 10 seconds after a change, and
+/// `SavePolicy(idleDelay: 5, maximumDelay: 1)` equals `SavePolicy(idleDelay: 1, maximumDelay: 1)`.
 public struct SavePolicy: Sendable, Equatable {
     /// Save once the state has not changed for this many seconds.
     public var idleDelay: Double
@@ -17,10 +21,15 @@ public struct SavePolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - idleDelay: Seconds without a change before saving; 2 by default, as in Flask.
     ///   - maximumDelay: The longest a change waits to be saved, in seconds; 10 by default.
-    /// - Precondition: `0 ≤ idleDelay ≤ maximumDelay`, neither of them NaN.
+    ///     ``idleDelay`` is cut to it when longer.
+    /// - Precondition: Both delays are 0 or more (`.infinity` included) and neither is NaN; a
+    ///   negative or NaN delay is a programming error and stops the program.
     public init(idleDelay: Double = 2, maximumDelay: Double = 10) {
-        precondition(idleDelay >= 0 && maximumDelay >= idleDelay, "Need 0 ≤ idleDelay ≤ maximumDelay")
-        self.idleDelay = idleDelay
+        precondition(
+            idleDelay >= 0 && maximumDelay >= 0,
+            "SavePolicy needs delays of 0 or more, not NaN: idleDelay \(idleDelay), maximumDelay \(maximumDelay)"
+        )
+        self.idleDelay = min(idleDelay, maximumDelay)
         self.maximumDelay = maximumDelay
     }
 }
@@ -45,6 +54,13 @@ public struct SavePolicy: Sendable, Equatable {
 /// save covers every action dispatched before it started; a state already saved is not written
 /// again.
 ///
+/// Store code (a reducer, a middleware, a state's `encode(to:)`) must never wait for the store, so
+/// there a flush, a stop or the last release returns at once, before anything is saved: it
+/// schedules the save on the scheduler's queue, where it runs once the action under way has
+/// finished and saves the committed state as of then, that action included unless it failed. A
+/// failure of that save goes to `onError`, and is retried after ``SavePolicy/maximumDelay``
+/// unless the service was stopped or released.
+///
 /// Saves run on the scheduler's queue, never on the store's threads. A failed save is reported to
 /// the `onError` handler and retried after ``SavePolicy/maximumDelay``; the archive keeps the last
 /// state that was saved.
@@ -59,7 +75,8 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     /// The observer, timers and saves. The store's observer and the timers reach it weakly and the
     /// service alone holds it strongly, so only the service's owners keep the service alive: its
     /// last release runs `deinit` on the releasing thread, never later on a delivery or timer
-    /// thread that happened to be calling into it.
+    /// thread that happened to be calling into it. (A save that store code scheduled holds the
+    /// saver, not the service, until it has run.)
     private let saver: Saver<State>
 
     /// Creates a service and starts observing `store`.
@@ -104,8 +121,13 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
 
     /// Saves the state now and returns when it is durable.
     ///
-    /// The saved state covers every action dispatched before this call. Called from inside a
-    /// reducer, it saves the newest committed state instead, without waiting for the store.
+    /// The saved state covers every action dispatched before this call.
+    ///
+    /// Called from store code (a reducer, a middleware, an `encode(to:)`), which must not wait for
+    /// the store, it returns at once without saving or throwing: it schedules a save on the
+    /// scheduler's queue, which runs once the action under way has finished and saves the committed
+    /// state as of then, that action included unless it failed. A failure of that save goes to
+    /// `onError` and is retried after ``SavePolicy/maximumDelay``.
     ///
     /// - Throws: ``PersistenceError``; the archive then keeps the last state saved.
     public func flush() throws(PersistenceError) {
@@ -116,6 +138,11 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// Calling it again does nothing. Releasing the service stops it too, before the release
     /// returns, and reports a failed final save to `onError`.
+    ///
+    /// Called from store code (a reducer, a middleware, an `encode(to:)`), or when the service's
+    /// last release happens there, it stops observing at once but does not save before returning:
+    /// like ``flush()`` there, it schedules the final save on the scheduler's queue, to run once
+    /// the action under way has finished, and reports a failure of it to `onError`.
     ///
     /// - Throws: ``PersistenceError`` if the final save fails.
     public func stop() throws(PersistenceError) {
@@ -186,13 +213,18 @@ private final class Saver<State: StateProtocol>: Sendable {
         case .reschedule(let request):
             schedule(request)
         case .save:
-            do {
-                try saveLatest()
-            } catch {
-                onError(error)
-                let retry = timing.withLock { $0.saveFailed(at: scheduler.now(), policy: policy) }
-                if let retry { schedule(retry) }
-            }
+            saveReportingFailure { () throws(PersistenceError) in try saveLatest() }
+        }
+    }
+
+    /// Runs `save`; reports a failure to `onError` and, unless stopped, schedules the retry.
+    private func saveReportingFailure(_ save: () throws(PersistenceError) -> Void) {
+        do {
+            try save()
+        } catch {
+            onError(error)
+            let retry = timing.withLock { $0.saveFailed(at: scheduler.now(), policy: policy) }
+            if let retry { schedule(retry) }
         }
     }
 
@@ -206,7 +238,34 @@ private final class Saver<State: StateProtocol>: Sendable {
 
     // MARK: Saving
 
+    /// Saves a state that covers every action dispatched before the call; from store code, where
+    /// that would mean waiting for the store, schedules the save instead and returns at once.
     func saveLatest() throws(PersistenceError) {
+        // Store code gets a snapshot without waiting, so an old one (the last a reader happened to
+        // read), never the action under way: saving it would lose that action and everything since.
+        guard ReducerContext.current == nil else {
+            scheduleSaveAfterStoreCode()
+            return
+        }
+        try saveNow()
+    }
+
+    /// Schedules a save on the scheduler's queue, at once: there it may wait for the store, so its
+    /// snapshot covers the action under way, committed. The work holds the saver strongly, so the
+    /// save runs even when store code released the service. Requests made before the work starts
+    /// share it, since it takes its snapshot only then.
+    private func scheduleSaveAfterStoreCode() {
+        guard timing.withLock({ $0.requestSaveAfterStoreCode() }) else { return }
+        let trigger: any SaveTrigger = self
+        _ = scheduler.schedule(at: scheduler.now()) { trigger.saveRequestedByStoreCode() }
+    }
+
+    func saveRequestedByStoreCode() {
+        timing.withLock { $0.startSaveAfterStoreCode() }
+        saveReportingFailure { () throws(PersistenceError) in try saveNow() }
+    }
+
+    private func saveNow() throws(PersistenceError) {
         // Taken before the write lock: waiting for the store while holding it could deadlock with a
         // reducer that flushes.
         let snapshot = store.latestSnapshot()
@@ -220,6 +279,7 @@ private final class Saver<State: StateProtocol>: Sendable {
 private protocol SaveTrigger: AnyObject, Sendable {
     func stateDidChange()
     func timerFired(_ id: UInt64)
+    func saveRequestedByStoreCode()
 }
 
 extension Saver: SaveTrigger {}
@@ -273,6 +333,8 @@ struct Timing {
     var token: ObserverToken?
     var timer: ScheduledWork?
     var isStopped = false
+    /// Whether a save asked for by store code is scheduled and has not started yet.
+    private(set) var isSaveAfterStoreCodeScheduled = false
     /// When the oldest unsaved change happened; `nil` when everything is saved.
     private(set) var firstChange: Double?
     private(set) var lastChange: Double = 0
@@ -319,6 +381,18 @@ struct Timing {
         if firstChange == nil { firstChange = now }
         guard pending == nil, let deadline = deadline(policy) else { return nil }
         return makeRequest(deadline)
+    }
+
+    /// Records a save asked for by store code; `false` when one is scheduled and not started, so
+    /// that it serves this request too.
+    mutating func requestSaveAfterStoreCode() -> Bool {
+        defer { isSaveAfterStoreCodeScheduled = true }
+        return !isSaveAfterStoreCodeScheduled
+    }
+
+    /// The scheduled save starts: a request from now on needs another.
+    mutating func startSaveAfterStoreCode() {
+        isSaveAfterStoreCodeScheduled = false
     }
 
     /// Keeps the handle of the timer started for `id`; `false` if that timer is no longer wanted.

@@ -48,8 +48,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// the state cannot be decoded without them, it is refused with
     /// ``PersistenceError/Reason/encodingFailed(detail:)`` and the archive keeps the last state saved.
     ///
-    /// Names made of `_` and digits only (`_0`, `_1`…) are kept: Swift gives them to the unlabelled
-    /// associated values of enum cases. The rule applies to every JSON object, so the keys of a
+    /// The only names starting with `_` that are kept are `_` followed by one or more ASCII digits
+    /// (`_0`, `_12`…): Swift gives them to the unlabelled associated values of enum cases. `_`,
+    /// `__` and `_1a` are left out. The rule applies to every JSON object, so the keys of a
     /// `[String: Value]` dictionary that start with `_` are left out too.
     public let excludesUnderscoredKeys: Bool
     /// The largest archive, in bytes, that ``load()`` reads; larger ones are refused unread.

@@ -130,6 +130,28 @@ import Testing
         #expect(error?.reason == .notRegularFile(kind: "a character device"))
     }
 
+    @Test(arguments: [false, true])
+    func aSaveOverAFIFOIsRefusedAndKeepsIt(throughASymlink: Bool) throws {
+        let fifo = directory.file(throughASymlink ? "pipe" : "state.json").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        if throughASymlink {
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.file("state.json").path, withDestinationPath: "pipe")
+        }
+        let archive = StateArchive<TestState>(file: directory.file("state.json"))
+        let error = #expect(throws: PersistenceError.self) { try archive.save(TestState(counter: 1)) }
+        #expect(error?.operation == .save)
+        #expect(error?.reason == .notRegularFile(kind: "a FIFO"))
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is kept")
+        if throughASymlink {
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: directory.file("state.json").path)
+                    == "pipe", "the link is kept")
+        }
+        #expect(directory.names == (throughASymlink ? ["pipe", "state.json"] : ["state.json"]))
+    }
+
     @Test func anEndlessSourceIsReadNoFurtherThanTheLimit() throws {
         let delivered = LockedValue(0)
         let limit = 100_000

@@ -199,28 +199,81 @@ struct ServiceHarness {
         #expect(backend.writeCount == 1)
     }
 
-    @Test func flushingFromInsideAReducerSavesTheCommittedStateWithoutWaiting() throws {
-        let handle = ServiceHandle()
-        let flushed = Recorder<Result<Void, PersistenceError>>()
-        let store = makeStore([
+    /// A store whose reducer, on `.append(call.rawValue)`, flushes, stops or releases the service in
+    /// `handle`, recording what the call returned.
+    private func storeCallingTheService(
+        _ call: ServiceCall, through handle: ServiceHandle,
+        into calls: Recorder<Result<Void, PersistenceError>>
+    ) -> Store<TestState> {
+        makeStore([
             testReducer,
             { _, action in
-                guard case .append("flush")? = action as? TestAction else { return }
-                flushed.append(Result { () throws(PersistenceError) in try handle.service?.flush() })
+                guard case .append(let name)? = action as? TestAction, name == call.rawValue else { return }
+                calls.append(
+                    Result { () throws(PersistenceError) in
+                        switch call {
+                        case .flush: try handle.service?.flush()
+                        case .stop: try handle.service?.stop()
+                        case .release: handle.service = nil
+                        }
+                    })
             },
         ])
+    }
+
+    @Test(arguments: ServiceCall.allCases, [false, true])
+    func aFlushStopOrReleaseFromAReducerSavesTheStateOnceThatActionCommits(
+        _ call: ServiceCall, afterARead: Bool
+    ) throws {
+        let handle = ServiceHandle()
+        let calls = Recorder<Result<Void, PersistenceError>>()
+        let store = storeCallingTheService(call, through: handle, into: calls)
         let backend = MemoryBackend()
         let archive = StateArchive<TestState>(backend: backend)
-        let service = PersistenceService(store: store, archive: archive, scheduler: ManualScheduler())
-        handle.service = service
-        store.dispatch(TestAction.increment)
-        _ = store.currentState()
-        store.dispatch(TestAction.append("flush"))
-        #expect(flushed.wait(forCount: 1))
-        if case .failure(let error) = flushed.values.first { Issue.record("flush failed: \(error)") }
-        #expect(try archive.load() == TestState(counter: 1))
-        try service.flush()
-        #expect(try archive.load() == TestState(counter: 1, log: ["flush"]))
+        weak var released: PersistenceService<TestState>?
+        do {
+            let service = PersistenceService(
+                store: store, archive: archive,
+                policy: SavePolicy(idleDelay: .infinity, maximumDelay: .infinity),
+                onError: { Issue.record("save failed: \($0)") })
+            handle.service = service
+            released = service
+        }
+        for _ in 0..<10 { store.dispatch(TestAction.increment) }
+        // A read publishes a snapshot of 10: the save must not settle for the last one read.
+        if afterARead { #expect(store.currentState().counter == 10) }
+        for _ in 0..<5 { store.dispatch(TestAction.increment) }
+        store.dispatch(TestAction.append(call.rawValue))
+
+        #expect(calls.wait(forCount: 1), "the call returned inside the reducer, without waiting")
+        if case .failure(let error) = calls.values.first { Issue.record("\(call) threw \(error)") }
+        #expect(backend.written.wait(forCount: 1, timeout: 10), "a save ran after the action committed")
+        #expect(try archive.load() == TestState(counter: 15, log: [call.rawValue]))
+        if call == .release { #expect(released == nil) }
+        handle.service = nil
+    }
+
+    @Test func aSaveAReducerAskedForReportsItsFailureToOnErrorAndIsRetried() throws {
+        let handle = ServiceHandle()
+        let calls = Recorder<Result<Void, PersistenceError>>()
+        let harness = ServiceHarness(store: storeCallingTheService(.flush, through: handle, into: calls))
+        handle.service = harness.service
+        harness.backend.failWrites(
+            .system(operation: "write", errno: ENOSPC, message: "No space left on device"))
+        harness.dispatchAndWait(.append("flush"))
+        if case .failure(let error) = calls.values.first { Issue.record("flush threw \(error)") }
+        #expect(harness.scheduler.deadlines == [1000, 1002], "the save is scheduled, not run in the reducer")
+
+        harness.scheduler.advance(by: 0)
+        #expect(harness.errors.count == 1)
+        #expect(harness.service.lastError == harness.errors.values.first)
+        #expect(harness.savedState == nil)
+
+        harness.backend.failWrites(nil)
+        harness.scheduler.advance(by: 10)
+        #expect(harness.savedState == TestState(log: ["flush"]), "retried after the maximum delay")
+        #expect(harness.service.lastError == nil)
+        handle.service = nil
     }
 
     @Test func flushesFromManyThreadsWhileDispatchingEndWithTheFinalState() throws {
@@ -288,6 +341,24 @@ struct ServiceHarness {
         #expect(harness.savedState == TestState(counter: 3))
     }
 
+    @Test(arguments: [(Double.infinity, 10.0), (5, 1), (.infinity, 0), (0.001, 0)])
+    func anIdleDelayLongerThanTheMaximumDelayIsCutToIt(_ idle: Double, _ maximum: Double) throws {
+        let policy = SavePolicy(idleDelay: idle, maximumDelay: maximum)
+        #expect(policy == SavePolicy(idleDelay: maximum, maximumDelay: maximum))
+        let harness = ServiceHarness(policy: policy)
+        harness.dispatchAndWait(.increment)
+        #expect(harness.scheduler.deadlines == [1000 + maximum])
+        harness.scheduler.advance(by: maximum)
+        #expect(harness.savedState == TestState(counter: 1))
+    }
+
+    @Test func aNegativeOrNaNDelayIsAProgrammerError() async {
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: -1) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: 0, maximumDelay: -1) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(idleDelay: .nan) }
+        await #expect(processExitsWith: .failure) { _ = SavePolicy(maximumDelay: .nan) }
+    }
+
     @Test(arguments: [Double.infinity, 1e300, 2e10])
     func hugeDelaysOnTheDispatchSchedulerDoNotTrap(_ delay: Double) throws {
         let store = makeStore()
@@ -318,10 +389,16 @@ private struct Saved: Decodable {
 
 /// Lets a reducer reach the service created after its store.
 ///
-/// `@unchecked Sendable`: `service` is set once before the dispatch whose reducer reads it, and that
-/// dispatch orders the write before the read.
+/// `@unchecked Sendable`: `service` is set before the dispatch whose reducer reads or clears it,
+/// which orders that write before the reducer's access, and the test clears it again only after it
+/// has seen the reducer's call recorded, which orders the reducer's access before that write.
 final class ServiceHandle: @unchecked Sendable {
     var service: PersistenceService<TestState>?
+}
+
+/// What a reducer does to the service, in the tests of saving from store code.
+enum ServiceCall: String, CaseIterable, Sendable {
+    case flush, stop, release
 }
 
 /// Counts `encode(to:)` calls of `CountedState`, which only one test uses.

@@ -397,6 +397,18 @@ import Testing
         #expect(try archive.load() == Strict(name: "kept", _required: 1))
     }
 
+    @Test func excludingUnderscoredKeysKeepsOnlyAnUnderscoreFollowedByDigits() throws {
+        struct Table: StateProtocol, Equatable {
+            var entries: [String: Int]
+        }
+        let kept = ["_0", "_1", "_12", "name", "a_b"]
+        let removed = ["_", "__", "_a", "_1a", "__0", "_0_", "_ 1", "_\u{663}"]
+        let archive = StateArchive<Table>(file: directory.file("table.json"), excludesUnderscoredKeys: true)
+        let all = (kept + removed).enumerated().map { ($1, $0) }
+        try archive.save(Table(entries: Dictionary(uniqueKeysWithValues: all)))
+        #expect(try archive.load()?.entries.keys.sorted() == kept.sorted())
+    }
+
     @Test func migrationsKeepTheValuesTheyDoNotTouch() throws {
         struct Exact: StateProtocol {
             var zero: Double
