@@ -198,7 +198,9 @@ import Testing
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
         let committed = Recorder<String>()
-        let changes = store.observeChanges { note in for action in note.actions { committed.append(action.identifier) } }
+        let changes = store.observeChanges { note in
+            for action in note.actions { committed.append(action.identifier) }
+        }
         let cycle = Link(7)
         cycle.next = cycle
         store.dispatch(Action("set", payload: cycle))

@@ -19,6 +19,10 @@ extension Store {
     /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
     /// dropped, oldest first.
     ///
+    /// A state that cannot be encoded (a cyclic object graph, say) empties the history, since no
+    /// later undo may skip over it; the action stays committed, and
+    /// ``Foundation/NSNotification/Name/dispatchDidFail`` reports it with the ``SnapshotError``.
+    ///
     /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
     ///
     /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to

@@ -138,10 +138,11 @@ let loggedReducer: Reducer<TestState> = { state, action in
         return nested
     }
 
-    /// Records `batch: [nest(add(1), depth), add(2), note("after")]` and replays it into a fresh store.
+    /// Records `batch: [nest(add(1), depth), add(2)]` and replays it into a fresh store.
     func recordAndReplayNestedBatch(depth: Int) throws -> (text: String, skipped: Int, replayed: TestState) {
         let (lines, final, recording) = record(
-            [ActionBatch([Self.nest(LoggedAction.add(1), depth: depth), LoggedAction.add(2)])], log: makeLog())
+            [ActionBatch([Self.nest(LoggedAction.add(1), depth: depth), LoggedAction.add(2)])], log: makeLog()
+        )
         #expect(final.counter == 3)
         let fresh = makeStore([loggedReducer])
         try makeLog().replay(lines, into: fresh)

@@ -388,7 +388,9 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
             notificationCenter: StoreNotificationCenter())
         store.dispatch(batch: [ActionBatch([TestAction.increment]), TestAction.append("x")])
         _ = store.currentState()
-        #expect(lines.values.first?.hasPrefix(#"[TestState] ActionBatch of 2 actions [increment, append("x")] committed in "#) == true)
+        #expect(
+            lines.values.first?.hasPrefix(
+                #"[TestState] ActionBatch of 2 actions [increment, append("x")] committed in "#) == true)
     }
 
     @Test func theLoggerDescribesABatchNested20000LevelsDeepWithoutOverflowingTheStack() {
@@ -400,6 +402,8 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         for _ in 0..<20_000 { nested = ActionBatch([nested]) }
         store.dispatch(batch: [nested, TestAction.increment])
         #expect(store.currentState().counter == 2)
-        #expect(lines.values.first?.hasPrefix("[TestState] ActionBatch of 2 actions [increment, increment] committed") == true)
+        #expect(
+            lines.values.first?.hasPrefix(
+                "[TestState] ActionBatch of 2 actions [increment, increment] committed") == true)
     }
 }
