@@ -59,3 +59,26 @@ extension ActionBatch {
         return action as? ActionBatch
     }
 }
+
+extension ActionBatch {
+    /// The batch with its nested batches expanded in place, at any depth: the actions reducers
+    /// see, in the order they see them, as one flat batch. Iterative, so that no depth of nesting
+    /// can overflow the stack; `self` when nothing is nested.
+    func flattened() -> ActionBatch {
+        guard actions.contains(where: { ActionBatch.of($0) != nil }) else { return self }
+        var flat: [any ActionProtocol] = []
+        var pending: [IndexingIterator<[any ActionProtocol]>] = [actions.makeIterator()]
+        while !pending.isEmpty {
+            guard let next = pending[pending.count - 1].next() else {
+                pending.removeLast()
+                continue
+            }
+            if let inner = ActionBatch.of(next) {
+                pending.append(inner.actions.makeIterator())
+            } else {
+                flat.append(next)
+            }
+        }
+        return ActionBatch(flat)
+    }
+}

@@ -30,6 +30,8 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
     /// The error the encoder or `JSONDecoder` reported: an `EncodingError` or `DecodingError`,
     /// ``NestingTooDeep``, or what the state's own `Codable` code threw.
     public let underlyingError: any Error
+    /// The components of ``codingPath`` (`todos`, `[3]`, `.due`), for the abbreviated description.
+    private let pathSegments: [String]
 
     /// The ``SnapshotError/underlyingError`` when a state nests arrays and objects deeper than JSON
     /// can be read back, which is what a cyclic object graph does without end.
@@ -42,10 +44,13 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
         public let limit: Int
         /// Where the first value past the limit is, such as `"next.next.next"`.
         public let codingPath: String
+        /// The components of ``codingPath``.
+        fileprivate let pathSegments: [String]
 
         init(limit: Int, codingPath: [any CodingKey]) {
             self.limit = limit
-            self.codingPath = SnapshotError.render(codingPath)
+            self.pathSegments = SnapshotError.segments(of: codingPath)
+            self.codingPath = pathSegments.joined()
         }
 
         /// A sentence naming the limit and the likely cause.
@@ -59,16 +64,28 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
         self.operation = operation
         self.stateType = String(reflecting: stateType)
         self.underlyingError = underlyingError
-        self.codingPath = Self.codingPath(of: underlyingError)
+        self.pathSegments = Self.pathSegments(of: underlyingError)
+        self.codingPath = pathSegments.joined()
     }
 
-    /// A sentence naming the operation, the type, the coding path and the reason.
+    /// A sentence naming the operation, the type, the coding path and the reason. A path of more
+    /// than 12 components, such as a cycle's, is abbreviated to its first and last 5, with the
+    /// number left out between them; ``codingPath`` has it whole.
     public var description: String {
-        let location = codingPath.isEmpty ? "" : " at \(codingPath)"
+        let location = pathSegments.isEmpty ? "" : " at \(Self.abbreviated(pathSegments))"
         return "Cannot \(operation.rawValue) \(stateType)\(location): \(Self.reason(of: underlyingError))"
     }
 
-    private static func codingPath(of error: any Error) -> String {
+    /// `segments` joined, or, past 12, the first and last 5 around `… (N more) …`.
+    static func abbreviated(_ segments: [String]) -> String {
+        let kept = 5
+        guard segments.count > 12 else { return segments.joined() }
+        var tail = segments.suffix(kept).joined()
+        if tail.hasPrefix(".") { tail.removeFirst() }
+        return segments.prefix(kept).joined() + " … (\(segments.count - 2 * kept) more) … " + tail
+    }
+
+    private static func pathSegments(of error: any Error) -> [String] {
         let path: [any CodingKey]
         switch error {
         case EncodingError.invalidValue(_, let context):
@@ -77,28 +94,29 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
             path = context.codingPath
         case let error as NestingTooDeep:
-            return error.codingPath
+            return error.pathSegments
         default:
-            return ""
+            return []
         }
-        var rendered = render(path)
+        var rendered = segments(of: path)
         // A missing key is reported at its container's path; name the key too.
         if case DecodingError.keyNotFound(let key, _) = error {
-            rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            rendered.append(rendered.isEmpty ? key.stringValue : ".\(key.stringValue)")
         }
         return rendered
     }
 
-    fileprivate static func render(_ path: [any CodingKey]) -> String {
-        var rendered = ""
+    /// The components of `path` as they are written: `todos`, `[3]`, `.due`.
+    fileprivate static func segments(of path: [any CodingKey]) -> [String] {
+        var rendered: [String] = []
         for key in path {
             // Unkeyed containers report positions as keys named "Index 3" (or "3") with an int value.
             let isPosition =
                 key.stringValue.hasPrefix("Index ") || key.stringValue == key.intValue.map(String.init)
             if let index = key.intValue, isPosition {
-                rendered += "[\(index)]"
+                rendered.append("[\(index)]")
             } else {
-                rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                rendered.append(rendered.isEmpty ? key.stringValue : ".\(key.stringValue)")
             }
         }
         return rendered

@@ -167,6 +167,57 @@ import Testing
         cycle.next = nil
     }
 
+    @Test func theDescriptionOfACyclicStatesErrorAbbreviatesItsPathWhichStaysWhole() {
+        let store = Self.makeChainStore()
+        let cycle = Link(7)
+        cycle.next = cycle
+        store.dispatch(Action("set", payload: cycle))
+        guard case .failure(let error)? = Self.readSnapshot(store) else {
+            Issue.record("a cyclic state must not snapshot")
+            return
+        }
+        #expect(error.codingPath == "head" + String(repeating: ".next", count: 511))
+        #expect(error.description.count < 300, "\(error.description.count) characters")
+        #expect(
+            error.description.hasPrefix(
+                "Cannot encode ReduxSwiftTests.SnapshotNestingTests.ChainState at head.next.next.next.next "
+                    + "… (502 more) … next.next.next.next.next: the state nests"))
+        cycle.next = nil
+    }
+
+    @Test func aShortPathIsWrittenWhole() {
+        let path = ["todos", "[3]", ".due"]
+        #expect(SnapshotError.abbreviated(path) == "todos[3].due")
+        let twelve = ["a"] + Array(repeating: ".b", count: 11)
+        #expect(SnapshotError.abbreviated(twelve) == twelve.joined())
+    }
+
+    @Test func aHistoryThatEmptiesReportsTheSnapshotErrorAndKeepsTheAction() throws {
+        let store = Self.makeChainStore()
+        let history = store.recordHistory()
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let committed = Recorder<String>()
+        let changes = store.observeChanges { note in
+            for action in note.actions { committed.append(action.identifier) }
+        }
+        let cycle = Link(7)
+        cycle.next = cycle
+        store.dispatch(Action("set", payload: cycle))
+        #expect(failures.wait(forCount: 1))
+        let error = failures.values.first?.error as? SnapshotError
+        #expect(error?.operation == .encoding)
+        #expect(error?.underlyingError is SnapshotError.NestingTooDeep)
+        #expect((failures.values.first?.failedAction as? Action)?.identifier == "set")
+        #expect(committed.wait(forCount: 1), "the action stays committed")
+        #expect(Self.onDispatchQueue { history.status.steps } == 0)
+        store.dispatch(Action("set", payload: Link(2)))
+        #expect(try Self.readSnapshot(store)?.get() == 1)
+        #expect(failures.values.count == 1, "a state that encodes again is recorded without a report")
+        withExtendedLifetime((token, changes)) {}
+        cycle.next = nil
+    }
+
     @Test func aStateChangeBetweenCyclicValuesThrowsSnapshotError() {
         let cycle = Link(1)
         cycle.next = cycle

@@ -11,8 +11,9 @@ import Foundation
 /// codec.register(FilterAction.self)
 /// ```
 ///
-/// Batches (``ActionBatch``) are encoded with the actions they hold, at any depth; an action the
-/// codec cannot encode is left out of its batch, and the others are kept.
+/// Batches (``ActionBatch``) are encoded flat, with the actions they hold at any depth in the order
+/// reducers see them; an action the codec cannot encode is left out of its batch, and the others
+/// are kept.
 public final class ActionCodec: Sendable {
     fileprivate struct Entry {
         let name: String
@@ -60,47 +61,34 @@ public final class ActionCodec: Sendable {
         entries.withLock { $0.byName[name] }
     }
 
-    /// Encodes `action` as one log line, `{"action":…,"time":…,"type":…}`, in one encoding pass,
-    /// and counts the actions left out. An action that cannot be encoded (its type is not
-    /// registered, or its `encode(to:)` throws) is left out; in a batch, at any depth, only that
-    /// action is, and the batch keeps the others. The line is `nil` when nothing is left.
+    /// Encodes `action` as one log line, `{"action":…,"time":…,"type":…}`, and counts the actions
+    /// left out. An action that cannot be encoded (its type is not registered, or its
+    /// `encode(to:)` throws) is left out. A batch is written flat, `{"actions":[…],"type":
+    /// "ActionBatch"}` holding the actions of every level in order, which replays the same, since
+    /// reducers see nested batches as their actions one by one; only the actions that cannot be
+    /// encoded are left out of it. The line is `nil` when nothing is left.
     func line(for action: any ActionProtocol, time: String, with encoder: JSONEncoder) -> (
         line: Data?, leftOut: Int
     ) {
-        if let line = try? encoder.encode(ActionRecord(action: action, time: time, codec: self)) {
+        guard let batch = ActionBatch.of(action) else {
+            guard let line = try? encoder.encode(ActionRecord(action: action, time: time, codec: self)) else {
+                return (nil, 1)
+            }
             return (line, 0)
         }
-        guard ActionBatch.of(action) != nil else { return (nil, 1) }
-        // Only a batch that does not encode whole pays for finding what it can keep.
-        var leftOut = 0
-        guard let kept = encodable(action, with: encoder, leftOut: &leftOut),
-            let line = try? encoder.encode(ActionRecord(action: kept, time: time, codec: self))
-        else { return (nil, Self.count(action)) }
-        return (line, leftOut)
-    }
-
-    /// `action` with the actions that cannot be encoded taken out of its batches, at any depth,
-    /// counting them in `leftOut`; `nil` when it cannot be encoded itself, or is a batch that had
-    /// actions and has none left.
-    private func encodable(_ action: any ActionProtocol, with encoder: JSONEncoder, leftOut: inout Int)
-        -> (any ActionProtocol)?
-    {
-        guard let batch = ActionBatch.of(action) else {
-            guard (try? encoder.encode(ActionRecord(action: action, time: nil, codec: self))) != nil else {
-                leftOut += 1
-                return nil
-            }
-            return action
+        let flat = batch.flattened()
+        if let line = try? encoder.encode(ActionRecord(action: flat, time: time, codec: self)) {
+            return (line, 0)
         }
-        let kept = batch.actions.compactMap { encodable($0, with: encoder, leftOut: &leftOut) }
-        if kept.isEmpty, !batch.actions.isEmpty { return nil }
-        return kept.count == batch.actions.count ? batch : ActionBatch(kept)
-    }
-
-    /// The actions of `action` that are not batches, at any depth.
-    private static func count(_ action: any ActionProtocol) -> Int {
-        guard let batch = ActionBatch.of(action) else { return 1 }
-        return batch.actions.reduce(0) { $0 + count($1) }
+        // Only a batch that does not encode whole pays for finding what it can keep.
+        let kept = flat.actions.filter {
+            (try? encoder.encode(ActionRecord(action: $0, time: nil, codec: self))) != nil
+        }
+        let leftOut = flat.actions.count - kept.count
+        guard !kept.isEmpty,
+            let line = try? encoder.encode(ActionRecord(action: ActionBatch(kept), time: time, codec: self))
+        else { return (nil, flat.actions.count) }
+        return (line, leftOut)
     }
 
     /// Decodes one log line in one parsing pass.

@@ -51,7 +51,8 @@ public struct ActionLogError: Error, CustomStringConvertible, Sendable, Equatabl
 /// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
 /// or whose own `encode(to:)` throws, is left out and counted in
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
-/// recorded with the others.
+/// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
+/// every level in the order reducers see them, so it replays the same at any depth of nesting.
 public struct ActionLog: Sendable {
     /// How actions are named and encoded.
     public let codec: ActionCodec

@@ -19,6 +19,10 @@ extension Store {
     /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
     /// dropped, oldest first.
     ///
+    /// A state that cannot be encoded (a cyclic object graph, say) empties the history, since no
+    /// later undo may skip over it; the action stays committed, and
+    /// ``Foundation/NSNotification/Name/dispatchDidFail`` reports it with the ``SnapshotError``.
+    ///
     /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
     ///
     /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to
@@ -154,20 +158,30 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
             try travel(move, call)
             return
         }
-        if steps.withLock({ $0.count == 0 }) { record(call) }
-        if case .committed = call.next(action) { record(call) }
+        if steps.withLock({ $0.count == 0 }) { _ = record(call) }
+        // Thrown after the action committed, the error leaves it committed and is reported with
+        // it by `dispatchDidFail`, the way any middleware's error is.
+        if case .committed = call.next(action), let error = record(call) { throw error }
     }
 
     /// Appends the live state as the newest step. A state that cannot be encoded empties the
-    /// history: no later undo may skip over it.
-    private func record(_ call: MiddlewareCall) {
-        let data = try? encoder.encode(call.state.assumingMemoryBound(to: State.self).pointee)
-        steps.withLock { steps in
-            guard let data else {
+    /// history, since no later undo may skip over it, and is returned as a ``SnapshotError``.
+    private func record(_ call: MiddlewareCall) -> SnapshotError? {
+        let encoded: Result<Data, SnapshotError>
+        do {
+            encoded = .success(try encoder.encode(call.state.assumingMemoryBound(to: State.self).pointee))
+        } catch {
+            encoded = .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error))
+        }
+        return steps.withLock { steps in
+            switch encoded {
+            case .success(let data):
+                steps.append(data, limit: limit)
+                return nil
+            case .failure(let error):
                 steps = HistorySteps()
-                return
+                return error
             }
-            steps.append(data, limit: limit)
         }
     }
 

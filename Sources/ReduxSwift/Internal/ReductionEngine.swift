@@ -281,14 +281,31 @@ struct ReductionPipeline {
     }
 
     /// Applies the first `count` reducers to each action of `batch` in order, expanding the
-    /// batches it holds at any depth: reducers never see an ``ActionBatch``.
+    /// batches it holds at any depth: reducers never see an ``ActionBatch``. Nested batches are
+    /// expanded with a stack of positions, not recursion, so that no depth overflows the stack.
     private static func run(
         _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
         state: UnsafeMutableRawPointer
     ) throws {
-        for action in batch.actions {
+        let actions = batch.actions
+        var position = 0
+        // A flat batch, or the flat start of one, needs no stack.
+        while position < actions.count, ActionBatch.of(actions[position]) == nil {
+            for index in 0..<count { try reducers[index](state, actions[position]) }
+            position += 1
+        }
+        guard position < actions.count else { return }
+        var pending: [(actions: [any ActionProtocol], next: Int)] = [(actions, position)]
+        while let top = pending.indices.last {
+            let (level, next) = pending[top]
+            guard next < level.count else {
+                pending.removeLast()
+                continue
+            }
+            pending[top].next = next + 1
+            let action = level[next]
             if let nested = ActionBatch.of(action) {
-                try run(reducers, upTo: count, onEachActionOf: nested, state: state)
+                pending.append((nested.actions, 0))
                 continue
             }
             for index in 0..<count { try reducers[index](state, action) }

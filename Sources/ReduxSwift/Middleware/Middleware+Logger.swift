@@ -11,6 +11,10 @@ extension Middleware {
     /// // [AppState] TodoAction.add("Milk") committed in 0.012 ms
     /// ```
     ///
+    /// A batch is described by the actions reducers see, nested batches expanded:
+    /// `ActionBatch of 2 actions [TodoAction.add("Milk"), TodoAction.add("Eggs")]`, so that a batch
+    /// nested at any depth is described without recursing into it.
+    ///
     /// Put it first to time everything after it. Lines are written on the store's queue, in the
     /// order actions are handled; a slow `write` slows the store down.
     ///
@@ -34,9 +38,19 @@ extension Middleware {
                 case .failed(let error): ending = "failed (\(error))"
                 case .dropped: ending = "dropped"
                 }
-                write("[\(label)] \(action) \(ending) \(duration)")
+                write("[\(label)] \(logDescription(of: action)) \(ending) \(duration)")
             })
     }
+}
+
+/// `action` as the logger writes it: as `String(describing:)` does, except that a batch is named with
+/// the number and descriptions of the actions it holds at every depth, expanded iteratively.
+private func logDescription(of action: any ActionProtocol) -> String {
+    guard let batch = ActionBatch.of(action) else { return String(describing: action) }
+    let actions = batch.flattened().actions
+    let noun = actions.count == 1 ? "action" : "actions"
+    let list = actions.map { String(describing: $0) }.joined(separator: ", ")
+    return "ActionBatch of \(actions.count) \(noun) [\(list)]"
 }
 
 /// Writes `line` and a newline to standard error; the ``Middleware/logger(label:write:)`` default.

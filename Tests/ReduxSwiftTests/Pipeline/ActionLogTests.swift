@@ -131,6 +131,53 @@ let loggedReducer: Reducer<TestState> = { state, action in
         #expect(fresh.currentState().counter == 3, "the registered actions, still as one batch")
     }
 
+    /// `action` wrapped in `depth` batches, built without recursion.
+    static func nest(_ action: any ActionProtocol, depth: Int) -> any ActionProtocol {
+        var nested = action
+        for _ in 0..<depth { nested = ActionBatch([nested]) }
+        return nested
+    }
+
+    /// Records `batch: [nest(add(1), depth), add(2)]` and replays it into a fresh store.
+    func recordAndReplayNestedBatch(depth: Int) throws -> (text: String, skipped: Int, replayed: TestState) {
+        let (lines, final, recording) = record(
+            [ActionBatch([Self.nest(LoggedAction.add(1), depth: depth), LoggedAction.add(2)])], log: makeLog()
+        )
+        #expect(final.counter == 3)
+        let fresh = makeStore([loggedReducer])
+        try makeLog().replay(lines, into: fresh)
+        return (String(decoding: lines, as: UTF8.self), recording.skippedActions, fresh.currentState())
+    }
+
+    @Test func aBatchNestedPastTheJSONDepthLimitIsRecordedFlatAndReplays() throws {
+        for depth in [3, 300] {
+            let (text, skipped, replayed) = try recordAndReplayNestedBatch(depth: depth)
+            #expect(skipped == 1, "only the TestAction that ends the recording, at depth \(depth)")
+            #expect(text.split(separator: "\n").count == 1, "the batch is one line")
+            #expect(text.components(separatedBy: "ActionBatch").count == 2, "one flat batch")
+            #expect(replayed.counter == 3, "at depth \(depth)")
+        }
+    }
+
+    @Test func aBatchNestedThousandsOfLevelsDeepIsRecordedWithoutOverflowingTheStack() throws {
+        let (text, skipped, replayed) = try recordAndReplayNestedBatch(depth: 5_000)
+        #expect(skipped == 1)
+        #expect(text.split(separator: "\n").count == 1)
+        #expect(replayed.counter == 3)
+    }
+
+    @Test func aNestedBatchKeepsItsRegisteredActionsWhenOneIsNotRegistered() throws {
+        let batch = ActionBatch([
+            Self.nest(ActionBatch([LoggedAction.add(1), Unloggable()]), depth: 400), LoggedAction.add(2),
+        ])
+        let (lines, final, recording) = record([batch], log: makeLog())
+        #expect(final.counter == 103)
+        #expect(recording.skippedActions == 2, "Unloggable and the TestAction that ends the recording")
+        let fresh = makeStore([loggedReducer])
+        #expect(try makeLog().replay(lines, into: fresh) == 1)
+        #expect(fresh.currentState().counter == 3)
+    }
+
     @Test func stopReturnsEveryActionCommittedBeforeIt() throws {
         let log = makeLog()
         for trial in 0..<100 {

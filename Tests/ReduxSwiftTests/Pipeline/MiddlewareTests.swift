@@ -380,4 +380,30 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         _ = store.currentState()
         #expect(lines.values.first?.hasPrefix("[TestState] increment committed") == true)
     }
+
+    @Test func theLoggerDescribesABatchByTheActionsItHoldsAtEveryDepth() {
+        let lines = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(), middleware: [.logger(write: { lines.append($0) })],
+            notificationCenter: StoreNotificationCenter())
+        store.dispatch(batch: [ActionBatch([TestAction.increment]), TestAction.append("x")])
+        _ = store.currentState()
+        #expect(
+            lines.values.first?.hasPrefix(
+                #"[TestState] ActionBatch of 2 actions [increment, append("x")] committed in "#) == true)
+    }
+
+    @Test func theLoggerDescribesABatchNested20000LevelsDeepWithoutOverflowingTheStack() {
+        let lines = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(), middleware: [.logger(write: { lines.append($0) })],
+            notificationCenter: StoreNotificationCenter())
+        var nested: any ActionProtocol = TestAction.increment
+        for _ in 0..<20_000 { nested = ActionBatch([nested]) }
+        store.dispatch(batch: [nested, TestAction.increment])
+        #expect(store.currentState().counter == 2)
+        #expect(
+            lines.values.first?.hasPrefix(
+                "[TestState] ActionBatch of 2 actions [increment, increment] committed") == true)
+    }
 }
