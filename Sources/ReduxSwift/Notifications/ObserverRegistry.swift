@@ -191,11 +191,20 @@ struct BucketKey: Hashable {
 /// arrays are compacted when half the slots are tombstones. Adding and removing cost O(log n)
 /// amortized, and a post iterates the slots in order without sorting.
 ///
+/// A post walks ``snapshot`` after it has released the registry's lock, so storage that a post
+/// was given is never written again: the first change after a snapshot moves the slots to storage
+/// of their own (one copy per post at most, and none when nothing changes between posts). Writing
+/// in place once the post has dropped its copy is not enough: the lock does not order the post's
+/// reads before the write (they come after the post released it), only the array's reference
+/// count would, and the thread sanitizer cannot see that.
+///
 /// A class so that entries can refer to their bucket. It is only used under the registry's lock,
 /// which already makes every access exclusive, so its properties skip the runtime's dynamic
 /// exclusivity checks (`@exclusivity(unchecked)`), which cost more than the work itself.
 final class ObserverBucket {
-    @exclusivity(unchecked) private(set) var slots: [ObserverEntry?] = []
+    @exclusivity(unchecked) private var slots: [ObserverEntry?] = []
+    /// Whether a post may be walking the storage of `slots`, which must then not be written.
+    @exclusivity(unchecked) private var isShared = false
     /// The sender of the last entry added, so that a burst of additions finds its box without a lookup.
     @exclusivity(unchecked) private(set) var sender: SenderBox?
     @exclusivity(unchecked) private var ids: [UInt64] = []
@@ -203,7 +212,25 @@ final class ObserverBucket {
 
     var isEmpty: Bool { slots.count == tombstones }
 
+    /// The slots, in registration order, for a post to walk after the lock is released.
+    var snapshot: [ObserverEntry?] {
+        isShared = true
+        return slots
+    }
+
+    /// Gives `slots` storage of its own if a post was given the current one.
+    @inline(__always)
+    private func unshare(reservingExtra extra: Int) {
+        guard isShared else { return }
+        isShared = false
+        var copy: [ObserverEntry?] = []
+        copy.reserveCapacity(slots.count + extra)
+        copy.append(contentsOf: slots)
+        slots = copy
+    }
+
     func append(_ entry: ObserverEntry) {
+        unshare(reservingExtra: slots.count / 2 + 1)
         slots.append(entry)
         ids.append(entry.id)
         sender = entry.sender
@@ -218,6 +245,7 @@ final class ObserverBucket {
             if ids[middle] < entry.id { low = middle + 1 } else { high = middle }
         }
         if low < ids.count, ids[low] == entry.id, slots[low] != nil {
+            unshare(reservingExtra: 0)
             slots[low] = nil
             tombstones += 1
             compactIfSparse()
@@ -313,13 +341,13 @@ struct ObserverRegistry {
         var lists: [[ObserverEntry?]] = []
         lists.reserveCapacity(4)
         if let objectID, let bucket = buckets[BucketKey(name: name, objectID: objectID)] {
-            lists.append(bucket.slots)
+            lists.append(bucket.snapshot)
         }
-        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.slots) }
+        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.snapshot) }
         if let objectID, let bucket = buckets[BucketKey(name: nil, objectID: objectID)] {
-            lists.append(bucket.slots)
+            lists.append(bucket.snapshot)
         }
-        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.slots) }
+        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.snapshot) }
         return lists
     }
 }

@@ -121,6 +121,75 @@ let hookedReducer: Reducer<HookedState> = { state, action in
         #expect(center.observerCount == 0)
     }
 
+    /// A post walks the observer list it copied under the lock after releasing the lock, so
+    /// cancelling or adding an observer must never write into storage that a post read without the
+    /// two threads synchronizing; the thread sanitizer reports it when it does (in an optimized
+    /// build, where the array code is compiled into the module and instrumented). Selectors whose
+    /// value never changes pass no lock or gate that the cancelling thread takes, and the
+    /// dispatching thread pauses between actions, so changes land after a delivery, not only during.
+    @Test func changingObserversBetweenDeliveriesNeverWritesToTheListADeliveryWalked() {
+        let store = makeStore()
+        let stop = LockedFlag()
+        let changes = LockedCounter()
+        let watcher = store.observeChanges { _ in changes.increment() }
+        let dispatcherFinished = onNewThread {
+            while !stop.isSet {
+                store.dispatch(TestAction.increment)
+                for _ in 0..<32 { sched_yield() }
+            }
+        }
+        let deadline = Date(timeIntervalSinceNow: 3)
+        var rounds = 0
+        while rounds < 300, Date() < deadline {
+            var tokens: [ObserverToken] = []
+            for index in 0..<48 {
+                tokens.append(
+                    store.observe({ $0.log.count }, queue: index % 4 == 0 ? .global() : nil) { _ in })
+                sched_yield()
+            }
+            for token in tokens {
+                token.cancel()
+                sched_yield()
+            }
+            rounds += 1
+        }
+        stop.set()
+        #expect(dispatcherFinished.wait())
+        #expect(changes.value > 0, "no change was delivered in \(rounds) rounds")
+        watcher.cancel()
+        #expect(store.notificationCenter.observerCount == 0)
+    }
+
+    /// The center-level shape of the same race: entries whose calls pass a gate of their own
+    /// choosing (as selector observers' do) make no synchronizing write on the posting thread when
+    /// they have nothing to deliver, so only the registry's storage orders a post against a removal.
+    @Test func removingGatedEntriesBetweenPostsNeverWritesToTheListAPostWalked() {
+        let center = StoreNotificationCenter()
+        let name = Notification.Name("changes between posts")
+        let stop = LockedFlag()
+        let posterFinished = onNewThread {
+            while !stop.isSet {
+                center.post(StoreNotification(name: name))
+                for _ in 0..<32 { sched_yield() }
+            }
+        }
+        let deadline = Date(timeIntervalSinceNow: 3)
+        var rounds = 0
+        while rounds < 300, Date() < deadline {
+            let entries = (0..<48).map { _ in
+                center.register(forName: name, object: nil, queue: nil, gate: CallGate()) { _ in }
+            }
+            for entry in entries {
+                sched_yield()
+                if entry.deactivate() { center.remove(entry) }
+            }
+            rounds += 1
+        }
+        stop.set()
+        #expect(posterFinished.wait())
+        #expect(center.observerCount == 0)
+    }
+
     @Test func cancelWaitsForACallUnderWayOnAnotherThread() {
         let store = makeStore()
         let entered = Gate()
