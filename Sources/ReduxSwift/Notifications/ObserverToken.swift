@@ -60,7 +60,13 @@ public final class ObserverToken: Sendable {
         }
     }
 
+    /// Releasing cancels, and waits like ``cancel()`` only when the release is what removes the
+    /// observer: a token cancelled before (perhaps deliberately without waiting, by an
+    /// `AsyncStream`'s termination handler, which may run while Swift holds a lock that the
+    /// delivering thread needs) is not waited for again by whichever thread frees it.
     deinit {
-        if cancelsOnRelease { cancel() }
+        guard cancelsOnRelease, entry.deactivate() else { return }
+        center.remove(entry)
+        entry.gate.waitForCallsOnOtherThreads()
     }
 }

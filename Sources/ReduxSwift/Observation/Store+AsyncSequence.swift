@@ -120,7 +120,8 @@ public struct StateSequence<Element>: AsyncSequence {
                 last = value
                 return value
             }
-            token.cancel()
+            // The stream has ended, so a change yielded now is dropped: nothing to wait for.
+            token.cancelWithoutWaiting()
             return nil
         }
     }
