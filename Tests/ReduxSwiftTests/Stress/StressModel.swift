@@ -120,8 +120,12 @@ struct Bump: ActionProtocol, Codable, Hashable {
 
     /// Which streams keep their dispatch order: actions a worker dispatches on its own path
     /// (plainly, in batches, in transactions) are reduced in its order; others may pass them.
+    /// A transaction is not held by dispatch locks, so while a lock holds a worker's earlier
+    /// dispatches its transactions may pass them: with locks in the mix, transactions are ordered
+    /// among themselves only.
     enum Channel: String, Codable, Sendable {
         case ordered
+        case transaction
         case unordered
     }
 
@@ -362,9 +366,12 @@ struct ModelStore {
     mutating func apply(_ item: AnnouncedItem) -> String? {
         switch item {
         case .bumps(let bumps):
-            if recordsHistory && steps.isEmpty { steps = [state] }
+            // A transaction goes to the reducers without middleware, so it is no history step: the
+            // next step holds its change, and moving back past it restores a state without it.
+            let isTransaction = !bumps.isEmpty && bumps.allSatisfy { $0.channel == .transaction }
+            if recordsHistory && steps.isEmpty && !isTransaction { steps = [state] }
             for bump in bumps where bump.kind != .fail { state.count(bump) }
-            if recordsHistory {
+            if recordsHistory && !isTransaction {
                 steps.removeSubrange((position + 1)...)
                 steps.append(state)
                 position = steps.count - 1

@@ -298,7 +298,11 @@ final class StressRun: @unchecked Sendable {
         let items = logs[index].values
         var model = ModelStore(recordsHistory: recordsHistory)
         var announcedCount: [BumpID: Int] = [:]
+        // Per worker and stream: transactions pass dispatch locks (see `Bump.Channel`).
         var lastOrdered: [Int: Int] = [:]
+        func stream(_ bump: Bump) -> Int {
+            bump.channel == .transaction && features.contains(.locks) ? -1 - bump.origin : bump.origin
+        }
         for item in items {
             if let problem = model.apply(item) {
                 violations.record("announcements", "store \(index): \(problem)")
@@ -306,14 +310,14 @@ final class StressRun: @unchecked Sendable {
             guard case .bumps(let bumps) = item else { continue }
             for bump in bumps {
                 announcedCount[bump.id, default: 0] += 1
-                guard bump.channel == .ordered else { continue }
-                if let last = lastOrdered[bump.origin], last >= bump.seq {
+                guard bump.channel != .unordered else { continue }
+                if let last = lastOrdered[stream(bump)], last >= bump.seq {
                     violations.record(
                         "order",
                         "store \(index): worker \(bump.origin)'s action \(bump.seq) was announced after \(last)"
                     )
                 }
-                lastOrdered[bump.origin] = bump.seq
+                lastOrdered[stream(bump)] = bump.seq
             }
         }
         for (id, count) in announcedCount where count > 1 {

@@ -8,6 +8,8 @@ struct StressWorker {
     let index: Int
     private var random: StressRandom
     private var seq = 0
+    /// Set while a transaction is being put together: its actions form their own ordered stream.
+    private var isComposingTransaction = false
     private let operations: [(weight: Int, name: String, body: (inout StressWorker) -> Void)]
 
     init(run: StressRun, index: Int, seed: UInt64) {
@@ -63,6 +65,7 @@ struct StressWorker {
 
     private mutating func bump(_ kind: Bump.Kind = .plain, _ channel: Bump.Channel = .ordered) -> Bump {
         seq += 1
+        let channel = channel == .ordered && isComposingTransaction ? .transaction : channel
         return Bump(origin: index, seq: seq, kind: kind, channel: channel)
     }
 
@@ -240,6 +243,8 @@ struct StressWorker {
     }
 
     private mutating func commitTransaction() {
+        isComposingTransaction = true
+        defer { isComposingTransaction = false }
         var order = [0, 1, 2].shuffled(using: &random)
         if random.chance(0.5) { order.removeLast() }
         var transaction = StoreTransaction()
