@@ -23,7 +23,9 @@ import Foundation
 ///
 /// Transactions never deadlock: one that shares stores with another waits for it, and stores are
 /// taken in one global order whatever order you dispatch to them in. Dispatch locks do not hold a
-/// transaction (its caller may be the thread holding one). The actions go to the reducers
+/// transaction, whoever holds them (a lock cannot tell its holder from another thread, and the
+/// committing thread may hold one): its parts pass the actions a lock is holding, including the
+/// committing thread's own earlier ones. The actions go to the reducers
 /// directly, without middleware, so a ``StoreHistory`` records the change with the next step.
 /// Batches among them are expanded at any depth, as ``ActionBatch`` describes. An ``AsyncAction``
 /// cannot be part of a transaction, which applies its actions at once and cannot wait for work:
