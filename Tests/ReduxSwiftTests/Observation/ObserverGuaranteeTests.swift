@@ -215,6 +215,29 @@ let hookedReducer: Reducer<HookedState> = { state, action in
         #expect(events.values == ["call ended", "cancel returned"])
     }
 
+    /// An async sequence ends its observer without waiting, from a termination handler that can run
+    /// while Swift holds a lock the delivering thread needs; whichever thread then frees the token
+    /// must not wait for that call after all.
+    @Test func releasingATokenCancelledWithoutWaitingDoesNotWaitForACallUnderWay() {
+        let store = makeStore()
+        let entered = Gate()
+        let release = Gate()
+        let holder = LockedValue<ObserverToken?>(nil)
+        holder.withLock {
+            $0 = store.observeChanges { _ in
+                entered.open()
+                release.wait()
+            }
+        }
+        store.dispatch(TestAction.increment)
+        #expect(entered.wait())
+        holder.withLock { $0?.cancelWithoutWaiting() }
+        let released = onNewThread { holder.withLock { $0 = nil } }
+        #expect(released.wait(timeout: 5), "releasing the cancelled token waited for the call under way")
+        release.open()
+        #expect(released.wait())
+    }
+
     @Test func anObserverCancellingItselfReturnsAtOnceAndIsNotCalledAgain() {
         let store = makeStore()
         let calls = Recorder<Int>()
