@@ -33,7 +33,10 @@ public typealias Reducer<State: StateProtocol> = @Sendable (inout State, any Act
 ///
 /// store.register(CounterReducers.reducers)
 /// ```
-public protocol ReducerProtocol {
+///
+/// The store reads ``reducers`` from its own threads, so a conformance is never isolated to an
+/// actor (`SendableMetatype`), even in a module that is main-actor-isolated by default.
+public protocol ReducerProtocol: SendableMetatype {
     /// The state these reducers change.
     associatedtype State: StateProtocol
     /// The reducers, in the order they should run.

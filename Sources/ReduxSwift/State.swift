@@ -11,4 +11,8 @@
 ///     var todos: [Todo] = []
 /// }
 /// ```
-public protocol StateProtocol: Codable {}
+///
+/// The store encodes, decodes and reduces the state on its own threads, so a conformance is never
+/// isolated to an actor: `SendableMetatype` keeps the conformance usable there even in a module
+/// whose declarations are main-actor-isolated by default.
+public protocol StateProtocol: Codable, SendableMetatype {}

@@ -41,7 +41,13 @@ import Foundation
 /// constant per action: the state is mutated in place and never copied per action. JSON work
 /// happens only when someone reads, once per state version however many readers ask, and each
 /// reader decodes on its own thread.
-open class Store<State: StateProtocol>: @unchecked Sendable {
+///
+/// ## Main-actor modules
+///
+/// `Store` is explicitly `nonisolated`, so a subclass is nonisolated too, even in a module whose
+/// declarations are main-actor-isolated by default: its initializer overrides the store's, and
+/// its shared instance can be read from any thread.
+nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     // `@unchecked Sendable`: every mutable property is either guarded by `core`'s lock or confined
     // to the owner of the live state (see `StoreMachine.Owner`); ownership changes hands under
     // `core`'s lock, which orders every access. The remaining properties are immutable.
