@@ -40,7 +40,8 @@ func finishes(_ work: AsyncAction<TestState, FakeService>, within timeout: Doubl
         outcome.resolve(true)
     }
     Task {
-        try? await Task.sleep(for: .seconds(timeout))
+        // `sleep(nanoseconds:)`: `sleep(for:)` needs macOS 13 / iOS 16, above the package's floors.
+        try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
         outcome.resolve(false)
     }
     return await outcome.value()
