@@ -249,15 +249,18 @@ public struct FileArchiveBackend: ArchiveBackend {
         }
     }
 
+    /// Flushes a file or a directory to the storage medium: 0, or -1 with `errno` set as `fsync` sets it.
     private func synchronize(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
         // `fsync` on Apple platforms only reaches the drive's cache; F_FULLFSYNC reaches the medium.
+        // File systems that do not support it (some network and FAT volumes) get `fsync`.
         if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
         #endif
         return fsync(descriptor)
     }
 
-    /// Flushes a directory so that a rename in it survives a power loss.
+    /// Flushes a directory so that a rename in it survives a power loss, with `F_FULLFSYNC` on Apple
+    /// platforms as for the file.
     private func synchronizeDirectory(_ path: String, operation: PersistenceError.Operation)
         throws(PersistenceError)
     {
@@ -265,7 +268,7 @@ public struct FileArchiveBackend: ArchiveBackend {
         guard descriptor >= 0 else { throw failure(operation, "open directory \(path)", errno) }
         defer { close(descriptor) }
         // Some file systems cannot flush a directory and say so with EINVAL; nothing more can be done.
-        if fsync(descriptor) != 0, errno != EINVAL {
+        if synchronize(descriptor) != 0, errno != EINVAL {
             throw failure(operation, "fsync directory \(path)", errno)
         }
     }
