@@ -84,13 +84,7 @@ enum ArchiveFormat {
     static func removingUnderscoredKeys(from state: Data) throws -> Data {
         let object = try ArchiveJSONReader.parse(state)
         guard object is [String: Any] || object is [Any] else { return state }
-        let kept = removingUnderscoredKeys(from: object)
-        // Checked first: on Apple platforms an invalid object raises an Objective-C exception.
-        guard JSONSerialization.isValidJSONObject(kept) else {
-            throw ArchiveJSONReader.Failure(
-                description: "the state holds a value JSON cannot represent", isTooDeep: false)
-        }
-        return try JSONSerialization.data(withJSONObject: kept)
+        return try ArchiveJSONWriter.data(from: removingUnderscoredKeys(from: object), at: "state")
     }
 
     private static func removingUnderscoredKeys(from value: Any) -> Any {

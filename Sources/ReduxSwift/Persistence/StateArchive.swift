@@ -233,18 +233,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
             }
         }
-        // Checked first: on Apple platforms serializing an invalid object raises an Objective-C
-        // exception, which Swift cannot catch.
-        guard JSONSerialization.isValidJSONObject(state) else {
-            throw failure(
-                .load,
-                .wrongShape(
-                    detail: "after migrating to version \(schemaVersion): it holds a value JSON cannot "
-                        + "represent (only strings, finite numbers, booleans, NSNull, arrays and "
-                        + "string-keyed dictionaries can be archived)"))
+        let migrated: Data
+        do {
+            migrated = try ArchiveJSONWriter.data(from: state, at: "state")
+        } catch {
+            throw failure(.load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(error)"))
         }
         do {
-            let migrated = try JSONSerialization.data(withJSONObject: state)
             return try decoder.decode(State.self, from: migrated)
         } catch {
             let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error).description
