@@ -220,8 +220,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
         guard let envelope = object as? [String: Any], var state = envelope["state"] as? [String: Any] else {
+            let found = ((object as? [String: Any])?["state"]).map(JSONKind.of) ?? "nothing"
             throw failure(
-                .load, .wrongShape(detail: "migrations need the archived state to be a JSON object"))
+                .load,
+                .wrongShape(detail: "migrations need the archived state to be a JSON object, not \(found)"))
         }
         for step in version..<schemaVersion {
             guard let migration = migrations[step] else {
