@@ -24,9 +24,9 @@ import Foundation
 /// ## Format
 ///
 /// The archive holds `{"schemaVersion":N,"state":…}`, where the state is the store's own JSON
-/// snapshot. Loading the current version decodes in one pass. An older version is read into the
-/// objects `JSONSerialization` produces, upgraded by the registered ``ArchiveMigration``s one
-/// version at a time, then decoded. A newer version is refused with
+/// snapshot. Loading the current version decodes in one pass. An older version is read into a
+/// `[String: Any]`, upgraded by the registered ``ArchiveMigration``s one version at a time, then
+/// decoded. A newer version is refused with
 /// ``PersistenceError/Reason/newerVersion(found:supported:)``.
 ///
 /// ## Nothing is lost

@@ -152,4 +152,73 @@ import Testing
                     bridgedNumber: 2.5, null: nil, optional: 4, list: [1, nil], table: ["a": 0.5],
                     nested: [["x": true]]))
     }
+
+    // MARK: Reading numbers and booleans
+
+    /// The casts `ArchiveMigration` documents, which `NSNumber` bridging makes behave the same on
+    /// Apple platforms and Linux (SE-0170): a cast to an integer type or `Bool` succeeds when the
+    /// number is exactly a value of it, and a cast to `Double` when no rounding is involved.
+    @Test func numbersAndBooleansAreReadWithCastsToTheTypesTheOldVersionDeclared() throws {
+        struct Priced: StateProtocol, Equatable {
+            struct Settings: Codable, Equatable {
+                var scale: Double
+                var level: Int
+                var dark: Bool
+            }
+            var count: Int
+            var price: Double
+            var total: Double
+            var done: Bool
+            var flags: [Bool]
+            var settings: Settings
+            var big: Int64
+        }
+        try write(
+            #"{"schemaVersion":1,"state":{"count":3,"price":2,"ratio":0.5,"done":true,"one":1,"#
+                + #""flags":[true,false],"settings":{"scale":1.5,"level":2,"dark":false},"#
+                + #""big":9007199254740993}}"#)
+        let runs = Recorder<Int>()
+        let archive = StateArchive<Priced>(
+            file: directory.file("state.json"), schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1) { state in
+                    runs.append(1)
+                    let count = try #require(state["count"] as? Int)
+                    let price = try #require(state["price"] as? Double, "a Double written as 2 reads as 2.0")
+                    let done = try #require(state["done"] as? Bool)
+                    let flags = try #require(state["flags"] as? [Bool])
+                    var settings = try #require(state["settings"] as? [String: Any])
+                    let scale = try #require(settings["scale"] as? Double)
+                    #expect(settings["level"] as? Int == 2)
+                    #expect(settings["dark"] as? Bool == false)
+
+                    // A cast converts exactly or not at all; it does not tell the JSON kinds apart.
+                    #expect(state["ratio"] as? Double == 0.5)
+                    #expect(state["ratio"] as? Int == nil, "0.5 is not an Int")
+                    #expect((state["ratio"] as? NSNumber)?.intValue == 0, "NSNumber converts with loss")
+                    #expect(state["big"] as? Int64 == 9_007_199_254_740_993)
+                    #expect((state["big"] as? NSNumber)?.int64Value == 9_007_199_254_740_993)
+                    #expect(state["count"] as? UInt8 == 3)
+                    #expect((state["settings"] as? [String: Any])?["level"] as? UInt == 2)
+                    #expect(state["done"] as? Int == 1, "true reads as the Int 1")
+                    #expect(state["one"] as? Bool == true, "1 reads as the Bool true")
+                    #expect(state["count"] as? Bool == nil, "only 0 and 1 read as Bool")
+                    #expect(state["count"] as? String == nil)
+
+                    state["total"] = Double(count) * price
+                    state["flags"] = flags.map { !$0 }
+                    state["done"] = !done
+                    settings["scale"] = scale * 2
+                    state["settings"] = settings
+                    state["ratio"] = nil
+                    state["one"] = nil
+                }
+            ])
+        #expect(
+            try archive.load()
+                == Priced(
+                    count: 3, price: 2, total: 6, done: false, flags: [false, true],
+                    settings: Priced.Settings(scale: 3, level: 2, dark: false), big: 9_007_199_254_740_993))
+        #expect(runs.values == [1])
+    }
 }
