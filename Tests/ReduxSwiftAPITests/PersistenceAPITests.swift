@@ -59,4 +59,49 @@ final class PersistedStore: Store<AppState>, @unchecked Sendable {
         #expect(state.counter == 3)
         #expect(state.todos == ["milk"])
     }
+
+    /// The migration of the Saving and Restoring State article, as an app writes it.
+    @Test func aMigrationReadsNumbersAndBooleansWithCastsAndWritesSwiftValues() throws {
+        struct Order: StateProtocol, Equatable {
+            struct Settings: Codable, Equatable {
+                var dark: Bool
+            }
+            var count: Int
+            var price: Double
+            var total: Double
+            var status: String
+            var settings: Settings
+        }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("Order.json")
+        let version1 =
+            #"{"schemaVersion":1,"state":{"count":3,"price":2,"done":true,"settings":{"light":false}}}"#
+        try Data(version1.utf8).write(to: url)
+
+        let migration = ArchiveMigration(from: 1) { state in
+            let count = state["count"] as? Int ?? 0
+            let price = state["price"] as? Double ?? 0
+            let done = state["done"] as? Bool ?? false
+            if var settings = state["settings"] as? [String: Any] {
+                settings["dark"] = !(settings["light"] as? Bool ?? true)
+                settings["light"] = nil
+                state["settings"] = settings
+            }
+            state["total"] = Double(count) * price
+            state["status"] = done ? "done" : "open"
+        }
+        let archive = StateArchive<Order>(file: url, schemaVersion: 2, migrations: [migration])
+        #expect(
+            try archive.load()
+                == Order(count: 3, price: 2, total: 6, status: "done", settings: Order.Settings(dark: true)))
+
+        try Data(version1.utf8).write(to: url)
+        let storingADate = StateArchive<Order>(
+            file: url, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1) { state in state["due"] = Date() }])
+        let error = #expect(throws: PersistenceError.self) { try storingADate.load() }
+        #expect(error?.description.contains("the value at state.due is a Date") == true)
+        #expect(try Data(contentsOf: url) == Data(version1.utf8))
+    }
 }

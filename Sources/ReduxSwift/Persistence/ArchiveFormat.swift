@@ -48,11 +48,15 @@ enum ArchiveFormat {
             return error.isTooDeep ? .tooDeep(limit: depthLimit) : .notJSON(detail: error.description)
         }
         guard let envelope = object as? [String: Any] else {
-            return .wrongShape(detail: "the top level is not a JSON object")
+            return .wrongShape(detail: "the top level is \(JSONKind.of(object)), not an object")
         }
-        guard let version = envelope["schemaVersion"] as? NSNumber else {
+        guard let found = envelope["schemaVersion"] else {
+            return .wrongShape(detail: "it has no \"schemaVersion\", so it is not a ReduxSwift archive")
+        }
+        guard let version = found as? NSNumber, !JSONKind.isBoolean(version) else {
             return .wrongShape(
-                detail: "it has no numeric \"schemaVersion\", so it is not a ReduxSwift archive")
+                detail: "its \"schemaVersion\" is \(JSONKind.of(found)), not a whole number, so it is not a "
+                    + "ReduxSwift archive")
         }
         // `as? Int` succeeds only for a number that is exactly an `Int`.
         guard (version as Any) as? Int != nil else {
@@ -84,13 +88,7 @@ enum ArchiveFormat {
     static func removingUnderscoredKeys(from state: Data) throws -> Data {
         let object = try ArchiveJSONReader.parse(state)
         guard object is [String: Any] || object is [Any] else { return state }
-        let kept = removingUnderscoredKeys(from: object)
-        // Checked first: on Apple platforms an invalid object raises an Objective-C exception.
-        guard JSONSerialization.isValidJSONObject(kept) else {
-            throw ArchiveJSONReader.Failure(
-                description: "the state holds a value JSON cannot represent", isTooDeep: false)
-        }
-        return try JSONSerialization.data(withJSONObject: kept)
+        return try ArchiveJSONWriter.data(from: removingUnderscoredKeys(from: object), at: "state")
     }
 
     private static func removingUnderscoredKeys(from value: Any) -> Any {

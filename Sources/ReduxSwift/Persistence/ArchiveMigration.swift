@@ -1,9 +1,8 @@
 /// Upgrades an archived state from one schema version to the next.
 ///
-/// A migration receives the archived state as a JSON object of the types `JSONSerialization`
-/// decodes (`[String: Any]` holding strings, `NSNumber`s, arrays, dictionaries and `NSNull`) and
-/// changes it in place to the shape of the next version. Values it does not touch are written back
-/// exactly as they were read (`-0.0` and strings starting with U+FEFF included):
+/// A migration receives the archived state as a JSON object and changes it in place to the shape
+/// of the next version. Values it does not touch are written back exactly as they were read
+/// (`-0.0` and strings starting with U+FEFF included):
 ///
 /// ```swift
 /// let archive = StateArchive<AppState>(
@@ -23,8 +22,48 @@
 ///
 /// A file of version 1 runs both migrations in order, then decodes as `AppState`. A migration that
 /// throws stops the load with ``PersistenceError/Reason/migrationFailed(from:detail:)`` and leaves
-/// the file as it was; one that stores a value JSON cannot hold (a `Date`, a NaN) stops it with
-/// ``PersistenceError/Reason/wrongShape(detail:)``.
+/// the file as it was.
+///
+/// ## Reading and writing values
+///
+/// The object holds the same types on every platform, because ReduxSwift reads the archive itself:
+/// `String` for strings, `NSNumber` for numbers and booleans, `NSNull` for null, `[Any]` for
+/// arrays and `[String: Any]` for objects. Read a value with a cast to the type the previous
+/// version declared. `NSNumber` casts follow the same rule on Apple platforms and Linux: a cast
+/// succeeds when the number is exactly a value of that type, and fails otherwise.
+///
+/// ```swift
+/// ArchiveMigration(from: 1) { state in
+///     let count = state["count"] as? Int ?? 0          // 3 reads as 3; 3.5 fails
+///     let price = state["price"] as? Double ?? 0       // 2.5, and 2 (a Double 2.0 is saved as 2)
+///     let done = state["done"] as? Bool ?? false
+///     if var settings = state["settings"] as? [String: Any] {
+///         settings["scale"] = (settings["scale"] as? Double ?? 1) * 2
+///         state["settings"] = settings
+///     }
+///     state["total"] = Double(count) * price
+///     state["done"] = nil                              // removes the member
+/// }
+/// ```
+///
+/// - A cast converts; it does not check the JSON kind. `true` reads as the `Int` 1, and the
+///   numbers 0 and 1 read as `Bool`s, on every platform. Read each member as the type your
+///   previous version declared.
+/// - A fraction does not read as an `Int`, nor a negative number as a `UInt`. To convert with
+///   loss, cast to `NSNumber` and use `intValue`, `int64Value` or `doubleValue`.
+/// - Read floating-point numbers as `Double`, not `Float`, and integers beyond 2⁵³ as `Int` or
+///   `Int64`: casts that would round differ by platform (`0.1 as? Float` is rounded on Apple
+///   platforms and fails on Linux).
+///
+/// Write Swift values: `String`, any integer or floating-point type, `Bool`, `Decimal`, arrays
+/// and `[String: Any]` dictionaries of them, and `NSNull()` (or a `nil` element of an array of
+/// optionals) for null. A value JSON cannot represent stops the load with
+/// ``PersistenceError/Reason/wrongShape(detail:)`` naming its path, such as `state.todos[2].due`,
+/// and leaves the file as it was: write it as the state's own encoding does, a `Date` as
+/// `date.timeIntervalSinceReferenceDate`, `Data` as `data.base64EncodedString()`, a `URL` as
+/// `url.absoluteString`, a `UUID` as `uuid.uuidString`, a NaN or infinite `Double` as the string
+/// `"NaN"`, `"Infinity"` or `"-Infinity"`, and a dictionary with other keys than strings with its
+/// keys as strings.
 public struct ArchiveMigration: Sendable {
     /// The version this migration upgrades from; it produces version `fromVersion + 1`.
     public let fromVersion: Int

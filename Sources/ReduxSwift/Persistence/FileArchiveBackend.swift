@@ -23,7 +23,9 @@ import Android
 /// ```
 ///
 /// Temporary files left behind by a process that was killed mid-save are removed the next time
-/// the archive is read.
+/// the archive is read: at once when their process no longer exists, and in any case once they
+/// have not been modified for an hour, since in a sandbox (iOS, a sandboxed Mac app) another
+/// process cannot be checked.
 public struct FileArchiveBackend: ArchiveBackend {
     /// The archive file.
     public let url: URL
@@ -249,15 +251,18 @@ public struct FileArchiveBackend: ArchiveBackend {
         }
     }
 
+    /// Flushes a file or a directory to the storage medium: 0, or -1 with `errno` set as `fsync` sets it.
     private func synchronize(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
         // `fsync` on Apple platforms only reaches the drive's cache; F_FULLFSYNC reaches the medium.
+        // File systems that do not support it (some network and FAT volumes) get `fsync`.
         if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
         #endif
         return fsync(descriptor)
     }
 
-    /// Flushes a directory so that a rename in it survives a power loss.
+    /// Flushes a directory so that a rename in it survives a power loss, with `F_FULLFSYNC` on Apple
+    /// platforms as for the file.
     private func synchronizeDirectory(_ path: String, operation: PersistenceError.Operation)
         throws(PersistenceError)
     {
@@ -265,7 +270,7 @@ public struct FileArchiveBackend: ArchiveBackend {
         guard descriptor >= 0 else { throw failure(operation, "open directory \(path)", errno) }
         defer { close(descriptor) }
         // Some file systems cannot flush a directory and say so with EINVAL; nothing more can be done.
-        if fsync(descriptor) != 0, errno != EINVAL {
+        if synchronize(descriptor) != 0, errno != EINVAL {
             throw failure(operation, "fsync directory \(path)", errno)
         }
     }
@@ -306,20 +311,45 @@ public struct FileArchiveBackend: ArchiveBackend {
             .appendingPathComponent(".\(name).\(getpid()).\(number).tmp")
     }
 
-    /// Removes temporary files of this archive whose writing process no longer exists.
+    /// How long a temporary file may go unmodified before it counts as abandoned whatever `kill`
+    /// says of its process: one hour. A save modifies its file until it renames it, within seconds.
+    static let abandonedTemporaryFileAge: TimeInterval = 3600
+
+    /// Removes temporary files of this archive that no save will rename.
     private func removeAbandonedTemporaryFiles() {
+        removeAbandonedTemporaryFiles(now: Date()) { pid in kill(pid, 0) == 0 ? 0 : errno }
+    }
+
+    /// Removes this archive's temporary files whose process no longer exists (`probe` answers
+    /// `ESRCH`), and those not modified for ``abandonedTemporaryFileAge``, whatever `probe` answers.
+    ///
+    /// The age catches what `kill(pid, 0)` cannot tell: in a sandbox (iOS, sandboxed macOS apps) it
+    /// answers `EPERM` for every other process, and a pid may have been reused, even by this process.
+    ///
+    /// - Parameters:
+    ///   - now: The time to measure ages from.
+    ///   - probe: `kill(pid, 0)`'s answer for a pid: 0 when the process exists, else the `errno`.
+    func removeAbandonedTemporaryFiles(now: Date, probe: (pid_t) -> Int32) {
         let target = (try? writeTarget()) ?? location
         let directory = (target as NSString).deletingLastPathComponent
         let prefix = ".\((target as NSString).lastPathComponent)."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
-            guard let pidText = middle.split(separator: ".").first, let pid = pid_t(pidText),
-                pid != getpid()
-            else { continue }
-            if kill(pid, 0) != 0, errno == ESRCH {
-                unlink((directory as NSString).appendingPathComponent(name))
+            guard let pidText = middle.split(separator: ".").first, let pid = pid_t(pidText) else { continue }
+            let path = (directory as NSString).appendingPathComponent(name)
+            if pid != getpid(), probe(pid) == ESRCH {
+                unlink(path)
+                continue
             }
+            // Measured both ways: a file dated an hour ahead was not written by a save under way
+            // either, but by one before the clock was set back.
+            guard
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate]
+                    as? Date,
+                abs(now.timeIntervalSince(modified)) > Self.abandonedTemporaryFileAge
+            else { continue }
+            unlink(path)
         }
     }
 

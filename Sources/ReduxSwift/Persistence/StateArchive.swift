@@ -24,9 +24,9 @@ import Foundation
 /// ## Format
 ///
 /// The archive holds `{"schemaVersion":N,"state":…}`, where the state is the store's own JSON
-/// snapshot. Loading the current version decodes in one pass. An older version is read into the
-/// objects `JSONSerialization` produces, upgraded by the registered ``ArchiveMigration``s one
-/// version at a time, then decoded. A newer version is refused with
+/// snapshot. Loading the current version decodes in one pass. An older version is read into a
+/// `[String: Any]`, upgraded by the registered ``ArchiveMigration``s one version at a time, then
+/// decoded. A newer version is refused with
 /// ``PersistenceError/Reason/newerVersion(found:supported:)``.
 ///
 /// ## Nothing is lost
@@ -220,8 +220,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
         guard let envelope = object as? [String: Any], var state = envelope["state"] as? [String: Any] else {
+            let found = ((object as? [String: Any])?["state"]).map(JSONKind.of) ?? "nothing"
             throw failure(
-                .load, .wrongShape(detail: "migrations need the archived state to be a JSON object"))
+                .load,
+                .wrongShape(detail: "migrations need the archived state to be a JSON object, not \(found)"))
         }
         for step in version..<schemaVersion {
             guard let migration = migrations[step] else {
@@ -233,18 +235,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
             }
         }
-        // Checked first: on Apple platforms serializing an invalid object raises an Objective-C
-        // exception, which Swift cannot catch.
-        guard JSONSerialization.isValidJSONObject(state) else {
-            throw failure(
-                .load,
-                .wrongShape(
-                    detail: "after migrating to version \(schemaVersion): it holds a value JSON cannot "
-                        + "represent (only strings, finite numbers, booleans, NSNull, arrays and "
-                        + "string-keyed dictionaries can be archived)"))
+        let migrated: Data
+        do {
+            migrated = try ArchiveJSONWriter.data(from: state, at: "state")
+        } catch {
+            throw failure(.load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(error)"))
         }
         do {
-            let migrated = try JSONSerialization.data(withJSONObject: state)
             return try decoder.decode(State.self, from: migrated)
         } catch {
             let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error).description

@@ -45,13 +45,21 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         guard let data = value as? Data else {
             throw PersistenceError(
                 .load, location: location,
-                reason: .wrongShape(detail: "the value is a \(type(of: value)), not data"))
+                reason: .wrongShape(detail: "the value is \(Self.kind(of: value)), not data"))
         }
         if data.count > limit {
             throw PersistenceError(
                 .load, location: location, reason: .tooLarge(bytes: data.count, limit: limit))
         }
         return data
+    }
+
+    /// Names a property-list value by its kind ("a string", "a date"…), not by its runtime class,
+    /// which differs between platforms (`__NSCFString` on Apple platforms, `String` on Linux).
+    private static func kind(of value: Any) -> String {
+        if value is Date { return "a date" }
+        if value is [AnyHashable: Any] { return "a dictionary" }
+        return JSONKind.of(value)
     }
 
     /// Sets the data value and asks `UserDefaults` to write it to disk.

@@ -54,6 +54,51 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: mine.path), "a live process's file is not touched")
     }
 
+    /// Writes a temporary file named after `pid` and last modified `age` seconds ago.
+    private func temporaryFile(pid: pid_t, number: Int, age: TimeInterval) throws -> URL {
+        let url = directory.file(".state.json.\(pid).\(number).tmp")
+        try Data("partial".utf8).write(to: url)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: url.path)
+        return url
+    }
+
+    @Test func aTemporaryFileAnHourOldIsRemovedEvenIfItsProcessIsAlive() throws {
+        // The parent (the test runner's launcher) and this process are alive: `kill` finds them,
+        // or, in a sandbox, answers EPERM. Only the age can tell these files are abandoned.
+        let parentOld = try temporaryFile(pid: getppid(), number: 1, age: 2 * 3600)
+        let parentFresh = try temporaryFile(pid: getppid(), number: 2, age: 60)
+        let mineOld = try temporaryFile(pid: getpid(), number: 998, age: 3601 + 60)
+        let mineFresh = try temporaryFile(pid: getpid(), number: 999, age: 0)
+        let fromTheFuture = try temporaryFile(pid: getppid(), number: 3, age: -2 * 3600)
+        let backend = FileArchiveBackend(url: directory.file("state.json"))
+        #expect(try backend.read(limit: 1024) == nil)
+        for old in [parentOld, mineOld, fromTheFuture] {
+            #expect(!FileManager.default.fileExists(atPath: old.path), "\(old.lastPathComponent) is removed")
+        }
+        for fresh in [parentFresh, mineFresh] {
+            #expect(FileManager.default.fileExists(atPath: fresh.path), "\(fresh.lastPathComponent) is kept")
+        }
+    }
+
+    @Test func inASandboxWhereKillAnswersEPERMOnlyTheAgeRemovesATemporaryFile() throws {
+        // No process has this pid, but a sandboxed `kill` cannot say so.
+        let old = try temporaryFile(pid: 99_999_999, number: 1, age: 3600 + 60)
+        let fresh = try temporaryFile(pid: 99_999_999, number: 2, age: 3600 - 60)
+        let backend = FileArchiveBackend(url: directory.file("state.json"))
+        let asked = Recorder<pid_t>()
+        backend.removeAbandonedTemporaryFiles(now: Date()) { pid in
+            asked.append(pid)
+            return EPERM
+        }
+        #expect(asked.values == [99_999_999, 99_999_999])
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+
+        backend.removeAbandonedTemporaryFiles(now: Date()) { _ in ESRCH }
+        #expect(!FileManager.default.fileExists(atPath: fresh.path), "a process known gone frees it at once")
+    }
+
     @Test func settingAsideRenamesTheFileAndNeverReplacesAnother() throws {
         let backend = FileArchiveBackend(url: directory.file("state.json"))
         #expect(try backend.setAside(suffix: ".corrupt-x") == nil)

@@ -455,6 +455,38 @@ import Testing
         #expect(!detail.contains("valid JSON"), "\(detail)")
     }
 
+    @Test(
+        arguments: [
+            (#"[{"schemaVersion":1}]"#, "the top level is an array, not an object"),
+            (#""state""#, "the top level is a string, not an object"),
+            (#"{"schemaVersion":"1","state":{}}"#, #"its "schemaVersion" is a string, not a whole number"#),
+            (#"{"schemaVersion":true,"state":{}}"#, #"its "schemaVersion" is a boolean, not a whole number"#),
+            (#"{"schemaVersion":null,"state":{}}"#, #"its "schemaVersion" is null, not a whole number"#),
+            (#"{"schemaVersion":[1],"state":{}}"#, #"its "schemaVersion" is an array, not a whole number"#),
+            (#"{"state":{}}"#, #"it has no "schemaVersion""#),
+        ])
+    func anArchiveOfTheWrongShapeNamesTheJSONKindItFound(_ text: String, _ expected: String) throws {
+        try write(text)
+        let error = #expect(throws: PersistenceError.self) { try archive().load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains(expected), "\(detail)")
+        #expect(try contents() == Data(text.utf8))
+    }
+
+    @Test func aStateThatIsNotAnObjectCannotBeMigratedAndTheErrorSaysWhatItIs() throws {
+        try write(#"{"schemaVersion":1,"state":[1,2]}"#)
+        let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        guard case .wrongShape(let detail) = error?.reason else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("to be a JSON object, not an array"), "\(detail)")
+    }
+
     @Test func aDescriptionEndsInOnePeriodWhenItsDetailEndsInOne() throws {
         struct Refused: Error, CustomStringConvertible {
             var description: String { "The value is refused." }

@@ -50,6 +50,49 @@ import Testing
         }
     }
 
+    /// A value of every property-list kind but data, and how the error names it.
+    enum NotData: CaseIterable, Sendable {
+        case string, integer, double, boolean, array, dictionary, date
+
+        var value: Any {
+            switch self {
+            case .string: return "surprise"
+            case .integer: return 42
+            case .double: return 0.5
+            case .boolean: return true
+            case .array: return [1, 2]
+            case .dictionary: return ["key": 1]
+            case .date: return Date()
+            }
+        }
+
+        var kind: String {
+            switch self {
+            case .string: return "a string"
+            case .integer, .double: return "a number"
+            case .boolean: return "a boolean"
+            case .array: return "an array"
+            case .dictionary: return "a dictionary"
+            case .date: return "a date"
+            }
+        }
+    }
+
+    @Test(arguments: NotData.allCases)
+    func aValueThatIsNotDataIsNamedByItsKindNotItsClass(_ notData: NotData) throws {
+        try withDefaults { defaults in
+            defaults.set(notData.value, forKey: "app.TestState")
+            let archive = StateArchive<TestState>(
+                backend: UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults))
+            let error = #expect(throws: PersistenceError.self) { try archive.load() }
+            guard case .wrongShape(let detail) = error?.reason else {
+                Issue.record("expected wrongShape, got \(String(describing: error))")
+                return
+            }
+            #expect(detail == "the value is \(notData.kind), not data")
+        }
+    }
+
     @Test func corruptDataIsSetAsideUnderANewKeyOnRestore() throws {
         try withDefaults { defaults in
             defaults.set(Data("{ broken".utf8), forKey: "app.TestState")
