@@ -199,17 +199,49 @@ final class ScratchPackage {
         }
     }
 
-    @Test func theXcodeTemplatesDeclareTheVariableTheirFilesUse() throws {
-        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
-            let folder = TemplateSet.defaultDirectory.appendingPathComponent(name)
-            let data = try Data(contentsOf: folder.appendingPathComponent("TemplateInfo.plist"))
-            let info = try #require(
-                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+    @Test func theXcodeTemplatesDeclareEveryVariableTheirFilesUse() throws {
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        for template in [templates.feature, templates.tests] {
+            let info = try templateInfo(template.name)
             #expect(info["Kind"] as? String == "Xcode.IDEFoundation.TextSubstitutionFileTemplateKind")
             let options = try #require(info["Options"] as? [[String: Any]])
-            #expect(options.compactMap { $0["Identifier"] as? String } == ["featureName"])
+            let declared = Set(options.compactMap { $0["Identifier"] as? String })
+            let used = Set(template.files.flatMap { variables(in: $0.name) + variables(in: $0.contents) })
+            #expect(used == declared, "\(template.name)")
             let main = try #require(info["MainTemplateFile"] as? String)
-            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(main).path))
+            #expect(template.files.contains { $0.name == main })
         }
+    }
+
+    @Test func theTestsImportTheModuleOptionWhichStartsAtTheProjectName() throws {
+        let options = try #require(
+            try templateInfo(TemplateSet.testsTemplate)["Options"] as? [[String: Any]])
+        let module = try #require(options.first { $0["Identifier"] as? String == "moduleName" })
+        #expect(module["Default"] as? String == "___PROJECTNAMEASIDENTIFIER___")
+        #expect(module["Required"] as? Bool == true)
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        #expect(
+            templates.tests.files.allSatisfy {
+                $0.contents.contains("\n@testable import ___VARIABLE_moduleName:identifier___\n")
+            })
+    }
+
+    private func templateInfo(_ name: String) throws -> [String: Any] {
+        let url = TemplateSet.defaultDirectory.appendingPathComponent(name)
+            .appendingPathComponent("TemplateInfo.plist")
+        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
+        return try #require(plist as? [String: Any])
+    }
+
+    /// The option identifiers a template text uses, as in `___VARIABLE_featureName___`.
+    private func variables(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = text.startIndex..<text.endIndex
+        while let range = text.range(of: "___VARIABLE_[A-Za-z0-9]+", options: .regularExpression, range: rest)
+        {
+            found.append(String(text[range].dropFirst("___VARIABLE_".count)))
+            rest = range.upperBound..<text.endIndex
+        }
+        return found
     }
 }
