@@ -213,6 +213,29 @@ final class ScratchPackage {
         }
     }
 
+    @Test func theXcodeTemplatesHaveANameToSuggestAnIconAndWorkInPackages() throws {
+        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
+            let info = try templateInfo(name)
+            let main = try #require(info["MainTemplateFile"] as? String)
+            let options = try #require(info["Options"] as? [[String: Any]])
+            let feature = try #require(options.first { $0["Identifier"] as? String == "featureName" })
+            // The name Xcode suggests is the main file's, for the feature name Xcode suggests.
+            #expect(
+                info["DefaultCompletionName"] as? String
+                    == TemplateSet.render(
+                        String(main.dropLast(".swift".count)),
+                        feature: try #require(feature["Default"] as? String),
+                        module: "", fileName: ""))
+            #expect(info["SupportsSwiftPackage"] as? Bool == true)
+            #expect((info["Platforms"] as? [Any])?.isEmpty == true, "every platform")
+            let folder = TemplateSet.defaultDirectory.appendingPathComponent(name)
+            for (file, side) in [("TemplateIcon.png", 48), ("TemplateIcon@2x.png", 96)] {
+                let data = try Data(contentsOf: folder.appendingPathComponent(file))
+                #expect(pngSize(data) == [side, side], "\(name)/\(file)")
+            }
+        }
+    }
+
     @Test func theTestsImportTheModuleOptionWhichStartsAtTheProjectName() throws {
         let options = try #require(
             try templateInfo(TemplateSet.testsTemplate)["Options"] as? [[String: Any]])
@@ -224,6 +247,16 @@ final class ScratchPackage {
             templates.tests.files.allSatisfy {
                 $0.contents.contains("\n@testable import ___VARIABLE_moduleName:identifier___\n")
             })
+    }
+
+    @Test func theScaffoldReadsOnlyTheSwiftFilesOfATemplate() throws {
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        for template in [templates.feature, templates.tests] {
+            let folder = TemplateSet.defaultDirectory.appendingPathComponent(template.name)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(entries.contains("TemplateIcon.png") && entries.contains("TemplateInfo.plist"))
+            #expect(template.files.map(\.name) == entries.filter { $0.hasSuffix(".swift") }.sorted())
+        }
     }
 
     private func templateInfo(_ name: String) throws -> [String: Any] {
@@ -243,5 +276,15 @@ final class ScratchPackage {
             rest = range.upperBound..<text.endIndex
         }
         return found
+    }
+
+    /// Width and height from a PNG's header, or nil if `data` is not a PNG.
+    private func pngSize(_ data: Data) -> [Int]? {
+        let bytes = [UInt8](data.prefix(24))
+        guard bytes.count == 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+            return nil
+        }
+        let field = { (offset: Int) in bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return [field(16), field(20)]
     }
 }
