@@ -54,10 +54,14 @@ struct TemplateSet {
         return Template(name: folder.lastPathComponent, files: files)
     }
 
-    /// Replaces the placeholders Xcode would: the feature's name, the module's name and the header.
+    /// Replaces the placeholders Xcode would: the header, the feature's name and the module's name.
+    ///
+    /// The templates write `//___FILEHEADER___`, as Xcode's own do. The module is the tests
+    /// template's `moduleName` option, which Xcode starts at the project's name; here it is the
+    /// request's module, already a Swift identifier, so the `:identifier` modifier changes nothing.
     static func render(_ text: String, feature: String, module: String, fileName: String) -> String {
-        text.replacingOccurrences(of: "___FILEHEADER___", with: "// \(fileName)")
+        text.replacingOccurrences(of: "//___FILEHEADER___", with: "// \(fileName)")
             .replacingOccurrences(of: "___VARIABLE_featureName___", with: feature)
-            .replacingOccurrences(of: "___PROJECTNAMEASIDENTIFIER___", with: module)
+            .replacingOccurrences(of: "___VARIABLE_moduleName:identifier___", with: module)
     }
 }

@@ -1,9 +1,11 @@
-___FILEHEADER___
+//___FILEHEADER___
 
 import ReduxSwift
 import Testing
 
-@testable import ___PROJECTNAMEASIDENTIFIER___
+// The module that declares the feature: its target's Product Module Name (Build Settings), or
+// the target's name in a package. If Xcode reports "No such module", put that name here.
+@testable import ___VARIABLE_moduleName:identifier___
 
 @Suite struct ___VARIABLE_featureName___ReducerTests {
     @Test func addingAnItemAppendsIt() throws {

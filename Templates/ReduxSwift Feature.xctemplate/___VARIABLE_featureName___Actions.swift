@@ -1,4 +1,4 @@
-___FILEHEADER___
+//___FILEHEADER___
 
 import ReduxSwift
 

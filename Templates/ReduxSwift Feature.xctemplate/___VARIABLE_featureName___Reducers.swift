@@ -1,8 +1,12 @@
-___FILEHEADER___
+//___FILEHEADER___
 
 import ReduxSwift
 
 /// The reducers of the ___VARIABLE_featureName___ feature, registered by its store at startup.
+///
+/// The store runs them on its own threads. Conforming to `ReducerProtocol` keeps this type
+/// nonisolated even where code is main-actor-isolated by default; put the helpers they call in
+/// this declaration, since Swift 6.2 isolates an extension's members to the main actor there.
 enum ___VARIABLE_featureName___Reducers: ReducerProtocol {
     static var reducers: [Reducer<___VARIABLE_featureName___State>] {
         [{ state, action in try reduce(&state, action) }]

@@ -199,17 +199,92 @@ final class ScratchPackage {
         }
     }
 
-    @Test func theXcodeTemplatesDeclareTheVariableTheirFilesUse() throws {
-        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
-            let folder = TemplateSet.defaultDirectory.appendingPathComponent(name)
-            let data = try Data(contentsOf: folder.appendingPathComponent("TemplateInfo.plist"))
-            let info = try #require(
-                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+    @Test func theXcodeTemplatesDeclareEveryVariableTheirFilesUse() throws {
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        for template in [templates.feature, templates.tests] {
+            let info = try templateInfo(template.name)
             #expect(info["Kind"] as? String == "Xcode.IDEFoundation.TextSubstitutionFileTemplateKind")
             let options = try #require(info["Options"] as? [[String: Any]])
-            #expect(options.compactMap { $0["Identifier"] as? String } == ["featureName"])
+            let declared = Set(options.compactMap { $0["Identifier"] as? String })
+            let used = Set(template.files.flatMap { variables(in: $0.name) + variables(in: $0.contents) })
+            #expect(used == declared, "\(template.name)")
             let main = try #require(info["MainTemplateFile"] as? String)
-            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(main).path))
+            #expect(template.files.contains { $0.name == main })
         }
+    }
+
+    @Test func theXcodeTemplatesHaveANameToSuggestAnIconAndWorkInPackages() throws {
+        for name in [TemplateSet.featureTemplate, TemplateSet.testsTemplate] {
+            let info = try templateInfo(name)
+            let main = try #require(info["MainTemplateFile"] as? String)
+            let options = try #require(info["Options"] as? [[String: Any]])
+            let feature = try #require(options.first { $0["Identifier"] as? String == "featureName" })
+            // The name Xcode suggests is the main file's, for the feature name Xcode suggests.
+            #expect(
+                info["DefaultCompletionName"] as? String
+                    == TemplateSet.render(
+                        String(main.dropLast(".swift".count)),
+                        feature: try #require(feature["Default"] as? String),
+                        module: "", fileName: ""))
+            #expect(info["SupportsSwiftPackage"] as? Bool == true)
+            #expect((info["Platforms"] as? [Any])?.isEmpty == true, "every platform")
+            let folder = TemplateSet.defaultDirectory.appendingPathComponent(name)
+            for (file, side) in [("TemplateIcon.png", 48), ("TemplateIcon@2x.png", 96)] {
+                let data = try Data(contentsOf: folder.appendingPathComponent(file))
+                #expect(pngSize(data) == [side, side], "\(name)/\(file)")
+            }
+        }
+    }
+
+    @Test func theTestsImportTheModuleOptionWhichStartsAtTheProjectName() throws {
+        let options = try #require(
+            try templateInfo(TemplateSet.testsTemplate)["Options"] as? [[String: Any]])
+        let module = try #require(options.first { $0["Identifier"] as? String == "moduleName" })
+        #expect(module["Default"] as? String == "___PROJECTNAMEASIDENTIFIER___")
+        #expect(module["Required"] as? Bool == true)
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        #expect(
+            templates.tests.files.allSatisfy {
+                $0.contents.contains("\n@testable import ___VARIABLE_moduleName:identifier___\n")
+            })
+    }
+
+    @Test func theScaffoldReadsOnlyTheSwiftFilesOfATemplate() throws {
+        let templates = try TemplateSet(directory: TemplateSet.defaultDirectory)
+        for template in [templates.feature, templates.tests] {
+            let folder = TemplateSet.defaultDirectory.appendingPathComponent(template.name)
+            let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(entries.contains("TemplateIcon.png") && entries.contains("TemplateInfo.plist"))
+            #expect(template.files.map(\.name) == entries.filter { $0.hasSuffix(".swift") }.sorted())
+        }
+    }
+
+    private func templateInfo(_ name: String) throws -> [String: Any] {
+        let url = TemplateSet.defaultDirectory.appendingPathComponent(name)
+            .appendingPathComponent("TemplateInfo.plist")
+        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
+        return try #require(plist as? [String: Any])
+    }
+
+    /// The option identifiers a template text uses, as in `___VARIABLE_featureName___`.
+    private func variables(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = text.startIndex..<text.endIndex
+        while let range = text.range(of: "___VARIABLE_[A-Za-z0-9]+", options: .regularExpression, range: rest)
+        {
+            found.append(String(text[range].dropFirst("___VARIABLE_".count)))
+            rest = range.upperBound..<text.endIndex
+        }
+        return found
+    }
+
+    /// Width and height from a PNG's header, or nil if `data` is not a PNG.
+    private func pngSize(_ data: Data) -> [Int]? {
+        let bytes = [UInt8](data.prefix(24))
+        guard bytes.count == 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+            return nil
+        }
+        let field = { (offset: Int) in bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return [field(16), field(20)]
     }
 }
