@@ -84,7 +84,8 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
     @Test func ownerBoundModelsFollowTheStoreAndAreNotKeptAlive() async {
         let store = makeAppStore()
         var model: BadgeModel? = BadgeModel(store: store)
-        weak let freed = model
+        weak var freed: BadgeModel?
+        freed = model
         store.dispatch(CounterAction.add(2))
         #expect(await eventually { model?.count == 2 && (model?.changes ?? 0) >= 1 })
         model = nil
