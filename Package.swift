@@ -29,6 +29,18 @@ let package = Package(
         // Uses only the public API (no `@testable import`), so it proves the API compiles from outside.
         .testTarget(name: "ReduxSwiftAPITests", dependencies: ["ReduxSwift"]),
         .testTarget(name: "ReduxSwiftTestingTests", dependencies: ["ReduxSwiftTesting"]),
+        // App code compiled as a new Xcode 26 app target compiles it: main-actor by default, with
+        // "Approachable Concurrency". Its other three features (DisableOutwardActorInference,
+        // GlobalActorIsolatedTypesUsability, InferSendableFromCaptures) are part of Swift 6 mode;
+        // naming them again is a warning.
+        .testTarget(
+            name: "MainActorAppTests",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting"],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,6 +42,7 @@ public final class StoreNotificationCenter: Sendable {
     ///     notifications that arrive while it waits merge into one, listing every action in order.
     ///   - block: The code to run; it receives the notification.
     /// - Returns: A token that removes the observer when cancelled or released.
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func addObserver(
         forName name: Notification.Name?,
         object: (any AnyObject & Sendable)?,
@@ -50,6 +51,36 @@ public final class StoreNotificationCenter: Sendable {
     ) -> ObserverToken {
         let entry = register(forName: name, object: object, queue: queue, using: block)
         return ObserverToken(center: self, entry: entry)
+    }
+
+    /// Registers a main-actor block to run on the main queue for matching notifications.
+    ///
+    /// A block delivered on the main queue runs on the main actor, so this block is `@MainActor`.
+    /// It behaves like ``addObserver(forName:object:queue:using:)-(_,_,DispatchQueue?,_)`` given
+    /// `DispatchQueue.main`.
+    ///
+    /// ```swift
+    /// let token = StoreNotificationCenter.default.addObserver(
+    ///     forName: .dispatchDidFail, object: AppStore.shared, queue: .main
+    /// ) { [weak self] notification in
+    ///     self?.showAlert(for: notification.error)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The notification name to observe, or `nil` for every name.
+    ///   - object: The sender to observe, or `nil` for every sender. The center keeps only a weak
+    ///     reference to it.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: The code to run, on the main actor; it receives the notification.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func addObserver(
+        forName name: Notification.Name?,
+        object: (any AnyObject & Sendable)?,
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable (StoreNotification) -> Void
+    ) -> ObserverToken {
+        addObserver(forName: name, object: object, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
     /// Adds an observer and returns its entry, for callers that manage its removal themselves.

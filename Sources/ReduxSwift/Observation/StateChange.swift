@@ -37,7 +37,8 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Builds a path from keys and array indices, escaping `.` and `\` inside them, for
-    /// ``Store/observeChanges(at:queue:using:)`` and ``JSONValue/subscript(path:)``.
+    /// ``Store/observeChanges(at:queue:using:)-(_,DispatchQueue?,_)`` and
+    /// ``JSONValue/subscript(path:)``.
     ///
     /// ```swift
     /// store.observeChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }

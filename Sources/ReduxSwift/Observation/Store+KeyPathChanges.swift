@@ -30,6 +30,7 @@ extension Store {
     ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
     ///   - block: Receives the changes since the previous call, in no particular order.
     /// - Returns: A token that removes the observer when cancelled or released.
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observeChanges(
         at paths: [String],
         queue: DispatchQueue? = nil,
@@ -43,6 +44,30 @@ extension Store {
             handler.stateDidChange()
         }
         return ObserverToken(center: notificationCenter, entry: entry)
+    }
+
+    /// Observes which values of the state change, at the key paths you name, on the main actor.
+    ///
+    /// Like ``observeChanges(at:queue:using:)-(_,DispatchQueue?,_)`` given `DispatchQueue.main`,
+    /// with a block that is `@MainActor`:
+    ///
+    /// ```swift
+    /// let token = store.observeChanges(at: ["todos"], queue: .main) { [weak self] changes in
+    ///     self?.reload(changes)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - paths: The paths and prefixes to watch.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: Receives the changes since the previous call, on the main actor.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observeChanges(
+        at paths: [String],
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable ([StateChange]) -> Void
+    ) -> ObserverToken {
+        observeChanges(at: paths, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 }
 

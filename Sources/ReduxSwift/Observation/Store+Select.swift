@@ -13,9 +13,12 @@ extension Store {
     ///     render(todos)
     /// }
     /// let count = store.observe({ $0.todos.count }, queue: .main) { count in
-    ///     badge.text = "\(count)"
+    ///     badge.text = "\(count)"  // on the main actor
     /// }
     /// ```
+    ///
+    /// With `queue: .main`, the main-actor overload
+    /// ``observe(_:queue:using:)-(_,MainQueue,_)`` is chosen, and the block is `@MainActor`.
     ///
     /// Each value is selected from a decoded copy of the state, like ``currentState()``, shared with
     /// nothing in the store. (Selector observers that run on the same thread share one decoded copy
@@ -32,12 +35,50 @@ extension Store {
     ///   - queue: Where to run `block`; `nil` as described above.
     ///   - block: Receives the value.
     /// - Returns: A token that removes the observer when cancelled or released.
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observe<Value: Equatable>(
         _ select: @escaping @Sendable (State) -> Value,
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
         register(EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil)
+    }
+
+    /// Observes a value derived from the state on the main actor: its current value, then each new
+    /// value.
+    ///
+    /// A block delivered on the main queue runs on the main actor, so this block is `@MainActor`
+    /// and can set main-actor properties directly:
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class CounterViewModel {
+    ///     var count = 0
+    ///     private var token: ObserverToken?
+    ///
+    ///     func start() {
+    ///         token = AppStore.shared.observe(\.counter, queue: .main) { [weak self] in
+    ///             self?.count = $0
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// It behaves like the `DispatchQueue` overload given `DispatchQueue.main`: every value,
+    /// the first one included, is delivered on the main queue, so the first arrives after this
+    /// method returns.
+    ///
+    /// - Parameters:
+    ///   - select: Picks the value out of the state.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: Receives the value, on the main actor.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observe<Value: Equatable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable (Value) -> Void
+    ) -> ObserverToken {
+        observe(select, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
     /// Observes a value derived from the state, with your own test for "unchanged".
@@ -56,9 +97,10 @@ extension Store {
     ///   - select: Picks the value out of the state.
     ///   - isDuplicate: Returns `true` when the new value (second) counts as the previous one
     ///     (first), so it is not delivered.
-    ///   - queue: Where to run `block`, as in ``observe(_:queue:using:)``.
+    ///   - queue: Where to run `block`, as in ``observe(_:queue:using:)-(_,DispatchQueue?,_)``.
     ///   - block: Receives the value.
     /// - Returns: A token that removes the observer when cancelled or released.
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observe<Value>(
         _ select: @escaping @Sendable (State) -> Value,
         removingDuplicates isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
@@ -67,6 +109,29 @@ extension Store {
     ) -> ObserverToken {
         let selection = CustomSelection(store: self, select: select, isDuplicate: isDuplicate, deliver: block)
         return register(selection, queue: queue, owner: nil)
+    }
+
+    /// Observes a value derived from the state, with your own test for "unchanged", on the main
+    /// actor.
+    ///
+    /// Like ``observe(_:queue:using:)-(_,MainQueue,_)``, with `isDuplicate` deciding what counts
+    /// as unchanged.
+    ///
+    /// - Parameters:
+    ///   - select: Picks the value out of the state.
+    ///   - isDuplicate: Returns `true` when the new value (second) counts as the previous one
+    ///     (first), so it is not delivered.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: Receives the value, on the main actor.
+    /// - Returns: A token that removes the observer when cancelled or released.
+    public func observe<Value>(
+        _ select: @escaping @Sendable (State) -> Value,
+        removingDuplicates isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable (Value) -> Void
+    ) -> ObserverToken {
+        observe(
+            select, removingDuplicates: isDuplicate, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
     /// Observes this store's changes for as long as `owner` lives.
@@ -92,6 +157,7 @@ extension Store {
     ///   - block: Receives the owner and each notification.
     /// - Returns: A token that stops observing when cancelled; releasing it does not.
     @discardableResult
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observeChanges<Owner: AnyObject & Sendable>(
         owner: Owner,
         queue: DispatchQueue? = nil,
@@ -107,10 +173,43 @@ extension Store {
         return ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: false)
     }
 
+    /// Observes this store's changes on the main actor for as long as `owner` lives.
+    ///
+    /// A main-actor class is `Sendable`, so a view model can be the owner, and the block, which
+    /// runs on the main actor, can use it directly:
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class CounterViewModel {
+    ///     private(set) var text = ""
+    ///
+    ///     init(store: AppStore) {
+    ///         store.observeChanges(owner: self, queue: .main) { model, _ in
+    ///             model.text = "\(store.currentState().counter)"
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: The object the registration lives with.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: Receives the owner and each notification, on the main actor.
+    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    @discardableResult
+    public func observeChanges<Owner: AnyObject & Sendable>(
+        owner: Owner,
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable (Owner, StoreNotification) -> Void
+    ) -> ObserverToken {
+        observeChanges(owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
+    }
+
     /// Observes a value derived from the state for as long as `owner` lives.
     ///
-    /// Like ``observe(_:queue:using:)``, with the owner passed to the block and the registration
-    /// tied to the owner's life, as in ``observeChanges(owner:queue:using:)``:
+    /// Like ``observe(_:queue:using:)-(_,DispatchQueue?,_)``, with the owner passed to the block
+    /// and the registration tied to the owner's life, as in
+    /// ``observeChanges(owner:queue:using:)-(_,DispatchQueue?,_)``:
     ///
     /// ```swift
     /// store.observe(\.todos, owner: self) { model, todos in
@@ -120,6 +219,7 @@ extension Store {
     ///
     /// - Returns: A token that stops observing when cancelled; releasing it does not.
     @discardableResult
+    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
@@ -129,6 +229,33 @@ extension Store {
         let link = OwnerLink(owner)
         let selection = OwnedSelection(store: self, select: select, link: link, deliver: block)
         return register(selection, queue: queue, owner: link)
+    }
+
+    /// Observes a value derived from the state on the main actor for as long as `owner` lives.
+    ///
+    /// Like ``observe(_:queue:using:)-(_,MainQueue,_)``, with the owner passed to the block and
+    /// the registration tied to the owner's life:
+    ///
+    /// ```swift
+    /// store.observe(\.todos, owner: self, queue: .main) { model, todos in
+    ///     model.rows = todos
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - select: Picks the value out of the state.
+    ///   - owner: The object the registration lives with.
+    ///   - queue: ``MainQueue/main``.
+    ///   - block: Receives the owner and the value, on the main actor.
+    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    @discardableResult
+    public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        owner: Owner,
+        queue: MainQueue,
+        using block: @escaping @MainActor @Sendable (Owner, Value) -> Void
+    ) -> ObserverToken {
+        observe(select, owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
     /// Registers `handler` for this store's changes, then gives it the current state.
