@@ -19,6 +19,8 @@ import ReduxSwift
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A state whose every field follows from `counter`, so any torn or mixed write shows.

@@ -24,8 +24,17 @@ import ReduxSwift
 /// that differ, and so does an action dispatched by reducers or async work that the test has not
 /// asserted with ``receive(_:timeout:assert:fileID:filePath:line:column:)``.
 ///
+/// A `TestStore` belongs to the test that created it; use it from one task at a time.
+///
+/// ## Reporting failures
+///
 /// Failures are reported to Swift Testing when a Swift Testing test is running, and to XCTest
-/// otherwise. A `TestStore` belongs to the test that created it; use it from one task at a time.
+/// otherwise. `ReduxSwiftTesting` uses each framework only where it can be imported, so it builds
+/// on every platform the package supports and with the Command Line Tools alone, which have no
+/// XCTest; link it from test targets only. A failure with no framework to go to (the module was
+/// built without XCTest and no Swift Testing test is running, or it runs on a watchOS older than
+/// 7.4, which has no XCTest) stops the process with the message and the line of the assertion, so
+/// that no test passes without its checks.
 public final class TestStore<State: StateProtocol & Equatable> {
     /// How strictly a ``TestStore`` checks.
     public enum Exhaustivity: Sendable, Equatable {

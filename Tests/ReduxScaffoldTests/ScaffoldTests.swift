@@ -8,10 +8,13 @@ final class ScratchPackage {
     let root: URL
 
     init() {
-        root = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
             .appendingPathComponent("ReduxScaffoldTests-\(UUID().uuidString)", isDirectory: true)
-            .resolvingSymlinksInPath()
-        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Resolved once it exists, as the scaffold resolves `--package-path`: a path that does not
+        // exist yet resolves differently (on a Mac, `/var/folders/…` becomes `/private/var/…` or
+        // stays, depending on whether the whole path exists), and paths are compared as strings.
+        root = directory.resolvingSymlinksInPath()
         _ = FileManager.default.createFile(
             atPath: root.appendingPathComponent("Package.swift").path, contents: Data())
     }

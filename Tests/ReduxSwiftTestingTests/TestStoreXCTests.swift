@@ -1,3 +1,5 @@
+// XCTest is not part of the Command Line Tools; there, only the Swift Testing tests build.
+#if canImport(XCTest)
 import ReduxSwift
 import ReduxSwiftTesting
 import XCTest
@@ -14,3 +16,4 @@ final class TestStoreXCTests: XCTestCase {
         XCTAssertEqual(store.state.count, 3)
     }
 }
+#endif

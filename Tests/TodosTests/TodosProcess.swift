@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the `todos` executable built next to the tests, with its own data directory.
 final class TodosProcess: Sendable {
@@ -22,27 +23,34 @@ final class TodosProcess: Sendable {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
-    /// The folder SwiftPM builds products into: the one holding the test bundle.
-    static let productsDirectory: URL = {
-        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    }()
+    /// The `todos` executable of this build, found from where the test code was loaded.
+    static let executable = BuiltProducts.locate(
+        "todos", testBinary: BuiltProducts.testBinary, bundlePaths: Bundle.allBundles.map(\.bundlePath),
+        argumentZero: CommandLine.arguments.first)
 
-    static var executable: URL { productsDirectory.appendingPathComponent("todos") }
+    /// How long a run may take before the child is killed, so that a stuck child fails its test
+    /// instead of hanging the suite.
+    static let timeout: TimeInterval = 60
 
     var archiveURL: URL { dataDirectory.appendingPathComponent("todos.json") }
 
     /// Runs `todos --data-dir <dir> <arguments>`, feeding `input` to standard input.
     func run(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-        useDataDir: Bool = true
+        useDataDir: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
     )
         -> Outcome
     {
+        let executable: URL
+        switch Self.executable {
+        case .success(let url):
+            executable = url
+        case .failure(let error):
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            return Outcome(status: -1, output: "", errors: "\(error)")
+        }
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = (useDataDir ? ["--data-dir", dataDirectory.path] : []) + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
@@ -51,23 +59,32 @@ final class TodosProcess: Sendable {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = standardInput
+        // The handler captures only the semaphore: on Apple platforms it is a `@Sendable` closure
+        // and `Process` is not `Sendable`, so the process itself is used on this thread alone.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
-            return Outcome(status: -1, output: "", errors: "cannot start \(Self.executable.path): \(error)")
+            return Outcome(status: -1, output: "", errors: "cannot start \(executable.path): \(error)")
         }
-        // A stuck child must not hang the suite.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        // Both pipes are read on threads of their own, so that a child filling one while the other
+        // is read never blocks.
+        let outputData = PipeReader(output.fileHandleForReading)
+        let errorData = PipeReader(errors.fileHandleForReading)
         if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
         try? standardInput.fileHandleForWriting.close()
-        let errorData = ErrorCollector(errors.fileHandleForReading)
-        let outputData = readToEnd(output.fileHandleForReading)
+        var timedOut = false
+        if exited.wait(timeout: .now() + Self.timeout) == .timedOut {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
         process.waitUntilExit()
-        watchdog.cancel()
+        let errorText = String(decoding: errorData.finish(), as: UTF8.self)
         return Outcome(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData.finish(), as: UTF8.self))
+            status: process.terminationStatus, output: String(decoding: outputData.finish(), as: UTF8.self),
+            errors: timedOut ? errorText + "killed after \(Self.timeout) s\n" : errorText)
     }
 
     /// The archive's bytes, or `nil` when there is none.
@@ -76,38 +93,105 @@ final class TodosProcess: Sendable {
     }
 }
 
-/// Reads a pipe to its end on another thread, so that neither pipe of a child can fill up and
-/// block it while the other is read.
-final class ErrorCollector: @unchecked Sendable {
+/// Reads a pipe to its end on a thread of its own.
+final class PipeReader: @unchecked Sendable {
     // `@unchecked Sendable`: `data` is written by the reading thread before `done.signal()` and read
-    // only after `done.wait()` returns.
+    // only after `done.wait()` returns; `handle` is only kept, so that its descriptor stays open
+    // until then, and the thread reads through the descriptor, an integer.
+    private let handle: FileHandle
+    private let descriptor: Int32
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
+        self.handle = handle
+        descriptor = handle.fileDescriptor
         Thread.detachNewThread { [self] in
-            data = readToEnd(handle)
+            data = readToEnd(descriptor)
             done.signal()
         }
     }
 
+    /// Waits until the writing end is closed (the child exited) and returns what was read.
     func finish() -> Data {
         done.wait()
-        return data
+        return withExtendedLifetime(handle) { data }
     }
 }
 
-/// Reads `handle` to its end, retrying a read that a signal interrupted: many children ending at
-/// once interrupt reads with `SIGCHLD`, which `readDataToEndOfFile()` turns into a crash.
-func readToEnd(_ handle: FileHandle) -> Data {
+/// Reads `descriptor` to its end, retrying a read that a signal interrupted: many children ending
+/// at once interrupt reads with `SIGCHLD`, which `readDataToEndOfFile()` turns into a crash.
+func readToEnd(_ descriptor: Int32) -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
-        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
             data.append(contentsOf: buffer[..<count])
         } else if count == 0 || errno != EINTR {
             return data
         }
+    }
+}
+
+/// Finds the products SwiftPM or Xcode built with the tests.
+///
+/// Products are built into one folder: the one holding the test code, which is the `.xctest`
+/// executable on Linux and a binary inside the `.xctest` bundle on Apple platforms. Who runs the
+/// tests does not matter: `xctest`, the toolchain's Swift Testing helper or the bundle itself.
+enum BuiltProducts {
+    /// A product that is in none of the folders looked at.
+    struct NotFound: Error, Equatable, CustomStringConvertible {
+        let name: String
+        /// Every path looked at, in order.
+        let tried: [String]
+
+        var description: String {
+            "cannot find the built `\(name)` executable; looked for "
+                + tried.joined(separator: ", ") + " (build it with `swift build` first)"
+        }
+    }
+
+    /// The file this test code was loaded from: the executable of the bundle holding this module's
+    /// classes (on Linux the main bundle, whose executable is the `.xctest` file).
+    static var testBinary: String? {
+        Bundle(for: TodosProcess.self).executableURL?.path
+    }
+
+    /// The first executable file named `name` in the products folder of `testBinary`, else beside
+    /// a loaded `.xctest` bundle, else beside `argumentZero`.
+    static func locate(_ name: String, testBinary: String?, bundlePaths: [String], argumentZero: String?)
+        -> Result<URL, NotFound>
+    {
+        var folders: [URL] = []
+        if let testBinary { folders.append(productsFolder(of: URL(fileURLWithPath: testBinary))) }
+        for bundle in bundlePaths where bundle.hasSuffix(".xctest") {
+            folders.append(URL(fileURLWithPath: bundle).deletingLastPathComponent())
+        }
+        if let argumentZero { folders.append(URL(fileURLWithPath: argumentZero).deletingLastPathComponent()) }
+        var tried: [String] = []
+        for folder in folders {
+            let candidate = folder.appendingPathComponent(name)
+            guard !tried.contains(candidate.path) else { continue }
+            tried.append(candidate.path)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
+                return .success(candidate)
+            }
+        }
+        return .failure(NotFound(name: name, tried: tried))
+    }
+
+    /// The folder holding the outermost `.xctest` in `binary`'s path, else the binary's folder.
+    private static func productsFolder(of binary: URL) -> URL {
+        let components = binary.pathComponents
+        guard let bundle = components.firstIndex(where: { $0.hasSuffix(".xctest") }) else {
+            return binary.deletingLastPathComponent()
+        }
+        var folder = URL(fileURLWithPath: "/", isDirectory: true)
+        for component in components[..<bundle].dropFirst() { folder.appendPathComponent(component) }
+        return folder
     }
 }

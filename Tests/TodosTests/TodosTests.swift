@@ -114,16 +114,22 @@ import Testing
         #expect(todos.run(["list"]).errors.isEmpty, "quiet without --verbose")
     }
 
-    @Test func theDataLivesInXDGDataHomeByDefault() throws {
+    #if canImport(Darwin)
+    @Test func theDataLivesInApplicationSupportByDefault() {
+        // Checked without running `todos`, which would write into the user's real Library: Apple
+        // platforms have no environment variable that moves Application Support.
+        #expect(Options.defaultDataDirectory.path.hasSuffix("/Library/Application Support/reduxswift-todos"))
+    }
+    #else
+    @Test func theDataLivesInXDGDataHomeByDefault() {
         let todos = TodosProcess()
         let outcome = todos.run(
             ["add", "here"], environment: ["XDG_DATA_HOME": todos.dataDirectory.path], useDataDir: false)
         #expect(outcome.status == 0)
-        #if os(Linux)
         let file = todos.dataDirectory.appendingPathComponent("reduxswift-todos/todos.json")
         #expect(FileManager.default.fileExists(atPath: file.path))
-        #endif
     }
+    #endif
 
     @Test func aDamagedDataFileIsKeptAsideAndTheAppStartsEmpty() throws {
         let todos = TodosProcess()

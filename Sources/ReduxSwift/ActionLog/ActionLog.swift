@@ -108,13 +108,14 @@ public struct ActionLog: Sendable {
 public final class ActionRecording: @unchecked Sendable {
     // `@unchecked Sendable`: `lines`, `skipped` and `isStopped` are read and written only while
     // `lock` is held; `encoder` and `formatter` are used only inside the lock too. `codec`, `sink`
-    // and `store` are immutable and thread-safe.
+    // and `store` are immutable and thread-safe (`store` is a `weak var` only because `weak let`
+    // is newer than Swift 6.2, the oldest toolchain supported; it is assigned once, in `init`).
     private let lock = NSLock()
     private let codec: ActionCodec
     private let encoder = SnapshotCoder.makeJSONEncoder()
     private let formatter = ISO8601DateFormatter()
     private let sink = RecordingSink()
-    private weak let store: (any RecordableStore)?
+    private weak var store: (any RecordableStore)?
     private var lines = Data()
     private var skipped = 0
     private var isStopped = false

@@ -12,6 +12,36 @@ import Testing
         try body(defaults)
     }
 
+    #if !canImport(Darwin)
+    /// Where swift-corelibs-foundation keeps a suite: `<suite>.plist` in `$XDG_CONFIG_HOME`, or in
+    /// `~/.config` when that is not an absolute path. (Apple platforms keep it in
+    /// `~/Library/Preferences`, written by `cfprefsd` when it sees fit, so only the domain is
+    /// checked there.)
+    var suiteFile: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") && $0.count > 1 ? $0 : nil }
+            ?? ((environment["HOME"] ?? "") + "/.config")
+        return URL(fileURLWithPath: base, isDirectory: true).appendingPathComponent("\(suiteName).plist")
+    }
+    #endif
+
+    @Test func theSuiteIsRemovedAfterEachTest() throws {
+        try withDefaults { defaults in
+            let backend = UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults)
+            try StateArchive<TestState>(backend: backend).save(TestState(counter: 1))
+            #expect(UserDefaults.standard.persistentDomain(forName: suiteName)?.isEmpty == false)
+            #if !canImport(Darwin)
+            #expect(
+                FileManager.default.fileExists(atPath: suiteFile.path), "the suite's file is where we look")
+            #endif
+        }
+        #expect(UserDefaults.standard.persistentDomain(forName: suiteName)?.isEmpty ?? true)
+        #if !canImport(Darwin)
+        #expect(!FileManager.default.fileExists(atPath: suiteFile.path))
+        #endif
+    }
+
     @Test func aStateSavedIsTheStateLoaded() throws {
         try withDefaults { defaults in
             let backend = UserDefaultsArchiveBackend(

@@ -155,7 +155,12 @@ final class ManualScheduler: SaveScheduler, @unchecked Sendable {
 }
 
 #if os(Linux)
+// `setfsuid` is Linux's, whichever C library the toolchain uses.
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Runs `body` without the superuser's right to ignore file permissions, so tests of read-only
 /// locations mean something when the suite runs as root (as it does in CI containers).
