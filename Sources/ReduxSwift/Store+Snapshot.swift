@@ -78,6 +78,7 @@ extension Store {
             perform(core.snapshotterDidEncode(snapshot))
             return snapshot
         case .wait(let waiter):
+            lendPriorityIfMainThread()
             return waiter.wait()
         }
     }

@@ -212,7 +212,22 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
     private func waitForRoom() {
         guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
+        lendPriorityIfMainThread()
         core.waitUntilTaken()
+    }
+
+    /// Called by the main thread before it blocks until the reducing queue gets somewhere (a read,
+    /// a full queue, a transaction): lends the main thread's priority to the work ahead of it.
+    ///
+    /// A semaphore donates no priority, so the main thread (user-interactive) would wait behind the
+    /// store's user-initiated queue: a priority inversion. A block queued on a serial queue at a
+    /// higher QoS than the blocks ahead of it raises the queue to that QoS until the block runs, so
+    /// an empty one at the main thread's QoS does the lending. It runs on every platform (QoS has
+    /// no effect on Linux), so the tests exercise the same path.
+    func lendPriorityIfMainThread() {
+        guard MainThread.isCurrent else { return }
+        core.countPriorityLoan()
+        reduceQueue.async(qos: .userInteractive, flags: .enforceQoS) {}
     }
 
     // MARK: Reducing (runs on `reduceQueue`, as the owner of the state)
@@ -398,6 +413,21 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
 extension Store: DeferredDispatchTarget, QueueWork {
     func enqueueDeferred(_ entry: PendingEntry) {
         enqueue(entry)
+    }
+}
+
+/// Whether the calling code runs on the main thread or the main queue: on Linux, the main queue can
+/// be run by another thread (under `dispatchMain()`, or by Swift Testing's main actor).
+enum MainThread {
+    /// Set on the main queue once, the first time a waiter asks.
+    private static let queueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isCurrent: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: queueKey) == true
     }
 }
 

@@ -118,6 +118,15 @@ final class StoreCore: Sendable {
         machine.withLock { $0.waitingReaderCount }
     }
 
+    /// Counts a main thread's priority loan before it waits (see `StoreMachine.priorityLoans`).
+    func countPriorityLoan() {
+        machine.withLock { $0.priorityLoans += 1 }
+    }
+
+    var priorityLoans: Int {
+        machine.withLock { $0.priorityLoans }
+    }
+
     func takeEvents() -> [StoreEvent] {
         machine.withLock { $0.takeEvents() }
     }

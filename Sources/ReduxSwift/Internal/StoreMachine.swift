@@ -109,6 +109,9 @@ struct StoreMachine<Entry, Waiter> {
     private var waiters: [(target: UInt64, waiter: Waiter)] = []
     /// Readers waiting for queued entries, for tests that need a reader to be waiting.
     var waitingReaderCount: Int { waiters.count }
+    /// How often a main thread lent its priority to the store's queue before waiting for it (see
+    /// `Store.lendPriorityIfMainThread()`), for the tests: QoS cannot be observed on Linux.
+    var priorityLoans = 0
     /// How many pending entries make the queue full: a dispatcher that may wait, and queues an entry
     /// that brings `pending` to this count while no lock holds it, waits until the drainer takes
     /// them (see ``isFull``). Bounds the queue under a tight loop of dispatches.

@@ -72,6 +72,7 @@ public struct StoreTransaction: Sendable {
         let participants = parts.map { TransactionParticipant(batch: ActionBatch($0.actions)) }
         for (part, participant) in zip(parts, participants) {
             part.store.enqueueTransactionPart(participant)
+            part.store.lendPriorityIfMainThread()
         }
         var rejection: TransactionError?
         for (index, participant) in participants.enumerated() {
@@ -123,6 +124,8 @@ protocol TransactionStore: AnyObject, Sendable {
     /// Held by the transaction that uses the store, so that two never interleave on it.
     var transactionGate: NSLock { get }
     func enqueueTransactionPart(_ participant: TransactionParticipant)
+    /// See ``Store/lendPriorityIfMainThread()``: the committing thread waits for the store's queue.
+    func lendPriorityIfMainThread()
 }
 
 extension Store: TransactionStore {
