@@ -6,7 +6,7 @@ import Testing
 /// Several `todos` on one data directory: each waits for the directory's lock, so none loses the
 /// others' changes.
 @Suite struct TodosConcurrencyTests {
-    @Test func twentyConcurrentAddsKeepAllTwentyTodos() throws {
+    @Test func twentyConcurrentAddsKeepAllTwentyTodos() async throws {
         let todos = TodosProcess()
         let outcomes = Outcomes()
         let start = DispatchSemaphore(value: 0)
@@ -15,16 +15,19 @@ import Testing
             group.enter()
             Thread.detachNewThread {
                 start.wait()
-                outcomes.append(todos.run(["--wait", "120", "add", "item \(index)"]))
+                outcomes.append(todos.runBlocking(["--wait", "120", "add", "item \(index)"]))
                 group.leave()
             }
         }
         for _ in 0..<20 { start.signal() }
-        #expect(group.wait(timeout: .now() + 180) == .success)
+        // Awaited, not waited for: each child is killed after `TodosProcess.timeout`, so all end.
+        await withCheckedContinuation { continuation in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
         for outcome in outcomes.all {
             #expect(outcome.status == 0, "\(outcome.errors)")
         }
-        let lines = todos.run(["list"]).outputLines
+        let lines = await todos.run(["list"]).outputLines
         #expect(lines.count == 20)
         #expect(Set(lines.map { $0.split(separator: " ", maxSplits: 1)[0] }) == Set((1...20).map { "\($0)" }))
         #expect(
@@ -32,9 +35,9 @@ import Testing
                 == Set((0..<20).map { "item \($0)" }))
     }
 
-    @Test func aCommandGivesUpWithExitCode1WhenTheDirectoryStaysInUse() throws {
+    @Test func aCommandGivesUpWithExitCode1WhenTheDirectoryStaysInUse() async throws {
         let todos = TodosProcess()
-        _ = todos.run(["add", "keep me"])
+        _ = await todos.run(["add", "keep me"])
         let before = todos.archiveBytes
         let lockPath = todos.dataDirectory.appendingPathComponent("todos.lock").path
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -42,7 +45,7 @@ import Testing
         defer { close(descriptor) }
         try #require(flock(descriptor, LOCK_EX) == 0)
 
-        let outcome = todos.run(["--wait", "0.2", "add", "lost"])
+        let outcome = await todos.run(["--wait", "0.2", "add", "lost"])
         #expect(outcome.status == 1)
         #expect(outcome.output.isEmpty)
         #expect(outcome.errorLines.count == 1)
@@ -53,14 +56,15 @@ import Testing
         #expect(todos.archiveBytes == before)
 
         flock(descriptor, LOCK_UN)
-        #expect(todos.run(["--wait", "0", "add", "now"]).outputLines == ["1 [ ] keep me", "2 [ ] now"])
+        #expect(
+            await todos.run(["--wait", "0", "add", "now"]).outputLines == ["1 [ ] keep me", "2 [ ] now"])
     }
 
     @Test(arguments: [
         ["--wait"], ["--wait", "soon"], ["--wait", "-1"], ["--wait", "inf"], ["--wait", "nan"],
     ])
-    func aBadWaitIsAUsageError(arguments: [String]) {
-        let outcome = TodosProcess().run(arguments + ["list"])
+    func aBadWaitIsAUsageError(arguments: [String]) async {
+        let outcome = await TodosProcess().run(arguments + ["list"])
         #expect(outcome.status == 2)
         #expect(
             outcome.errorLines.first?.contains("--wait needs a number of seconds") == true,
@@ -91,29 +95,29 @@ final class Outcomes: @unchecked Sendable {
         try Data(json.utf8).write(to: todos.archiveURL)
     }
 
-    @Test func addingWhenEveryIDIsTakenIsRefusedWithExitCode1() throws {
+    @Test func addingWhenEveryIDIsTakenIsRefusedWithExitCode1() async throws {
         let todos = TodosProcess()
         try writeArchive(
             todos, todosJSON: #"[{"id":1,"text":"a","isCompleted":false}]"#, nextID: "\(Int.max)")
         let before = todos.archiveBytes
-        let outcome = todos.run(["add", "b"])
+        let outcome = await todos.run(["add", "b"])
         #expect(outcome.status == 1)
         #expect(outcome.output.isEmpty)
         #expect(outcome.errorLines == ["todos: cannot add a todo: every ID up to \(Int.max) has been used"])
         #expect(todos.archiveBytes == before)
-        #expect(todos.run(["toggle", "1"]).outputLines == ["1 [x] a"], "the list still works")
+        #expect(await todos.run(["toggle", "1"]).outputLines == ["1 [x] a"], "the list still works")
     }
 
-    @Test func theReducerRefusesAnAddWhenEveryIDIsTaken() {
+    @Test func theReducerRefusesAnAddWhenEveryIDIsTaken() async {
         var state = AppState(todos: [], nextID: .max)
         #expect(throws: TodoError.noIDsLeft) { try TodoReducers.reduce(&state, TodoAction.add("b")) }
         #expect(state == AppState(todos: [], nextID: .max))
     }
 
     @Test(arguments: ["\n", " \n\t ", "\r\n"])
-    func aBlankTextIsRefused(text: String) {
+    func aBlankTextIsRefused(text: String) async {
         let todos = TodosProcess()
-        let outcome = todos.run(["add", text])
+        let outcome = await todos.run(["add", text])
         #expect(outcome.status == 2)
         #expect(outcome.errorLines.first?.contains("add needs the todo's text") == true, "\(outcome.errors)")
         #expect(todos.archiveBytes == nil)
@@ -125,11 +129,11 @@ final class Outcomes: @unchecked Sendable {
         ("a\u{2028}b", "U+2028"), ("a\u{200E}b", "U+200E"), ("a\u{200F}b", "U+200F"),
         ("a\u{061C}b", "U+061C"),
     ])
-    func aControlCharacterInTheTextIsRefused(text: String, scalar: String) {
+    func aControlCharacterInTheTextIsRefused(text: String, scalar: String) async {
         let todos = TodosProcess()
-        _ = todos.run(["add", "keep me"])
+        _ = await todos.run(["add", "keep me"])
         let before = todos.archiveBytes
-        let outcome = todos.run(["add", text])
+        let outcome = await todos.run(["add", text])
         #expect(outcome.status == 2)
         #expect(outcome.output.isEmpty)
         #expect(outcome.errorLines.count == 1)
@@ -138,32 +142,32 @@ final class Outcomes: @unchecked Sendable {
         #expect(todos.archiveBytes == before)
     }
 
-    @Test func theInteractiveModeRefusesAControlCharacterToo() {
+    @Test func theInteractiveModeRefusesAControlCharacterToo() async {
         let todos = TodosProcess()
-        let outcome = todos.run([], input: "add red\u{1B}[31m\nadd fine\n")
+        let outcome = await todos.run([], input: "add red\u{1B}[31m\nadd fine\n")
         #expect(outcome.outputLines == ["1 [ ] fine"])
         #expect(outcome.errorLines.count == 1)
         #expect(outcome.errors.contains("control character U+001B"))
     }
 
-    @Test func aTitleFromTheArchiveIsPrintedEscapedOnOneRow() throws {
+    @Test func aTitleFromTheArchiveIsPrintedEscapedOnOneRow() async throws {
         let todos = TodosProcess()
         let title = #"a\n2 [x] fake\u001b[2J\r\u009b\u202e\\"#
         try writeArchive(todos, todosJSON: #"[{"id":1,"text":"\#(title)","isCompleted":false}]"#, nextID: "2")
-        let outcome = todos.run(["list"])
+        let outcome = await todos.run(["list"])
         #expect(outcome.status == 0)
         #expect(outcome.outputLines == [#"1 [ ] a\u{A}2 [x] fake\u{1B}[2J\u{D}\u{9B}\u{202E}\"#])
         #expect(!outcome.output.unicodeScalars.contains { TodoText.isRefused($0) && $0 != "\n" })
     }
 
-    @Test func wordsQuotedInAnErrorAreEscaped() {
-        let outcome = TodosProcess().run(["\u{1B}[2Jboom"])
+    @Test func wordsQuotedInAnErrorAreEscaped() async {
+        let outcome = await TodosProcess().run(["\u{1B}[2Jboom"])
         #expect(outcome.status == 2)
         #expect(outcome.errorLines.first?.hasPrefix(#"todos: unknown command '\u{1B}[2Jboom'"#) == true)
         #expect(!outcome.errors.unicodeScalars.contains { TodoText.isRefused($0) && $0 != "\n" })
     }
 
-    @Test func theTextIsTrimmedAndKeptOtherwise() throws {
+    @Test func theTextIsTrimmedAndKeptOtherwise() async throws {
         #expect(try Command(words: ["add", " \n Buy  milk ü 🥛\n"]) == .add("Buy  milk ü 🥛"))
         var state = AppState()
         #expect(throws: TodoError.controlCharacter("\u{1B}")) {

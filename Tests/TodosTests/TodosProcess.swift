@@ -35,7 +35,27 @@ final class TodosProcess: Sendable {
     var archiveURL: URL { dataDirectory.appendingPathComponent("todos.json") }
 
     /// Runs `todos --data-dir <dir> <arguments>`, feeding `input` to standard input.
+    ///
+    /// Waits for the child on a thread of its own: the tests run on Swift's cooperative pool, which
+    /// has as many threads as cores, and a test blocking one of them for a child's lifetime would
+    /// starve the async work of tests running beside it.
     func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+        useDataDir: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                continuation.resume(
+                    returning: runBlocking(
+                        arguments, input: input, environment: environment, useDataDir: useDataDir,
+                        sourceLocation: sourceLocation))
+            }
+        }
+    }
+
+    /// ``run(_:input:environment:useDataDir:sourceLocation:)`` on the calling thread, for callers
+    /// on threads of their own.
+    func runBlocking(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
         useDataDir: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
     )
