@@ -63,20 +63,6 @@ public enum HistoryAction: ActionProtocol, Equatable {
     case jump(to: Int)
 }
 
-/// A history move that could not be made; posted with ``Foundation/NSNotification/Name/dispatchDidFail``.
-public enum HistoryError: Error, Equatable, CustomStringConvertible {
-    /// ``HistoryAction/jump(to:)`` named a step the history does not have.
-    case noSuchStep(Int, steps: Int)
-
-    /// One sentence saying what went wrong.
-    public var description: String {
-        switch self {
-        case .noSuchStep(let step, let steps):
-            return "the history has no step \(step); it keeps steps 0 to \(steps - 1)"
-        }
-    }
-}
-
 /// Where a store's history stands.
 public struct HistoryStatus: Sendable, Equatable {
     /// Steps kept, including the current one.
