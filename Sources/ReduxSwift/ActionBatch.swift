@@ -33,23 +33,6 @@ public struct ActionBatch: ActionProtocol {
     public var identifier: String { "ActionBatch" }
 }
 
-extension PendingEntry {
-    /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
-    /// has to ask whether an action is a batch.
-    ///
-    /// Generic so that the question is one comparison of type metadata; an existential argument is
-    /// opened, so its dynamic type is compared.
-    @inline(__always)
-    static func entry<Action: ActionProtocol>(for action: Action) -> PendingEntry {
-        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
-            let batch = action as? ActionBatch
-        {
-            return .batch(batch)
-        }
-        return .action(action)
-    }
-}
-
 extension ActionBatch {
     /// `action` as a batch, or `nil`: one comparison of type metadata before the cast, so that
     /// asking about an action that is not a batch costs next to nothing.

@@ -33,7 +33,7 @@ import Testing
 
     func makeBoundedStore(_ reducers: [Reducer<TestState>] = [testReducer]) -> Store<TestState> {
         let store = makeStore(reducers)
-        store.core.setHighWaterMark(Self.highWaterMark)
+        store.kernel.setHighWaterMark(Self.highWaterMark)
         return store
     }
 
@@ -57,7 +57,7 @@ import Testing
         for _ in 0..<20_000 { store.dispatch(TestAction.increment) }
         try lock.release()
         #expect(store.currentState().counter == 20_000)
-        #expect(store.core.pendingCapacity <= StoreCore.Machine.retainedCapacity)
+        #expect(store.kernel.inspect(\.pendingCapacity) <= StoreKernel.Machine.retainedCapacity)
     }
 
     @Test func theQueueStaysBoundedWhileSeveralThreadsFloodABlockedReducer() {
@@ -79,14 +79,14 @@ import Testing
             }.start()
         }
         // Every thread ends up waiting: the queue is full and the reducer does not take it.
-        #expect(eventually { store.core.blockedDispatcherCount == threads })
+        #expect(eventually { store.kernel.inspect(\.blockedDispatcherCount) == threads })
         #expect(dispatchers.wait(timeout: .now()) == .timedOut)
         // The blocked action, then at most one entry per thread past the mark.
-        #expect(store.core.queuedCount <= 1 + Self.highWaterMark + threads)
+        #expect(store.kernel.inspect { Int($0.enqueuedCount - $0.processedCount) } <= 1 + Self.highWaterMark + threads)
         release.open()
         #expect(dispatchers.wait(timeout: .now() + Self.watchdog) == .success)
         #expect(store.currentState().counter == threads * perThread)
-        #expect(store.core.queuedCount == 0)
+        #expect(store.kernel.inspect { Int($0.enqueuedCount - $0.processedCount) } == 0)
     }
 
     // MARK: Dispatches that never wait
@@ -117,7 +117,7 @@ import Testing
         let store = Store(
             reducers: [testReducer], state: TestState(), middleware: [fanOut],
             notificationCenter: StoreNotificationCenter())
-        store.core.setHighWaterMark(Self.highWaterMark)
+        store.kernel.setHighWaterMark(Self.highWaterMark)
         try #require(
             finishes {
                 store.dispatch(TestAction.append("fan out"))
@@ -191,7 +191,7 @@ import Testing
         let store = Store(
             reducers: [{ state, action in if action is TestAction { state.counter += 1 } }],
             state: DispatchingOnEncode(), notificationCenter: StoreNotificationCenter())
-        store.core.setHighWaterMark(Self.highWaterMark)
+        store.kernel.setHighWaterMark(Self.highWaterMark)
         let hook = DispatchingOnEncode.hook
         hook.set { for _ in 0..<50 { store.dispatch(TestAction.increment) } }
         store.dispatch(TestAction.increment)
@@ -231,7 +231,7 @@ import Testing
             for _ in 0..<100 { store.dispatch(TestAction.increment) }
             dispatcher.leave()
         }.start()
-        #expect(eventually { store.core.blockedDispatcherCount == 1 })
+        #expect(eventually { store.kernel.inspect(\.blockedDispatcherCount) == 1 })
         // The entries it waits on are still reduced; what it dispatches from now on is held.
         let lock = store.lock("pause")
         release.open()

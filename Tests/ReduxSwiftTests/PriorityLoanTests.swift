@@ -26,15 +26,15 @@ import Testing
         let release = Gate()
         let store = makeHeldStore(release: release)
         _ = onNewThread {
-            waitUntil { store.core.waitingReaderCount == 1 }
+            waitUntil { store.kernel.inspect(\.waitingReaderCount) == 1 }
             release.open()
         }
         store.dispatch(TestAction.add(5))
         #expect(store.currentState().counter == 5)
-        #expect(store.core.priorityLoans == 1)
+        #expect(store.kernel.inspect(\.priorityLoans) == 1)
 
         #expect(store.currentState().counter == 5, "nothing queued: the fast path")
-        #expect(store.core.priorityLoans == 1, "a read that does not wait lends nothing")
+        #expect(store.kernel.inspect(\.priorityLoans) == 1, "a read that does not wait lends nothing")
     }
 
     @Test func aReadThatWaitsOnAnotherThreadLendsNothing() {
@@ -45,11 +45,11 @@ import Testing
             store.dispatch(TestAction.add(3))
             read.append(store.currentState().counter)
         }
-        waitUntil { store.core.waitingReaderCount == 1 }
+        waitUntil { store.kernel.inspect(\.waitingReaderCount) == 1 }
         release.open()
         #expect(reader.wait())
         #expect(read.values == [3])
-        #expect(store.core.priorityLoans == 0)
+        #expect(store.kernel.inspect(\.priorityLoans) == 0)
     }
 
     @MainActor
@@ -58,15 +58,15 @@ import Testing
         let held = makeHeldStore(release: release)
         let other = makeStore()
         _ = onNewThread {
-            waitUntil { held.core.priorityLoans == 1 }
+            waitUntil { held.kernel.inspect(\.priorityLoans) == 1 }
             release.open()
         }
         var transaction = StoreTransaction()
         transaction.dispatch(TestAction.add(2), to: held)
         transaction.dispatch(TestAction.increment, to: other)
         try transaction.commit()
-        #expect(held.core.priorityLoans == 1)
-        #expect(other.core.priorityLoans == 1)
+        #expect(held.kernel.inspect(\.priorityLoans) == 1)
+        #expect(other.kernel.inspect(\.priorityLoans) == 1)
         #expect(held.currentState().counter == 2)
         #expect(other.currentState().counter == 1)
     }

@@ -40,7 +40,7 @@ public struct ActionLog: Sendable {
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
-        ActionRecording(codec: codec, store: store)
+        ActionRecording(codec: codec, kernel: store.kernel)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -80,29 +80,29 @@ public struct ActionLog: Sendable {
 public final class ActionRecording: @unchecked Sendable {
     // `@unchecked Sendable`: `lines`, `skipped` and `isStopped` are read and written only while
     // `lock` is held; `encoder` and `formatter` are used only inside the lock too. `codec`, `sink`
-    // and `store` are immutable and thread-safe (`store` is a `weak var` only because `weak let`
+    // and `kernel` are immutable and thread-safe (`kernel` is a `weak var` only because `weak let`
     // is newer than Swift 6.2, the oldest toolchain supported; it is assigned once, in `init`).
     private let lock = NSLock()
     private let codec: ActionCodec
     private let encoder = SnapshotCoder.makeJSONEncoder()
     private let formatter = ISO8601DateFormatter()
     private let sink = RecordingSink()
-    private weak var store: (any RecordableStore)?
+    private weak var kernel: StoreKernel?
     private var lines = Data()
     private var skipped = 0
     private var isStopped = false
 
-    init(codec: ActionCodec, store: any RecordableStore) {
+    init(codec: ActionCodec, kernel: StoreKernel) {
         self.codec = codec
-        self.store = store
+        self.kernel = kernel
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         encoder.outputFormatting = [.sortedKeys]
-        store.enqueuePassingLocks(.startRecording(sink))
+        kernel.enqueue(.startRecording(sink), .neverHeld)
     }
 
     deinit {
         guard !isStopped else { return }
-        store?.enqueuePassingLocks(.stopRecording(sink))
+        kernel?.enqueue(.stopRecording(sink), .neverHeld)
     }
 
     /// The lines recorded so far.
@@ -137,8 +137,8 @@ public final class ActionRecording: @unchecked Sendable {
             defer { isStopped = true }
             return isStopped
         }
-        if !wasStopped, let store {
-            store.enqueuePassingLocks(.stopRecording(sink))
+        if !wasStopped, let kernel {
+            kernel.enqueue(.stopRecording(sink), .neverHeld)
             if ReducerContext.current == nil { sink.waitUntilDetached() }
         }
         return data
@@ -156,18 +156,6 @@ public final class ActionRecording: @unchecked Sendable {
                 lines.append(UInt8(ascii: "\n"))
             }
         }
-    }
-}
-
-/// A store an ``ActionRecording`` can start and stop on, with no generic parameter.
-protocol RecordableStore: AnyObject, Sendable {
-    /// Queues an entry in order with earlier dispatches, passing dispatch locks.
-    func enqueuePassingLocks(_ entry: PendingEntry)
-}
-
-extension Store: RecordableStore {
-    func enqueuePassingLocks(_ entry: PendingEntry) {
-        if core.enqueuePassingLocks(entry) { scheduleDrain() }
     }
 }
 

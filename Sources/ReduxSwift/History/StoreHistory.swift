@@ -113,7 +113,7 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
 
     /// Where the history stands, after every action and move dispatched before this call.
     public var status: HistoryStatus {
-        _ = store.latestSnapshot()
+        _ = store.kernel.latestSnapshot()
         return recorder.status
     }
 }
@@ -155,7 +155,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
     private func record(_ call: MiddlewareCall) -> SnapshotError? {
         let encoded: Result<Data, SnapshotError>
         do {
-            encoded = .success(try encoder.encode(call.state.assumingMemoryBound(to: State.self).pointee))
+            encoded = .success(try encoder.encode(call.state(as: State.self).pointee))
         } catch {
             encoded = .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error))
         }
@@ -190,7 +190,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
         } catch {
             throw SnapshotError(.decoding, stateType: State.self, underlyingError: error)
         }
-        call.replaceState { $0.assumingMemoryBound(to: State.self).pointee = restored }
+        call.replaceState(with: restored)
         steps.withLock { $0.move(to: target, state: data) }
     }
 }

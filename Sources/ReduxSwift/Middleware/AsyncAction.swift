@@ -106,7 +106,7 @@ extension Middleware {
             name: "asyncActions",
             erased: { action, call in
                 if let work = action as? any AsyncActionStarting {
-                    try work.start(on: call.host, dependencies: dependencies)
+                    try work.start(on: call.kernel, dependencies: dependencies)
                     return
                 }
                 guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
@@ -138,16 +138,16 @@ private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, depend
     }
     for work in asyncActions {
         do {
-            try work.start(on: call.host, dependencies: dependencies)
+            try work.start(on: call.kernel, dependencies: dependencies)
         } catch {
-            FailureReporter(store: call.host, action: work).report(error)
+            FailureReporter(kernel: call.kernel, action: work).report(error)
         }
     }
 }
 
 /// The type-erased way the middleware starts an ``AsyncAction``.
 protocol AsyncActionStarting: ActionProtocol {
-    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError)
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError)
     /// Ends work that will never start because the batch holding it failed.
     func endWithoutRunning()
 }
@@ -191,11 +191,12 @@ extension AsyncAction: AsyncActionStarting {
         run.endWithoutRunning()
     }
 
-    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError) {
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
+        let host = kernel.store
         guard let store = host as? Store<State> else {
             throw .stateMismatch(
                 identifier: identifier, expected: String(describing: State.self),
-                store: String(describing: type(of: host)))
+                store: host.map { String(describing: type(of: $0)) } ?? "a store that no longer exists")
         }
         guard let dependencies = dependencies as? Dependencies else {
             throw .dependencyMismatch(
@@ -205,7 +206,7 @@ extension AsyncAction: AsyncActionStarting {
         let job: any AsyncJob = TypedAsyncJob(
             operation: operation,
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
-        let failure = FailureReporter(store: store, action: self)
+        let failure = FailureReporter(kernel: kernel, action: self)
         try run.start(identifier: identifier) { run in
             Task.detached {
                 defer { run.finish() }
@@ -247,11 +248,11 @@ final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJo
 
 /// Reports an asynchronous action's error to its store, in order with its other notifications.
 struct FailureReporter: Sendable {
-    let store: any DeferredDispatchTarget
+    let kernel: StoreKernel
     let action: any ActionProtocol
 
     func report(_ error: any Error) {
-        store.enqueueDeferred(.failure(action, error))
+        kernel.enqueue(.failure(action, error))
     }
 }
 

@@ -92,8 +92,7 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
     /// because holding it while reducers run makes their next change copy what it touches.
     public var state: State {
-        call.checkActive()
-        return call.state.assumingMemoryBound(to: State.self).pointee
+        call.state(as: State.self).pointee
     }
 
     /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
@@ -124,14 +123,14 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// ```
     public func nextLater() -> MiddlewareNext {
         call.checkActive()
-        return MiddlewareNext(host: call.host, position: call.nextPosition)
+        return MiddlewareNext(kernel: call.kernel, store: call.kernel.store, position: call.nextPosition)
     }
 
     /// Dispatches another action to the store, from the first middleware; it is queued once this
     /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
-        ReducerContext.current?.deferDispatch(.entry(for: action), to: call.host)
+        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
     }
 }
 
@@ -139,7 +138,9 @@ public struct MiddlewareContext<State: StateProtocol> {
 ///
 /// Get one from ``MiddlewareContext/nextLater()``.
 public struct MiddlewareNext: Sendable {
-    let host: any DeferredDispatchTarget
+    let kernel: StoreKernel
+    /// The store, kept alive while an action may still be passed on, to announce it.
+    let store: (any AnyObject & Sendable)?
     let position: Int
 
     /// Queues `action` behind the actions already dispatched; it skips the middleware up to and
@@ -147,8 +148,8 @@ public struct MiddlewareNext: Sendable {
     /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
     public func callAsFunction(_ action: any ActionProtocol) {
         let entry = PendingEntry.resume(action, middlewareIndex: position)
-        if ReducerContext.deferIfReducing(entry, to: host) { return }
-        host.enqueueDeferred(entry)
+        if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
+        kernel.enqueue(entry)
     }
 }
 

@@ -105,7 +105,7 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
     /// Records the current state as the one later changes are compared with.
     func start() {
         guard let store else { return }
-        let snapshot = store.latestSnapshot()
+        let snapshot = store.kernel.latestSnapshot()
         guard let tree = store.observationCache.tree(for: snapshot) else { return }
         last = (snapshot.version, tree)
         mailbox.withLock { $0.newestVersion = snapshot.version }
@@ -113,7 +113,7 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
 
     func stateDidChange() {
         guard gate.isOpen, let store else { return }
-        let snapshot = store.latestSnapshot()
+        let snapshot = store.kernel.latestSnapshot()
         guard mailbox.withLock({ snapshot.version > $0.newestVersion }),
             let tree = store.observationCache.tree(for: snapshot)
         else { return }

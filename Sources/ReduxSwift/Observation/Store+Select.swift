@@ -372,7 +372,7 @@ class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Senda
     /// was already offered, or the state cannot round-trip (`snapshot()` reports why).
     private func selectNewest() -> (UInt64, Value)? {
         guard gate.isOpen, let store else { return nil }
-        let snapshot = store.latestSnapshot()
+        let snapshot = store.kernel.latestSnapshot()
         let isNew = mailbox.withLock { mailbox in
             mailbox.newestVersion.map { snapshot.version > $0 } ?? true
         }

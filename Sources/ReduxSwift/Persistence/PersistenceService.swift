@@ -181,7 +181,7 @@ private final class Saver<State: StateProtocol>: Sendable {
             trigger?.stateDidChange()
         }
         timing.withLock { $0.token = token }
-        if store.core.committedVersion > 0 { stateDidChange() }
+        if store.kernel.committedVersion > 0 { stateDidChange() }
     }
 
     func stop() throws(PersistenceError) {
@@ -268,7 +268,7 @@ private final class Saver<State: StateProtocol>: Sendable {
     private func saveNow() throws(PersistenceError) {
         // Taken before the write lock: waiting for the store while holding it could deadlock with a
         // reducer that flushes.
-        let snapshot = store.latestSnapshot()
+        let snapshot = store.kernel.latestSnapshot()
         try saved.write(snapshot.version) { () throws(PersistenceError) in
             try archive.save(snapshot: snapshot)
         }

@@ -1,90 +1,8 @@
-/// One middleware with the state type erased, like ``ErasedReducer``: it receives the action and
-/// the call it may use until it returns.
-///
-/// Not `@Sendable`, for the same reason as ``ErasedReducer``: it captures only a `Sendable`
-/// closure and crosses threads only inside the store's lock-protected queue.
-typealias ErasedMiddleware = (any ActionProtocol, MiddlewareCall) throws -> Void
-
-/// What one middleware may do while it handles one action: read the live state, pass actions on,
-/// and learn how they ended. Valid only until the middleware returns.
-///
-/// Confined to the store's reducing thread, like the state it points to.
-final class MiddlewareCall {
-    /// The live state; read only.
-    private(set) var state: UnsafeMutableRawPointer
-    /// The store, for dispatches and for passing actions on later.
-    let host: any DeferredDispatchTarget
-    /// The position of the next middleware, where actions passed on continue.
-    let nextPosition: Int
-    private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
-    /// How the actions passed on so far ended, combined.
-    private(set) var outcome = DispatchOutcome.dropped
-    /// Whether the middleware replaced the state itself (the history does, to undo).
-    private(set) var replacedState = false
-
-    init(state: UnsafeMutableRawPointer, host: any DeferredDispatchTarget, nextPosition: Int) {
-        self.state = state
-        self.host = host
-        self.nextPosition = nextPosition
-    }
-
-    /// Starts a call on `state`; calls of one position reuse one object when nothing kept it.
-    func begin(state: UnsafeMutableRawPointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome) {
-        self.state = state
-        self.passOn = passOn
-        outcome = .dropped
-        replacedState = false
-    }
-
-    /// Passes `action` to the rest of the chain and the reducers, now.
-    func next(_ action: any ActionProtocol) -> DispatchOutcome {
-        guard let passOn else {
-            preconditionFailure(
-                "MiddlewareContext.next(_:) called after the middleware returned; use nextLater() to pass "
-                    + "an action on later")
-        }
-        let result = passOn(action)
-        outcome = outcome.combined(with: result)
-        return result
-    }
-
-    /// Replaces the live state; the store then treats the action as a committed change that no
-    /// rollback goes back across.
-    func replaceState(_ body: (UnsafeMutableRawPointer) -> Void) {
-        checkActive()
-        body(state)
-        replacedState = true
-    }
-
-    /// Makes sure the call is still in progress before the state is read.
-    func checkActive() {
-        precondition(passOn != nil, "MiddlewareContext.state read after the middleware returned")
-    }
-
-    /// Ends the call: nothing may use it afterwards.
-    func end() {
-        passOn = nil
-    }
-}
-
-extension DispatchOutcome {
-    /// The outcome of a middleware that passed on several actions: the first failure, otherwise
-    /// committed if any action was reduced, otherwise dropped.
-    func combined(with other: DispatchOutcome) -> DispatchOutcome {
-        switch (self, other) {
-        case (.failed, _): return self
-        case (_, .failed): return other
-        case (.committed, _), (_, .committed): return .committed
-        default: return .dropped
-        }
-    }
-}
-
 extension ReductionPipeline {
     /// Passes one queued action through the middleware from `position` on, then releases the
     /// dispatches made meanwhile (a failed action has already discarded its own).
     mutating func passThroughMiddleware(
-        _ action: any ActionProtocol, from position: Int, state: UnsafeMutableRawPointer,
+        _ action: any ActionProtocol, from position: Int, state: StatePointer,
         context: ReducerContext, into result: inout ReducedBatch
     ) {
         _ = forward(action, from: position, state: state, context: context, into: &result)
@@ -96,17 +14,17 @@ extension ReductionPipeline {
 
     /// Runs the middleware at `position` on `action`, or the reducers past the last one.
     private mutating func forward(
-        _ action: any ActionProtocol, from position: Int, state: UnsafeMutableRawPointer,
+        _ action: any ActionProtocol, from position: Int, state: StatePointer,
         context: ReducerContext, into result: inout ReducedBatch
     ) -> DispatchOutcome {
         guard position < middleware.count else {
             return reduceForwarded(action, state: state, context: context, into: &result)
         }
-        guard let host = context.reducingTarget else {
+        guard let kernel = context.reducingKernel else {
             preconditionFailure("middleware runs only while a store reduces")
         }
         let handler = middleware[position]
-        let call = reusableCall(at: position, state: state, host: host)
+        let call = reusableCall(at: position, kernel: kernel)
         let mark = context.deferredDispatchCount
         var committedDispatches: [Range<Int>] = []
         do {
@@ -146,13 +64,13 @@ extension ReductionPipeline {
     /// middleware kept its context (then that object stays invalid and a new one is made).
     /// Allocating one per middleware per action was a third of a middleware's cost.
     private mutating func reusableCall(
-        at position: Int, state: UnsafeMutableRawPointer, host: any DeferredDispatchTarget
+        at position: Int, kernel: StoreKernel
     ) -> MiddlewareCall {
         while calls.count <= position {
-            calls.append(MiddlewareCall(state: state, host: host, nextPosition: calls.count + 1))
+            calls.append(MiddlewareCall(kernel: kernel, nextPosition: calls.count + 1))
         }
         if !isKnownUniquelyReferenced(&calls[position]) {
-            calls[position] = MiddlewareCall(state: state, host: host, nextPosition: position + 1)
+            calls[position] = MiddlewareCall(kernel: kernel, nextPosition: position + 1)
         }
         return calls[position]
     }
@@ -160,7 +78,7 @@ extension ReductionPipeline {
     /// Reduces an action that came out of the middleware chain. The action gets an entry array of
     /// its own, which the rollback log and the notification refer to.
     private mutating func reduceForwarded(
-        _ action: any ActionProtocol, state: UnsafeMutableRawPointer, context: ReducerContext,
+        _ action: any ActionProtocol, state: StatePointer, context: ReducerContext,
         into result: inout ReducedBatch
     ) -> DispatchOutcome {
         let entries = [PendingEntry.entry(for: action)]

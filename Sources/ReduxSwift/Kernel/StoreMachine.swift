@@ -1,25 +1,5 @@
 import Foundation
 
-/// One encoded version of a store's state, shared by every reader of that version.
-struct Snapshot: Sendable {
-    /// The store version it encodes; versions count committed state changes.
-    let version: UInt64
-    /// The JSON, or why the state could not be encoded.
-    let result: Result<Data, SnapshotError>
-    /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
-    var unorderedArrays: [UnorderedArray] = []
-}
-
-/// Something a store will post, kept in order until its delivery thread gets to it.
-enum StoreEvent {
-    /// Actions that committed, as runs of the batches they were reduced in.
-    case changed([ActionRun])
-    /// An action whose reducer threw, and the error.
-    case failed(any ActionProtocol, any Error)
-    /// A dispatch lock was released by its deinitializer: a programmer error to report.
-    case lockAbandoned(DispatchLockError)
-}
-
 /// The store's bookkeeping: a pure, synchronous state machine with no locks, threads or user code.
 ///
 /// `Store` keeps one of these behind a lock and performs what each transition returns (schedule a
@@ -38,39 +18,53 @@ struct StoreMachine<Entry, Waiter> {
         case snapshotter
     }
 
-    /// What the drainer does after a pass or an encode.
-    enum DrainStep {
-        /// Reduce this batch next.
+    /// What the thread that made a transition does next.
+    enum Next {
+        /// Nothing: return.
+        case nothing
+        /// Reduce this batch (the caller owns the state), then report ``finishPass(processed:changes:events:)``.
         case reduce([Entry])
-        /// Encode the state (at this version) for waiting readers, then report `drainerDidEncode`.
+        /// Encode the state (the caller owns it) at this version, then report
+        /// ``drainerDidEncode(_:)`` or ``snapshotterDidEncode(_:)``.
         case encode(version: UInt64)
-        /// Nothing left: ownership is released.
-        case finished
+        /// A reader: this snapshot is current enough.
+        case read(Snapshot)
+        /// A reader: wait until this waiter is resumed; the snapshot comes with the resumption.
+        case waitForSnapshot(Waiter)
+        /// A dispatcher: wait until this waiter is unblocked, when the drainer takes the full queue.
+        case waitForRoom(Waiter)
     }
 
-    /// How a reader gets its snapshot.
-    enum ReadStep {
-        /// This snapshot is current enough.
-        case use(Snapshot)
-        /// The store is idle and the reader now owns it: encode this version, then report
-        /// `snapshotterDidEncode`.
-        case encode(version: UInt64)
-        /// Wait until this waiter is resumed; the snapshot comes with the resumption.
-        case wait(Waiter)
-    }
-
-    /// Side effects a transition asks for, to perform outside the lock.
+    /// What a transition asks for, performed by the caller after the lock is released: every
+    /// transition that can lead to work answers in this one shape.
     struct Effects {
-        /// Waiters to wake, each with `snapshot`.
-        var resumed: [Waiter] = []
-        /// The snapshot the resumed waiters receive.
-        var snapshot: Snapshot?
+        /// What the caller does next.
+        var next = Next.nothing
+        /// Threads to wake; `nil` in the common case, so that the effects of a plain dispatch hold
+        /// nothing to release.
+        var wakeups: Wakeups?
         /// Schedule a drain on the store's queue.
         var scheduleDrain = false
         /// Schedule a delivery on the store's delivery queue.
         var scheduleDelivery = false
+        /// The entry just queued filled the queue: a dispatcher that may wait calls
+        /// ``blockUntilTaken(makeWaiter:)`` (see ``isFull``).
+        var queueIsFull = false
+
+        /// Readers to wake, each with ``snapshot``.
+        var resumed: [Waiter] { wakeups?.readers ?? [] }
+        /// The snapshot the resumed readers receive.
+        var snapshot: Snapshot? { wakeups?.snapshot }
         /// Dispatchers blocked by a full queue, to wake: the drainer took the entries they waited on.
-        var unblocked: [Waiter] = []
+        var unblocked: [Waiter] { wakeups?.dispatchers ?? [] }
+    }
+
+    /// Threads a transition wakes. A class, so that effects that wake nobody (a plain dispatch's)
+    /// hold one null reference: their copies and destruction stay a few instructions.
+    final class Wakeups {
+        var readers: [Waiter] = []
+        var snapshot: Snapshot?
+        var dispatchers: [Waiter] = []
     }
 
     /// The default ``highWaterMark``: 16,384 entries, about 0.8 MB of queue.
@@ -130,30 +124,31 @@ struct StoreMachine<Entry, Waiter> {
 
     // MARK: Dispatch
 
-    /// Queues an entry; returns whether the caller must schedule a drain.
-    mutating func enqueue(_ entry: consuming Entry) -> Bool {
-        pending.append(entry)
-        enqueuedCount += 1
-        return scheduleDrainIfIdle()
+    /// How an entry joins the queue.
+    enum Admission {
+        /// Behind every pending entry, held by the dispatch locks taken before it.
+        case pending
+        /// Through the dispatch locks: ahead of what they hold, behind earlier entries that pass them.
+        case passingLocks
+        /// Behind the other pending entries while no lock is held, through the locks otherwise:
+        /// for entries that no lock may hold (a transaction's part, a recording's start or stop).
+        case neverHeld
     }
 
-    /// Queues an entry that passes dispatch locks; returns whether to schedule a drain.
-    mutating func enqueueExclusive(_ entry: consuming Entry) -> Bool {
-        exclusive.append(entry)
-        enqueuedCount += 1
-        return scheduleDrainIfIdle()
-    }
-
-    /// Queues an entry that no lock may hold: behind the other pending entries while unlocked,
-    /// through the locks otherwise. Returns whether to schedule a drain.
-    mutating func enqueuePassingLocks(_ entry: consuming Entry) -> Bool {
-        if lockCount == 0 {
-            pending.append(entry)
-        } else {
-            exclusive.append(entry)
+    /// Queues an entry.
+    @inline(__always)
+    mutating func enqueue(_ entry: consuming Entry, _ admission: Admission = .pending) -> Effects {
+        switch admission {
+        case .pending: pending.append(entry)
+        case .passingLocks: exclusive.append(entry)
+        case .neverHeld:
+            if lockCount == 0 { pending.append(entry) } else { exclusive.append(entry) }
         }
         enqueuedCount += 1
-        return scheduleDrainIfIdle()
+        var effects = Effects()
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        effects.queueIsFull = isFull
+        return effects
     }
 
     // MARK: Back-pressure
@@ -164,17 +159,19 @@ struct StoreMachine<Entry, Waiter> {
     /// scheduled or an owner will take them when it is done.
     var isFull: Bool { lockCount == 0 && pending.count >= highWaterMark }
 
-    /// Blocks a dispatcher until the drainer takes the pending entries, if the queue is still full;
-    /// returns the waiter to wait on, or `nil` when there is room again.
-    mutating func blockUntilTaken(makeWaiter: () -> Waiter) -> Waiter? {
-        guard isFull else { return nil }
+    /// Blocks a dispatcher until the drainer takes the pending entries, if the queue is still full
+    /// (`next` is then ``Next/waitForRoom(_:)``).
+    mutating func blockUntilTaken(makeWaiter: () -> Waiter) -> Effects {
+        var effects = Effects()
+        guard isFull else { return effects }
         let waiter = makeWaiter()
         blockedDispatchers.append(waiter)
-        return waiter
+        effects.next = .waitForRoom(waiter)
+        return effects
     }
 
     /// Hands over the dispatchers unblocked since the last call, to wake outside the lock.
-    mutating func takeUnblockedDispatchers() -> [Waiter] {
+    private mutating func takeUnblockedDispatchers() -> [Waiter] {
         guard !unblockedDispatchers.isEmpty else { return [] }
         defer { unblockedDispatchers = [] }
         return unblockedDispatchers
@@ -205,8 +202,8 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     /// Releases the lock `id`, and lets through the entries that no lock still held was taken
-    /// before; returns whether the caller must schedule a drain.
-    mutating func unlock(_ id: UInt64) -> Bool {
+    /// before.
+    mutating func unlock(_ id: UInt64) -> Effects {
         guard let index = locks.firstIndex(where: { $0.id == id }) else {
             preconditionFailure("a dispatch lock was released more often than taken")
         }
@@ -219,24 +216,29 @@ struct StoreMachine<Entry, Waiter> {
             pending.removeFirst(released)
             for position in locks.indices { locks[position].heldFrom -= released }
         }
-        return scheduleDrainIfIdle()
+        var effects = Effects()
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        return effects
     }
 
     /// Releases a lock nobody released, and queues the report.
     mutating func abandonLock(_ id: UInt64, report: DispatchLockError) -> Effects {
-        var effects = Effects()
-        effects.scheduleDrain = unlock(id)
+        var effects = unlock(id)
         effects.scheduleDelivery = append([.lockAbandoned(report)])
         return effects
     }
 
-    /// Called by a scheduled drain: takes ownership and the pending entries, or `nil` when another
-    /// owner holds the state (it schedules a drain when it is done) or nothing is pending.
-    mutating func startDrain() -> [Entry]? {
+    /// Called by a scheduled drain: takes ownership and the pending entries (`next` is
+    /// ``Next/reduce(_:)``), unless another owner holds the state (it schedules a drain when it is
+    /// done) or nothing is pending.
+    mutating func startDrain() -> Effects {
         isDrainScheduled = false
-        guard owner == .nobody, hasReducibleEntries else { return nil }
+        var effects = Effects()
+        guard owner == .nobody, hasReducibleEntries else { return effects }
         owner = .drainer
-        return takePending()
+        effects.next = .reduce(takePending())
+        effects.wakeUp(dispatchers: takeUnblockedDispatchers())
+        return effects
     }
 
     /// Records a reduced batch and says what the drainer does next.
@@ -244,7 +246,7 @@ struct StoreMachine<Entry, Waiter> {
     ///   - processed: Entries in the batch.
     ///   - changes: State changes the batch committed.
     ///   - events: Notifications to post, in order.
-    mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> (DrainStep, Effects) {
+    mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> Effects {
         precondition(owner == .drainer, "finishPass called by a drainer that does not own the state")
         processedCount += UInt64(processed)
         version += UInt64(changes)
@@ -254,29 +256,30 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     /// Publishes what the drainer encoded and says what it does next.
-    mutating func drainerDidEncode(_ snapshot: Snapshot) -> (DrainStep, Effects) {
+    mutating func drainerDidEncode(_ snapshot: Snapshot) -> Effects {
         precondition(owner == .drainer, "drainerDidEncode called by a drainer that does not own the state")
         published = snapshot
         return continueDraining(Effects())
     }
 
-    private mutating func continueDraining(_ effects: Effects) -> (DrainStep, Effects) {
+    private mutating func continueDraining(_ effects: Effects) -> Effects {
         var effects = effects
         resumeSatisfiedWaiters(&effects)
         if published.version != version, waiters.contains(where: { $0.target <= processedCount }) {
-            return (.encode(version: version), effects)
+            effects.next = .encode(version: version)
+            return effects
         }
         if hasReducibleEntries {
-            let batch = takePending()
-            effects.unblocked = takeUnblockedDispatchers()
-            return (.reduce(batch), effects)
+            effects.next = .reduce(takePending())
+            effects.wakeUp(dispatchers: takeUnblockedDispatchers())
+            return effects
         }
         owner = .nobody
         // What a burst left: released now, not when the next dispatch comes.
         if pending.isEmpty, pending.capacity > Self.retainedCapacity {
             pending = []
         }
-        return (.finished, effects)
+        return effects
     }
 
     // MARK: Reading
@@ -286,20 +289,29 @@ struct StoreMachine<Entry, Waiter> {
     ///   - waiting: `false` inside a reducer or an encode: use the published snapshot whatever its
     ///     age, because waiting there could wait for the caller itself.
     ///   - makeWaiter: Creates the waiter when the reader has to wait.
-    mutating func beginRead(waiting: Bool, makeWaiter: () -> Waiter) -> ReadStep {
-        guard waiting else { return .use(published) }
+    mutating func beginRead(waiting: Bool, makeWaiter: () -> Waiter) -> Effects {
+        var effects = Effects()
+        guard waiting else {
+            effects.next = .read(published)
+            return effects
+        }
         // Entries held by a lock are not waited for: they may wait for this very reader.
         let target = lockCount > 0 ? enqueuedCount - UInt64(pending.count) : enqueuedCount
         if processedCount >= target {
-            if published.version == version { return .use(published) }
+            if published.version == version {
+                effects.next = .read(published)
+                return effects
+            }
             if owner == .nobody {
                 owner = .snapshotter
-                return .encode(version: version)
+                effects.next = .encode(version: version)
+                return effects
             }
         }
         let waiter = makeWaiter()
         waiters.append((target, waiter))
-        return .wait(waiter)
+        effects.next = .waitForSnapshot(waiter)
+        return effects
     }
 
     /// Publishes what a snapshotter encoded and gives the state back.
@@ -385,16 +397,31 @@ struct StoreMachine<Entry, Waiter> {
     /// Wakes every waiter whose target is processed, when the published snapshot is current.
     private mutating func resumeSatisfiedWaiters(_ effects: inout Effects) {
         guard published.version == version, !waiters.isEmpty else { return }
+        var resumed: [Waiter] = []
         var stillWaiting: [(target: UInt64, waiter: Waiter)] = []
         for entry in waiters {
             if entry.target <= processedCount {
-                effects.resumed.append(entry.waiter)
+                resumed.append(entry.waiter)
             } else {
                 stillWaiting.append(entry)
             }
         }
         waiters = stillWaiting
-        if !effects.resumed.isEmpty { effects.snapshot = published }
+        guard !resumed.isEmpty else { return }
+        let wakeups = effects.wakeups ?? Wakeups()
+        wakeups.readers = resumed
+        wakeups.snapshot = published
+        effects.wakeups = wakeups
+    }
+}
+
+extension StoreMachine.Effects {
+    /// Adds dispatchers to wake.
+    fileprivate mutating func wakeUp(dispatchers: [Waiter]) {
+        guard !dispatchers.isEmpty else { return }
+        let wakeups = self.wakeups ?? StoreMachine.Wakeups()
+        wakeups.dispatchers.append(contentsOf: dispatchers)
+        self.wakeups = wakeups
     }
 }
 

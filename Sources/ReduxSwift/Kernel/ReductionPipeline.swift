@@ -1,53 +1,3 @@
-/// The reducers of one registration, with the state type erased to a pointer.
-///
-/// `Store` is generic over the client's `State`, and the library is compiled without knowing it,
-/// so generic code runs unspecialized: every access to an `Array<Reducer<State>>` would look up
-/// generic metadata at run time. Erasing each registration once lets the per-action loop run as
-/// concrete, specialized code whatever `State` is.
-///
-/// Not `@Sendable`: an erased reducer captures only a `Reducer<State>` (which is `Sendable`) and the
-/// `State` metatype, and it crosses threads only inside the store's lock-protected queue.
-typealias ErasedReducer = (UnsafeMutableRawPointer, any ActionProtocol) throws -> Void
-
-/// Something queued for a store's reducing queue, in one total order.
-enum PendingEntry {
-    case action(any ActionProtocol)
-    /// Several actions reduced as one transaction.
-    case batch(ActionBatch)
-    case register([ErasedReducer])
-    /// Middleware added to the end of the chain.
-    case registerMiddleware([ErasedMiddleware])
-    // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
-    // existential: a larger entry made every dispatch of a plain action slower.
-
-    /// An action a middleware passed on later: it continues from the middleware at this position.
-    indirect case resume(any ActionProtocol, middlewareIndex: Int)
-    /// Work done outside the store failed (an asynchronous action threw): announce it in order.
-    indirect case failure(any ActionProtocol, any Error)
-    /// This store's part of a transaction across stores: applied, then held until every store of
-    /// the transaction is ready, then committed or undone.
-    case transaction(TransactionParticipant)
-    /// An action log starts recording what commits from here on.
-    case startRecording(RecordingSink)
-    /// An action log stops recording here, and learns that it has everything before.
-    case stopRecording(RecordingSink)
-}
-
-/// Consecutive committed actions of one batch, announced together without copying each action.
-/// A run never contains a registration or a failed action: both end it.
-struct ActionRun {
-    let entries: [PendingEntry]
-    let range: Range<Int>
-}
-
-/// Consecutive actions of one batch committed since the checkpoint, all seen by the first
-/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
-struct LoggedRun {
-    let entries: [PendingEntry]
-    var range: Range<Int>
-    let reducerCount: Int
-}
-
 /// How an action ended.
 enum ReductionOutcome {
     /// Every reducer returned; the change stands.
@@ -66,12 +16,20 @@ struct ReducedBatch {
     var events: [StoreEvent] = []
 }
 
+/// Consecutive actions of one batch committed since the checkpoint, all seen by the first
+/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
+struct LoggedRun {
+    let entries: [PendingEntry]
+    var range: Range<Int>
+    let reducerCount: Int
+}
+
 /// The two state operations a rollback needs, erased to the state's address like the reducers.
 struct CheckpointOperations {
     /// Makes the state at the address the checkpoint.
-    let take: (UnsafeMutableRawPointer) -> Void
+    let take: (StatePointer) -> Void
     /// Replaces the state at the address with the checkpoint.
-    let restore: (UnsafeMutableRawPointer) -> Void
+    let restore: (StatePointer) -> Void
 }
 
 /// Everything the store does per action, with no generic parameter, so that it runs as concrete
@@ -80,7 +38,7 @@ struct ReductionPipeline {
     private(set) var reducers: [ErasedReducer]
     /// The middleware chain, in order; empty unless the store was given some.
     private(set) var middleware: [ErasedMiddleware] = []
-    /// One reusable call object per middleware position (see `reusableCall(at:state:host:)`).
+    /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
     var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
@@ -119,7 +77,7 @@ struct ReductionPipeline {
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
     /// announced as runs of `batch`, split around failures and registrations.
     mutating func reduce(
-        _ batch: [PendingEntry], state: UnsafeMutableRawPointer, context: ReducerContext
+        _ batch: [PendingEntry], state: StatePointer, context: ReducerContext
     ) -> ReducedBatch {
         var result = ReducedBatch()
         var runStart = 0
@@ -231,7 +189,7 @@ struct ReductionPipeline {
     ///   re-entrant dispatches and registrations are not made twice.
     @inline(__always)
     mutating func apply(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer,
+        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
         context: ReducerContext?
     ) -> ReductionOutcome {
         do {
@@ -249,7 +207,7 @@ struct ReductionPipeline {
     /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
     /// transaction: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
-        at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer, context: ReducerContext?
+        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
     ) -> ReductionOutcome {
         do {
             try reducers.withUnsafeBufferPointer { reducers in
@@ -265,7 +223,7 @@ struct ReductionPipeline {
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
     private static func run(
         _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
-        state: UnsafeMutableRawPointer
+        state: StatePointer
     ) throws {
         switch entry {
         case .action(let action):
@@ -285,7 +243,7 @@ struct ReductionPipeline {
     /// expanded with a stack of positions, not recursion, so that no depth overflows the stack.
     private static func run(
         _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
-        state: UnsafeMutableRawPointer
+        state: StatePointer
     ) throws {
         let actions = batch.actions
         var position = 0
@@ -316,7 +274,7 @@ struct ReductionPipeline {
     /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
     @inline(__always)
     private mutating func logCommitted(
-        at index: Int, of batch: [PendingEntry], state: UnsafeMutableRawPointer
+        at index: Int, of batch: [PendingEntry], state: StatePointer
     ) {
         loggedActions += 1
         if let last = log.indices.last, log[last].reducerCount == reducers.count,
@@ -349,7 +307,7 @@ struct ReductionPipeline {
     /// is removed from the log and the replay starts over, so this ends after at most
     /// `loggedActions` restarts.
     private mutating func restoreCheckpointAndReplay(
-        state: UnsafeMutableRawPointer, context: ReducerContext?
+        state: StatePointer, context: ReducerContext?
     ) -> [(action: any ActionProtocol, error: any Error)] {
         let wasReplaying = context?.isReplaying ?? false
         context?.isReplaying = true
@@ -363,7 +321,7 @@ struct ReductionPipeline {
 
     /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
     /// returns it with the error; the state must then be rebuilt again.
-    private mutating func replayLog(state: UnsafeMutableRawPointer) -> (
+    private mutating func replayLog(state: StatePointer) -> (
         action: any ActionProtocol, error: any Error
     )? {
         checkpoints.restore(state)
@@ -391,132 +349,6 @@ struct ReductionPipeline {
             .map { LoggedRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
         log.replaceSubrange(position...position, with: pieces)
         loggedActions -= 1
-    }
-}
-
-/// Applies actions to the live state in place, and restores it exactly when a reducer throws.
-///
-/// Plain synchronous code: `Store` runs it on whichever thread owns the state.
-///
-/// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
-/// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
-/// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
-/// the action either: the log and the notifications refer to runs of the batch array. The
-/// per-action work lives in the non-generic ``ReductionPipeline``; this type only owns the state.
-///
-/// **Rollback.** The engine keeps a *checkpoint* (the state at some committed version, sharing
-/// storage with it) and the log of actions committed since. When a reducer throws, the state is
-/// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
-/// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
-/// re-applies an action across a state a reader has seen) and every `checkpointInterval` actions
-/// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
-/// storage it touches, once.
-struct ReductionEngine<State: StateProtocol> {
-    private var pipeline: ReductionPipeline
-    /// The live state.
-    private(set) var state: State
-    private let checkpoint: CheckpointBox<State>
-
-    init(state: State, reducers: [Reducer<State>], checkpointInterval: Int = 4096) {
-        let checkpoint = CheckpointBox(state)
-        self.checkpoint = checkpoint
-        self.state = state
-        pipeline = ReductionPipeline(
-            reducers: Self.erase(reducers), checkpointInterval: checkpointInterval,
-            checkpoints: CheckpointOperations(
-                take: { checkpoint.value = $0.assumingMemoryBound(to: State.self).pointee },
-                restore: { $0.assumingMemoryBound(to: State.self).pointee = checkpoint.value }))
-    }
-
-    /// Erases one registration's reducers into a single closure that applies them in order.
-    ///
-    /// One erased call per registration per action, and inside it each reducer is called straight
-    /// from the array: taking a reducer out of the array into a closure of its own would add a
-    /// reabstraction thunk to every call.
-    static func erase(_ reducers: [Reducer<State>]) -> [ErasedReducer] {
-        guard !reducers.isEmpty else { return [] }
-        return [
-            { pointer, action in
-                let state = pointer.assumingMemoryBound(to: State.self)
-                try reducers.withUnsafeBufferPointer { reducers in
-                    for index in reducers.indices { try reducers[index](&state.pointee, action) }
-                }
-            }
-        ]
-    }
-
-    /// The number of committed actions a rollback would re-apply right now.
-    var actionsSinceCheckpoint: Int { pipeline.loggedActions }
-
-    /// Appends reducers; they see every action applied after this call.
-    mutating func register(_ newReducers: [Reducer<State>]) {
-        pipeline.register(Self.erase(newReducers))
-    }
-
-    /// Appends middleware; they see every action reduced after this call.
-    mutating func register(middleware: [Middleware<State>]) {
-        pipeline.register(middleware: middleware.map(\.erased))
-    }
-
-    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
-    mutating func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
-        withPipeline { pipeline, state in pipeline.reduce(batch, state: state, context: context) }
-    }
-
-    /// Applies one action (or batch) on its own (tests use this).
-    mutating func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
-        withPipeline { pipeline, state in
-            switch PendingEntry.entry(for: action) {
-            case .batch(let batch):
-                return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, context: context)
-            default:
-                return pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
-            }
-        }
-    }
-
-    /// Makes the current state the rollback base, for example because a reader has now seen it.
-    mutating func takeCheckpoint() {
-        checkpoint.value = state
-        pipeline.clearLog()
-    }
-
-    /// Runs `body` with the pipeline moved out of `self` and the address of the state, so that the
-    /// two can be used together without overlapping accesses to `self` or copying either.
-    private mutating func withPipeline<Result>(
-        _ body: (inout ReductionPipeline, UnsafeMutableRawPointer) -> Result
-    ) -> Result {
-        var pipeline = ReductionPipeline(
-            reducers: [], checkpointInterval: self.pipeline.checkpointInterval,
-            checkpoints: self.pipeline.checkpoints)
-        swap(&pipeline, &self.pipeline)
-        defer { swap(&pipeline, &self.pipeline) }
-        return withUnsafeMutablePointer(to: &state) { body(&pipeline, UnsafeMutableRawPointer($0)) }
-    }
-}
-
-/// The checkpoint, in a box that the pipeline's erased checkpoint operations share.
-///
-/// Only the owner of the store's state touches it, like the state itself.
-final class CheckpointBox<State> {
-    var value: State
-
-    init(_ value: State) {
-        self.value = value
-    }
-}
-
-extension PendingEntry {
-    /// The action observers hear about: the action, or the batch as one action.
-    var announcedAction: any ActionProtocol {
-        switch self {
-        case .action(let action): return action
-        case .batch(let batch): return batch
-        case .resume(let action, _), .failure(let action, _): return action
-        case .transaction(let participant): return participant.batch
-        case .register, .registerMiddleware, .startRecording, .stopRecording:
-            preconditionFailure("a registration is never announced")
-        }
     }
 }
 

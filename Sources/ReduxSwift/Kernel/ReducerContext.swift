@@ -8,10 +8,20 @@ import Musl
 import Android
 #endif
 
-/// A store that can receive an action dispatched from inside another store's reducer.
-protocol DeferredDispatchTarget: AnyObject, Sendable {
-    /// Queues `entry` as if it had been dispatched outside any reducer.
-    func enqueueDeferred(_ entry: PendingEntry)
+/// Where an entry dispatched from store code goes once the action that dispatched it commits.
+enum DispatchRoute {
+    /// Into the store's queue, as an ordinary dispatch.
+    case queue(StoreKernel)
+    /// Through a dispatch lock, ahead of what the store's locks hold (see ``DispatchLock/dispatch(_:)``).
+    case passingLock(DispatchLock)
+
+    /// Queues `entry` as if it had been dispatched outside any store code.
+    func send(_ entry: PendingEntry) {
+        switch self {
+        case .queue(let kernel): kernel.enqueue(entry)
+        case .passingLock(let lock): lock.send(entry)
+        }
+    }
 }
 
 /// What the current thread is doing inside a store, so that re-entrant calls keep their promises.
@@ -26,8 +36,11 @@ protocol DeferredDispatchTarget: AnyObject, Sendable {
 ///
 /// Contexts are confined to the thread that installed them; they are never shared.
 final class ReducerContext {
-    /// The store whose reducers run on this thread, or `nil` while only encoding.
-    let reducingStore: AnyObject?
+    /// The kernel of the store whose reducers run on this thread, or `nil` while only encoding.
+    let reducingKernel: StoreKernel?
+    /// The engine whose live state this thread owns (the drainer's, or a reader's that encodes an
+    /// idle store), for debug builds' ownership checks; `nil` for contexts that own no state.
+    let ownedEngine: AnyObject?
     // Unchecked exclusivity on the properties below: a context is used by the one thread that
     // installed it, and none of its methods calls out while holding an access to a property
     // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
@@ -37,21 +50,17 @@ final class ReducerContext {
     @exclusivity(unchecked) var isReplaying = false
     /// Dispatches made by the action being reduced, released when it commits.
     @exclusivity(unchecked) private var deferredDispatches:
-        [(target: any DeferredDispatchTarget, entry: PendingEntry)] = []
+        [(route: DispatchRoute, entry: PendingEntry)] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
-    /// The reducing store as a dispatch target, for middleware; looked up once per context rather
-    /// than once per middleware call, because a protocol cast costs a conformance lookup.
-    let reducingTarget: (any DeferredDispatchTarget)?
-
-    init(reducingStore: AnyObject?) {
-        self.reducingStore = reducingStore
-        reducingTarget = reducingStore as? any DeferredDispatchTarget
+    init(reducing kernel: StoreKernel?, owning engine: AnyObject?) {
+        reducingKernel = kernel
+        ownedEngine = engine
     }
 
-    func deferDispatch(_ entry: PendingEntry, to target: any DeferredDispatchTarget) {
-        deferredDispatches.append((target, entry))
+    func deferDispatch(_ entry: PendingEntry, to route: DispatchRoute) {
+        deferredDispatches.append((route, entry))
     }
 
     /// Defers `entry` to `target` when called from inside a store's reducers or middleware, and
@@ -59,11 +68,9 @@ final class ReducerContext {
     /// when the current action commits, and dropped while a rollback re-applies actions (their
     /// first run already dispatched it).
     @inline(__always)
-    static func deferIfReducing(
-        _ entry: @autoclosure () -> PendingEntry, to target: @autoclosure () -> any DeferredDispatchTarget
-    ) -> Bool {
-        guard let context = current, context.reducingStore != nil else { return false }
-        if !context.isReplaying { context.deferDispatch(entry(), to: target()) }
+    static func deferIfReducing(_ entry: PendingEntry, to route: @autoclosure () -> DispatchRoute) -> Bool {
+        guard let context = current, context.reducingKernel != nil else { return false }
+        if !context.isReplaying { context.deferDispatch(entry, to: route()) }
         return true
     }
 
@@ -84,12 +91,17 @@ final class ReducerContext {
     }
 
     /// Queues the dispatches the committed action made, in the order it made them.
+    @inline(__always)
     func releaseDispatches() {
         guard !deferredDispatches.isEmpty else { return }
+        sendDeferredDispatches()
+    }
+
+    private func sendDeferredDispatches() {
         let released = deferredDispatches
         deferredDispatches.removeAll()
-        for (target, entry) in released {
-            target.enqueueDeferred(entry)
+        for (route, entry) in released {
+            route.send(entry)
         }
     }
 

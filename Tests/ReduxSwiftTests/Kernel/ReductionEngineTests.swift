@@ -6,14 +6,14 @@ import Testing
     @Test func everyReducerSeesEveryActionInRegistrationOrder() {
         let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
         let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
-        var engine = ReductionEngine(state: TestState(), reducers: [first, second])
+        let engine = ReductionEngine(state: TestState(), reducers: [first, second])
         _ = engine.apply(Action("a"), context: nil)
         _ = engine.apply(Action("b"), context: nil)
         #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
     }
 
     @Test func registeredReducersSeeOnlyLaterActions() {
-        var engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
         _ = engine.apply(TestAction.increment, context: nil)
         engine.register([{ state, _ in state.log.append("late") }])
         _ = engine.apply(TestAction.increment, context: nil)
@@ -23,7 +23,7 @@ import Testing
 
     @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
         let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
-        var engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
+        let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
         _ = engine.apply(TestAction.add(5), context: nil)
         let expected = engine.state
         guard case .failed(let error, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 7, 100])
     func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
-        var engine = ReductionEngine(
+        let engine = ReductionEngine(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
         var expected = TestState()
         for step in 0..<25 {
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aCheckpointEmptiesTheReplayLog() {
-        var engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
         for _ in 0..<10 { _ = engine.apply(TestAction.increment, context: nil) }
         #expect(engine.actionsSinceCheckpoint == 10)
         engine.takeCheckpoint()
@@ -63,12 +63,12 @@ import Testing
     }
 
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
-        let context = ReducerContext(reducingStore: nil)
+        let context = ReducerContext(reducing: nil, owning: nil)
         let sawReplay = Recorder<Bool>()
         let probe: Reducer<TestState> = { _, _ in
             sawReplay.append(ReducerContext.current?.isReplaying ?? false)
         }
-        var engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
+        let engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
         context.install {
             _ = engine.apply(TestAction.increment, context: context)
             _ = engine.apply(TestAction.fail, context: context)
@@ -87,7 +87,7 @@ import Testing
             if calls.count > 1 { throw TestFailure(reason: "flaky") }
             state.log.append("flaky")
         }
-        var engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
+        let engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
         _ = engine.apply(TestAction.append("a"), context: nil)
         _ = engine.apply(Action("flaky"), context: nil)
         _ = engine.apply(TestAction.append("b"), context: nil)
@@ -110,9 +110,9 @@ import Testing
             .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
             .action(TestAction.fail), .action(TestAction.append("4")),
         ]
-        var engine = ReductionEngine(
+        let engine = ReductionEngine(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = engine.reduce(batch, context: ReducerContext(reducingStore: nil))
+        let reduced = engine.reduce(batch, context: ReducerContext(reducing: nil, owning: nil))
         #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
         #expect(engine.state.counter == 0)
         #expect(reduced.changes == 5)

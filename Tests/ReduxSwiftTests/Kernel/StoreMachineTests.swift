@@ -19,23 +19,23 @@ import Testing
 
     @Test func onlyTheFirstEnqueueOfABurstSchedulesADrain() {
         var machine = makeMachine()
-        let first = machine.enqueue("a")
-        let second = machine.enqueue("b")
+        let first = machine.enqueue("a").scheduleDrain
+        let second = machine.enqueue("b").scheduleDrain
         #expect(first && !second)
-        let batch = machine.startDrain()
+        let batch = machine.startDrain().batch
         #expect(batch == ["a", "b"])
         #expect(machine.owner == .drainer)
         // While draining, the drainer picks up new entries itself.
-        let third = machine.enqueue("c")
+        let third = machine.enqueue("c").scheduleDrain
         #expect(!third)
-        let (step, _) = machine.finishPass(processed: 2, changes: 2, events: [])
+        let step = machine.finishPass(processed: 2, changes: 2, events: []).next
         guard case .reduce(let next) = step else {
             Issue.record("expected another batch, got \(step)")
             return
         }
         #expect(next == ["c"])
-        let (last, _) = machine.finishPass(processed: 1, changes: 1, events: [])
-        guard case .finished = last else {
+        let last = machine.finishPass(processed: 1, changes: 1, events: []).next
+        guard case .nothing = last else {
             Issue.record("expected the drain to finish, got \(last)")
             return
         }
@@ -46,7 +46,7 @@ import Testing
 
     @Test func aReaderOfAnUnchangedStoreUsesThePublishedSnapshot() {
         var machine = makeMachine()
-        guard case .use(let snapshot) = machine.beginRead(waiting: true, makeWaiter: { 1 }) else {
+        guard case .read(let snapshot) = machine.beginRead(waiting: true, makeWaiter: { 1 }).next else {
             Issue.record("expected the published snapshot")
             return
         }
@@ -58,13 +58,13 @@ import Testing
         _ = machine.enqueue("a")
         _ = machine.startDrain()
         _ = machine.finishPass(processed: 1, changes: 1, events: [])
-        guard case .encode(let version) = machine.beginRead(waiting: true, makeWaiter: { 1 }) else {
+        guard case .encode(let version) = machine.beginRead(waiting: true, makeWaiter: { 1 }).next else {
             Issue.record("expected the reader to encode")
             return
         }
         #expect(version == 1)
         #expect(machine.owner == .snapshotter)
-        guard case .wait(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }) else {
+        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }).next else {
             Issue.record("expected the second reader to wait")
             return
         }
@@ -78,22 +78,24 @@ import Testing
     @Test func aReaderWaitsForQueuedEntriesAndTheDrainerEncodesForIt() {
         var machine = makeMachine()
         _ = machine.enqueue("a")
-        guard case .wait(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }) else {
+        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }).next else {
             Issue.record("expected the reader to wait for the queued entry")
             return
         }
         #expect(waiter == 7)
         _ = machine.startDrain()
-        let (step, effects) = machine.finishPass(processed: 1, changes: 1, events: [])
+        let effects = machine.finishPass(processed: 1, changes: 1, events: [])
+        let step = effects.next
         #expect(effects.resumed.isEmpty)
         guard case .encode(let version) = step else {
             Issue.record("expected the drainer to encode for the waiting reader, got \(step)")
             return
         }
-        let (after, published) = machine.drainerDidEncode(Self.snapshot(version))
+        let published = machine.drainerDidEncode(Self.snapshot(version))
+        let after = published.next
         #expect(published.resumed == [7])
         #expect(published.snapshot?.version == 1)
-        guard case .finished = after else {
+        guard case .nothing = after else {
             Issue.record("expected the drain to finish, got \(after)")
             return
         }
@@ -103,7 +105,7 @@ import Testing
         var machine = makeMachine()
         _ = machine.enqueue("a")
         _ = machine.startDrain()
-        guard case .use(let snapshot) = machine.beginRead(waiting: false, makeWaiter: { 1 }) else {
+        guard case .read(let snapshot) = machine.beginRead(waiting: false, makeWaiter: { 1 }).next else {
             Issue.record("a non-waiting read must use the published snapshot")
             return
         }
@@ -115,12 +117,12 @@ import Testing
         _ = machine.enqueue("a")
         _ = machine.startDrain()
         _ = machine.finishPass(processed: 1, changes: 1, events: [])
-        _ = machine.beginRead(waiting: true, makeWaiter: { 1 })  // becomes the snapshotter
-        let scheduled = machine.enqueue("b")
+        _ = machine.beginRead(waiting: true, makeWaiter: { 1 }).next  // becomes the snapshotter
+        let scheduled = machine.enqueue("b").scheduleDrain
         #expect(!scheduled)  // no drain while a reader owns the state
         let effects = machine.snapshotterDidEncode(Self.snapshot(1))
         #expect(effects.scheduleDrain)
-        let batch = machine.startDrain()
+        let batch = machine.startDrain().batch
         #expect(batch == ["b"])
     }
 
@@ -129,12 +131,12 @@ import Testing
         _ = machine.enqueue("a")
         _ = machine.startDrain()
         let failure = StoreEvent.failed(TestAction.fail, TestFailure())
-        let (_, first) = machine.finishPass(
+        let first = machine.finishPass(
             processed: 3, changes: 2, events: [Self.changed(.increment), failure, Self.changed(.add(1))])
         #expect(first.scheduleDelivery)
         _ = machine.enqueue("b")
         _ = machine.startDrain()
-        let (_, second) = machine.finishPass(processed: 1, changes: 1, events: [Self.changed(.add(2))])
+        let second = machine.finishPass(processed: 1, changes: 1, events: [Self.changed(.add(2))])
         #expect(!second.scheduleDelivery)  // one delivery is already scheduled
         let events = machine.takeEvents()
         #expect(events.count == 3)
@@ -155,15 +157,17 @@ import Testing
         #expect(!machine.isFull)
         _ = machine.enqueue("c")
         #expect(machine.isFull)
-        #expect(machine.blockUntilTaken(makeWaiter: { 1 }) == 1)
-        #expect(machine.startDrain() == ["a", "b", "c"])
-        #expect(machine.takeUnblockedDispatchers() == [1])
+        #expect(machine.blockUntilTaken(makeWaiter: { 1 }).roomWaiter == 1)
+        let drained = machine.startDrain()
+        #expect(drained.batch == ["a", "b", "c"])
+        #expect(drained.unblocked == [1])
         #expect(!machine.isFull)
-        #expect(machine.blockUntilTaken(makeWaiter: { 2 }) == nil)
+        #expect(machine.blockUntilTaken(makeWaiter: { 2 }).roomWaiter == nil)
         // While the drainer reduces, the next pass's entries fill the queue again.
         for entry in ["d", "e", "f"] { _ = machine.enqueue(entry) }
-        #expect(machine.blockUntilTaken(makeWaiter: { 3 }) == 3)
-        let (step, effects) = machine.finishPass(processed: 3, changes: 3, events: [])
+        #expect(machine.blockUntilTaken(makeWaiter: { 3 }).roomWaiter == 3)
+        let effects = machine.finishPass(processed: 3, changes: 3, events: [])
+        let step = effects.next
         guard case .reduce(let next) = step else {
             Issue.record("expected another batch, got \(step)")
             return
@@ -178,15 +182,16 @@ import Testing
         machine.highWaterMark = 2
         _ = machine.enqueue("a")
         _ = machine.enqueue("b")
-        #expect(machine.blockUntilTaken(makeWaiter: { 1 }) == 1)
+        #expect(machine.blockUntilTaken(makeWaiter: { 1 }).roomWaiter == 1)
         _ = machine.lock()
         // The entries before the lock are still reduced, and taking them wakes the dispatcher.
-        #expect(machine.startDrain() == ["a", "b"])
-        #expect(machine.takeUnblockedDispatchers() == [1])
+        let drained = machine.startDrain()
+        #expect(drained.batch == ["a", "b"])
+        #expect(drained.unblocked == [1])
         // Held entries could not drain however long a dispatcher waited.
         for entry in ["c", "d", "e"] { _ = machine.enqueue(entry) }
         #expect(!machine.isFull)
-        #expect(machine.blockUntilTaken(makeWaiter: { 2 }) == nil)
+        #expect(machine.blockUntilTaken(makeWaiter: { 2 }).roomWaiter == nil)
     }
 
     @Test func aFinishedDrainReleasesTheBufferOfABurstButKeepsASmallOne() {
@@ -195,8 +200,8 @@ import Testing
         for index in 0..<burst { _ = machine.enqueue("\(index)") }
         _ = machine.startDrain()
         #expect(machine.pendingCapacity >= burst)  // ready for a steady stream of the same size
-        let (step, _) = machine.finishPass(processed: burst, changes: burst, events: [])
-        guard case .finished = step else {
+        let step = machine.finishPass(processed: burst, changes: burst, events: []).next
+        guard case .nothing = step else {
             Issue.record("expected the drain to finish, got \(step)")
             return
         }
@@ -214,7 +219,21 @@ import Testing
         let lock = machine.lock()
         for index in 0..<100 { _ = machine.enqueue("\(index)") }
         _ = machine.unlock(lock)
-        #expect(machine.startDrain()?.count == 100)
+        #expect(machine.startDrain().batch?.count == 100)
         #expect(machine.pendingCapacity < 100)
+    }
+}
+
+extension StoreMachine.Effects {
+    /// The batch to reduce next, if the transition handed one over.
+    var batch: [Entry]? {
+        if case .reduce(let batch) = next { return batch }
+        return nil
+    }
+
+    /// The waiter a dispatcher waits on for room, if the transition blocked it.
+    var roomWaiter: Waiter? {
+        if case .waitForRoom(let waiter) = next { return waiter }
+        return nil
     }
 }
