@@ -55,7 +55,7 @@ extension Store {
     }
 
     /// How many dispatch locks hold this store now; `0` when it reduces freely.
-    public var activeLocks: Int { core.lockCount }
+    public var heldLockCount: Int { core.lockCount }
 }
 
 extension Store: LockableStore {
