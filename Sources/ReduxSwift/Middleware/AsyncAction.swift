@@ -28,20 +28,20 @@
 /// because it applies its actions at once and cannot wait for work.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
-    public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
+    public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
 
     /// A name for the work, such as `"todos.load"`; observers and logs see it.
     public let identifier: String
-    let operation: Operation
+    let work: Work
     let run: AsyncActionRun
 
     /// Creates an asynchronous action.
     /// - Parameters:
     ///   - identifier: A name for the work; `"AsyncAction"` by default.
-    ///   - operation: The work. It runs in a task of its own, once.
-    public init(_ identifier: String = "AsyncAction", operation: @escaping Operation) {
+    ///   - work: The work. It runs in a task of its own, once.
+    public init(_ identifier: String = "AsyncAction", work: @escaping Work) {
         self.identifier = identifier
-        self.operation = operation
+        self.work = work
         run = AsyncActionRun()
     }
 
@@ -203,7 +203,7 @@ extension AsyncAction: AsyncActionStarting {
                 provided: String(describing: type(of: dependencies)))
         }
         let job: any AsyncJob = TypedAsyncJob(
-            operation: operation,
+            work: work,
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
         let failure = FailureReporter(store: store, action: self)
         try run.start(identifier: identifier) { run in
@@ -226,22 +226,22 @@ protocol AsyncJob: Sendable {
     func run() async throws
 }
 
-/// An operation and its context. The task that runs it captures this box as an ``AsyncJob``, so
-/// that its closure captures no metatype.
+/// An async action's work and its context. The task that runs it captures this box as an
+/// ``AsyncJob``, so that its closure captures no metatype.
 final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
-    let operation: AsyncAction<State, Dependencies>.Operation
+    let work: AsyncAction<State, Dependencies>.Work
     let context: AsyncActionContext<State, Dependencies>
 
     init(
-        operation: @escaping AsyncAction<State, Dependencies>.Operation,
+        work: @escaping AsyncAction<State, Dependencies>.Work,
         context: AsyncActionContext<State, Dependencies>
     ) {
-        self.operation = operation
+        self.work = work
         self.context = context
     }
 
     func run() async throws {
-        try await operation(context)
+        try await work(context)
     }
 }
 
