@@ -93,7 +93,7 @@ extension Store {
                 core.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
-                return .failure(SnapshotError(.decoding, stateType: State.self, underlyingError: error))
+                return .failure(SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error))
             }
         }
     }

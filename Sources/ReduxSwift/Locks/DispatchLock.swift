@@ -21,9 +21,9 @@ extension Store {
     /// dispatched through the lock do not see them yet.
     ///
     /// Release every lock exactly once. Releasing one twice throws
-    /// ``DispatchLockError/alreadyReleased(name:)``; a lock freed without being released is
+    /// ``DispatchLockError/Kind/alreadyReleased``; a lock freed without being released is
     /// released then and reported with ``Foundation/NSNotification/Name/dispatchDidFail``
-    /// (``DispatchLockError/abandoned(name:file:line:)``) and a line on standard error.
+    /// (``DispatchLockError/Kind/abandoned(file:line:)``) and a line on standard error.
     ///
     /// - Parameters:
     ///   - name: Names the lock in errors and reports.
@@ -106,7 +106,7 @@ public final class DispatchLock: Sendable {
 
     deinit {
         guard !isReleased else { return }
-        let report = DispatchLockError.abandoned(name: name, file: "\(file)", line: line)
+        let report = DispatchLockError(.abandoned(file: "\(file)", line: line), name: name)
         writeLineToStandardError("ReduxSwift: \(report)")
         store.abandonLock(id, report: report)
     }
@@ -116,14 +116,14 @@ public final class DispatchLock: Sendable {
 
     /// Releases the lock; the store then reduces what queued meanwhile, except the actions that a
     /// lock still held was taken before.
-    /// - Throws: ``DispatchLockError/alreadyReleased(name:)`` if the lock was released before;
+    /// - Throws: ``DispatchLockError/Kind/alreadyReleased`` if the lock was released before;
     ///   the store is not affected.
     public func release() throws(DispatchLockError) {
         let wasReleased = released.withLock { released in
             defer { released = true }
             return released
         }
-        if wasReleased { throw .alreadyReleased(name: name) }
+        if wasReleased { throw DispatchLockError(.alreadyReleased, name: name) }
         store.unlock(id)
     }
 

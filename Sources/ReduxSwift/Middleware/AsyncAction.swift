@@ -18,13 +18,13 @@
 /// this action and the error. After ``cancel()`` returns, nothing the work dispatches reaches the
 /// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
 ///
-/// An async action runs once: dispatching the same value again reports
-/// ``AsyncActionError/alreadyStarted(identifier:)``.
+/// An async action runs once: dispatching the same value again reports an ``AsyncActionError`` of
+/// kind ``AsyncActionError/Kind/alreadyStarted``.
 ///
 /// In a batch (``Store/dispatch(batch:)``, at any depth), an async action is taken out of the
 /// batch by the middleware, the other actions go on as the batch, and the work starts once they
 /// have been handled, in batch order; if the batch fails, the work ends without running. A
-/// ``StoreTransaction`` refuses async actions with ``TransactionError/asyncAction(storeIndex:identifier:)``,
+/// ``StoreTransaction`` refuses async actions with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``,
 /// because it applies its actions at once and cannot wait for work.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
@@ -193,14 +193,17 @@ extension AsyncAction: AsyncActionStarting {
 
     func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError) {
         guard let store = host as? Store<State> else {
-            throw .stateMismatch(
-                identifier: identifier, expected: String(describing: State.self),
-                store: String(describing: type(of: host)))
+            throw AsyncActionError(
+                .stateMismatch(
+                    expected: String(describing: State.self), store: String(describing: type(of: host))),
+                identifier: identifier)
         }
         guard let dependencies = dependencies as? Dependencies else {
-            throw .dependencyMismatch(
-                identifier: identifier, expected: String(describing: Dependencies.self),
-                provided: String(describing: type(of: dependencies)))
+            throw AsyncActionError(
+                .dependencyMismatch(
+                    expected: String(describing: Dependencies.self),
+                    provided: String(describing: type(of: dependencies))),
+                identifier: identifier)
         }
         let job: any AsyncJob = TypedAsyncJob(
             work: work,
@@ -287,7 +290,7 @@ final class AsyncActionRun: Sendable {
             status.phase = .running(nil)
             return true
         }
-        if startedBefore { throw .alreadyStarted(identifier: identifier) }
+        if startedBefore { throw AsyncActionError(.alreadyStarted, identifier: identifier) }
         guard shouldStart else { return }
         let task = makeTask(self)
         let cancelNow = status.withLock { status -> Bool in

@@ -104,14 +104,14 @@ import Testing
         let first = store.lock("first")
         let second = store.lock("second")
         try first.release()
-        #expect(throws: DispatchLockError.alreadyReleased(name: "first")) { try first.release() }
+        #expect(throws: DispatchLockError(.alreadyReleased, name: "first")) { try first.release() }
         store.dispatch(TestAction.increment)
         #expect(store.currentState().counter == 0)
         #expect(store.heldLockCount == 1)
         try second.release()
         #expect(store.currentState().counter == 1)
         #expect(
-            DispatchLockError.alreadyReleased(name: "first").description
+            DispatchLockError(.alreadyReleased, name: "first").description
                 == "the dispatch lock \"first\" was released twice")
     }
 
@@ -127,15 +127,15 @@ import Testing
         #expect(store.currentState().counter == 1)
         #expect(failures.wait(forCount: 1))
         let error = failures.values[0].error as? DispatchLockError
-        guard case .abandoned(let name, let file, let line)? = error else {
+        guard let error, case .abandoned(let file, let line) = error.kind else {
             Issue.record("expected an abandoned-lock report, got \(String(describing: error))")
             return
         }
-        #expect(name == "forgotten")
+        #expect(error.name == "forgotten")
         #expect(file.hasSuffix("DispatchLockTests.swift"))
         #expect(line > 0)
         #expect(failures.values[0].failedAction == nil)
-        #expect(error?.description.contains("was never released") == true)
+        #expect(error.description.contains("was never released"))
         withExtendedLifetime(token) {}
     }
 
