@@ -75,7 +75,7 @@ extension Store {
                 kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
-                return .failure(SnapshotError(.decoding, stateType: State.self, underlyingError: error))
+                return .failure(SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error))
             }
         }
     }

@@ -73,6 +73,26 @@ func makeCountedStore<State: StateProtocol>(
         #expect(seen.all == ["CounterAction.add", "CounterAction.increment", "HistoryAction.undo"])
     }
 
+    @Test func anErrorIsReadThroughItsKindAndItsContext() throws {
+        let store = Store(
+            reducers: CounterReducers.reducers, state: AppState(),
+            notificationCenter: StoreNotificationCenter())
+        let lock = store.lock("api")
+        #expect(store.heldLockCount == 1)
+        try lock.release()
+        let error = #expect(throws: DispatchLockError.self) { try lock.release() }
+        #expect(error?.kind == .alreadyReleased)
+        #expect(error?.name == "api")
+        #expect(store.heldLockCount == 0)
+
+        // An app's own archive backend reports its failures with the public initializer.
+        let failure = PersistenceError(
+            .system(call: "write", errno: 5, message: "Input/output error"), stage: .save, location: "memory")
+        #expect(failure.kind == .system(call: "write", errno: 5, message: "Input/output error"))
+        #expect(failure.stage == .save)
+        #expect(failure.description == "Cannot save memory: write failed: Input/output error (errno 5).")
+    }
+
     @Test func asyncActionsRunWithTheirDependency() async {
         let store = Store(
             reducers: CounterReducers.reducers, state: AppState(),

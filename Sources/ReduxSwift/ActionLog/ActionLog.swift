@@ -58,10 +58,10 @@ public struct ActionLog: Sendable {
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-            do throws(ActionLogError.Reason) {
+            do throws(UnreadableLine) {
                 actions.append(try codec.action(from: Data(line), with: decoder))
             } catch {
-                failure = ActionLogError(line: number, reason: error, replayedActions: actions.count)
+                failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break
             }
         }

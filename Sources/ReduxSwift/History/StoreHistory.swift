@@ -106,7 +106,7 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     }
 
     /// Goes to a step: 0 is the oldest kept. A step the history does not have is reported with
-    /// ``HistoryError/noSuchStep(_:steps:)`` and changes nothing.
+    /// ``HistoryError/Kind/noSuchStep(_:)`` and changes nothing.
     public func jump(to step: Int) {
         store.dispatch(HistoryAction.jump(to: step))
     }
@@ -157,7 +157,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
         do {
             encoded = .success(try encoder.encode(call.state(as: State.self).pointee))
         } catch {
-            encoded = .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error))
+            encoded = .failure(SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error))
         }
         return steps.withLock { steps in
             switch encoded {
@@ -180,7 +180,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
             }
         }
         guard (0..<stepCount).contains(target) else {
-            if case .jump(let step) = move { throw HistoryError.noSuchStep(step, steps: stepCount) }
+            if case .jump(let step) = move { throw HistoryError(.noSuchStep(step), steps: stepCount) }
             return  // nothing to undo or redo
         }
         guard let data = steps.withLock({ $0.state(at: target) }) else { return }
@@ -188,7 +188,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
         do {
             restored = try decoder.decode(State.self, from: data)
         } catch {
-            throw SnapshotError(.decoding, stateType: State.self, underlyingError: error)
+            throw SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
         }
         call.replaceState(with: restored)
         steps.withLock { $0.move(to: target, state: data) }

@@ -33,7 +33,7 @@ public final class DispatchLock: Sendable {
 
     deinit {
         guard !isReleased else { return }
-        let report = DispatchLockError.abandoned(name: name, file: "\(file)", line: line)
+        let report = DispatchLockError(.abandoned(file: "\(file)", line: line), name: name)
         writeLineToStandardError("ReduxSwift: \(report)")
         kernel.abandonLock(id, report: report)
     }
@@ -43,14 +43,14 @@ public final class DispatchLock: Sendable {
 
     /// Releases the lock; the store then reduces what queued meanwhile, except the actions that a
     /// lock still held was taken before.
-    /// - Throws: ``DispatchLockError/alreadyReleased(name:)`` if the lock was released before;
+    /// - Throws: ``DispatchLockError/Kind/alreadyReleased`` if the lock was released before;
     ///   the store is not affected.
     public func release() throws(DispatchLockError) {
         let wasReleased = released.withLock { released in
             defer { released = true }
             return released
         }
-        if wasReleased { throw .alreadyReleased(name: name) }
+        if wasReleased { throw DispatchLockError(.alreadyReleased, name: name) }
         kernel.unlock(id)
     }
 

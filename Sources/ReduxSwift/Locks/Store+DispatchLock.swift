@@ -21,9 +21,9 @@ extension Store {
     /// dispatched through the lock do not see them yet.
     ///
     /// Release every lock exactly once. Releasing one twice throws
-    /// ``DispatchLockError/alreadyReleased(name:)``; a lock freed without being released is
+    /// ``DispatchLockError/Kind/alreadyReleased``; a lock freed without being released is
     /// released then and reported with ``Foundation/NSNotification/Name/dispatchDidFail``
-    /// (``DispatchLockError/abandoned(name:file:line:)``) and a line on standard error.
+    /// (``DispatchLockError/Kind/abandoned(file:line:)``) and a line on standard error.
     ///
     /// - Parameters:
     ///   - name: Names the lock in errors and reports.
@@ -55,5 +55,5 @@ extension Store {
     }
 
     /// How many dispatch locks hold this store now; `0` when it reduces freely.
-    public var activeLocks: Int { kernel.lockCount }
+    public var heldLockCount: Int { kernel.lockCount }
 }

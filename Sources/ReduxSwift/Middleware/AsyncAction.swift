@@ -18,30 +18,30 @@
 /// this action and the error. After ``cancel()`` returns, nothing the work dispatches reaches the
 /// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
 ///
-/// An async action runs once: dispatching the same value again reports
-/// ``AsyncActionError/alreadyStarted(identifier:)``.
+/// An async action runs once: dispatching the same value again reports an ``AsyncActionError`` of
+/// kind ``AsyncActionError/Kind/alreadyStarted``.
 ///
 /// In a batch (``Store/dispatch(batch:)``, at any depth), an async action is taken out of the
 /// batch by the middleware, the other actions go on as the batch, and the work starts once they
 /// have been handled, in batch order; if the batch fails, the work ends without running. A
-/// ``StoreTransaction`` refuses async actions with ``TransactionError/asyncAction(storeIndex:identifier:)``,
+/// ``StoreTransaction`` refuses async actions with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``,
 /// because it applies its actions at once and cannot wait for work.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
-    public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
+    public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
 
     /// A name for the work, such as `"todos.load"`; observers and logs see it.
     public let identifier: String
-    let operation: Operation
+    let work: Work
     let run: AsyncActionRun
 
     /// Creates an asynchronous action.
     /// - Parameters:
     ///   - identifier: A name for the work; `"AsyncAction"` by default.
-    ///   - operation: The work. It runs in a task of its own, once.
-    public init(_ identifier: String = "AsyncAction", operation: @escaping Operation) {
+    ///   - work: The work. It runs in a task of its own, once.
+    public init(_ identifier: String = "AsyncAction", work: @escaping Work) {
         self.identifier = identifier
-        self.operation = operation
+        self.work = work
         run = AsyncActionRun()
     }
 
@@ -194,17 +194,21 @@ extension AsyncAction: AsyncActionStarting {
     func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
         let host = kernel.store
         guard let store = host as? Store<State> else {
-            throw .stateMismatch(
-                identifier: identifier, expected: String(describing: State.self),
-                store: host.map { String(describing: type(of: $0)) } ?? "a store that no longer exists")
+            throw AsyncActionError(
+                .stateMismatch(
+                    expected: String(describing: State.self),
+                    store: host.map { String(describing: type(of: $0)) } ?? "a store that no longer exists"),
+                identifier: identifier)
         }
         guard let dependencies = dependencies as? Dependencies else {
-            throw .dependencyMismatch(
-                identifier: identifier, expected: String(describing: Dependencies.self),
-                provided: String(describing: type(of: dependencies)))
+            throw AsyncActionError(
+                .dependencyMismatch(
+                    expected: String(describing: Dependencies.self),
+                    provided: String(describing: type(of: dependencies))),
+                identifier: identifier)
         }
         let job: any AsyncJob = TypedAsyncJob(
-            operation: operation,
+            work: work,
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
         let failure = FailureReporter(kernel: kernel, action: self)
         try run.start(identifier: identifier) { run in
@@ -227,22 +231,22 @@ protocol AsyncJob: Sendable {
     func run() async throws
 }
 
-/// An operation and its context. The task that runs it captures this box as an ``AsyncJob``, so
-/// that its closure captures no metatype.
+/// An async action's work and its context. The task that runs it captures this box as an
+/// ``AsyncJob``, so that its closure captures no metatype.
 final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
-    let operation: AsyncAction<State, Dependencies>.Operation
+    let work: AsyncAction<State, Dependencies>.Work
     let context: AsyncActionContext<State, Dependencies>
 
     init(
-        operation: @escaping AsyncAction<State, Dependencies>.Operation,
+        work: @escaping AsyncAction<State, Dependencies>.Work,
         context: AsyncActionContext<State, Dependencies>
     ) {
-        self.operation = operation
+        self.work = work
         self.context = context
     }
 
     func run() async throws {
-        try await operation(context)
+        try await work(context)
     }
 }
 
@@ -288,7 +292,7 @@ final class AsyncActionRun: Sendable {
             status.phase = .running(nil)
             return true
         }
-        if startedBefore { throw .alreadyStarted(identifier: identifier) }
+        if startedBefore { throw AsyncActionError(.alreadyStarted, identifier: identifier) }
         guard shouldStart else { return }
         let task = makeTask(self)
         let cancelNow = status.withLock { status -> Bool in

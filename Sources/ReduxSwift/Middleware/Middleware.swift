@@ -45,7 +45,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
             Void
     ) {
         self.name = name
-        let typed: any MiddlewareHandling = TypedMiddleware(body)
+        let typed: any MiddlewareBox = TypedMiddleware(body)
         self.body = { action, call in try typed.handle(action, call) }
     }
 
@@ -65,7 +65,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
     /// ```
     public init<Handler: MiddlewareHandler>(_ name: String, handler: Handler) where Handler.State == State {
         self.name = name
-        let typed: any MiddlewareHandling = HandlerMiddleware(handler)
+        let typed: any MiddlewareBox = HandlerMiddleware(handler)
         self.body = { action, call in try typed.handle(action, call) }
     }
 
@@ -163,14 +163,15 @@ public enum DispatchOutcome {
     case dropped
 }
 
-/// A middleware body that needs no generic parameter to call.
-protocol MiddlewareHandling: Sendable {
+/// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
+/// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.
+protocol MiddlewareBox: Sendable {
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws
 }
 
 /// Calls a typed middleware body. A generic method builds the typed context, so that the closure
-/// the pipeline calls captures only this box as a ``MiddlewareHandling`` and no metatype.
-final class TypedMiddleware<State: StateProtocol>: MiddlewareHandling {
+/// the pipeline calls captures only this box as a ``MiddlewareBox`` and no metatype.
+final class TypedMiddleware<State: StateProtocol>: MiddlewareBox {
     let body: @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void
 
     init(_ body: @escaping @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void) {
@@ -193,7 +194,7 @@ public protocol MiddlewareHandler: Sendable {
 }
 
 /// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
-final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareHandling {
+final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareBox {
     let handler: Handler
 
     init(_ handler: Handler) {

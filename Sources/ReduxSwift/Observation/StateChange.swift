@@ -75,7 +75,7 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
                 let (data, unordered) = try encoder.encodeMarkingUnordered(value)
                 return try SnapshotTree(parsing: data, unorderedArrays: unordered)
             } catch {
-                throw SnapshotError(.encoding, stateType: Value.self, underlyingError: error)
+                throw SnapshotError(.encodingFailed, stateType: Value.self, underlyingError: error)
             }
         }
         let changes = StateDiff.changes(

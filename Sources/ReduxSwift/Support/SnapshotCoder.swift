@@ -41,7 +41,8 @@ enum SnapshotCoder {
         } catch {
             return Snapshot(
                 version: version,
-                result: .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error)))
+                result: .failure(
+                    SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)))
         }
     }
 }

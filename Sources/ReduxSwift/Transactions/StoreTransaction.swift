@@ -29,10 +29,10 @@ import Foundation
 /// directly, without middleware, so a ``StoreHistory`` records the change with the next step.
 /// Batches among them are expanded at any depth, as ``ActionBatch`` describes. An ``AsyncAction``
 /// cannot be part of a transaction, which applies its actions at once and cannot wait for work:
-/// `commit()` refuses it with ``TransactionError/asyncAction(storeIndex:identifier:)``.
+/// `commit()` refuses it with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``.
 /// `commit()` blocks the calling thread until every store has decided; call it from a thread that
 /// no store waits for (not from a reducer, a middleware, or a state's `encode(to:)`, where it
-/// throws ``TransactionError/calledFromStoreCode``).
+/// throws ``TransactionError/Kind/calledFromStoreCode``).
 public struct StoreTransaction: Sendable {
     private var parts: [Part] = []
 
@@ -50,17 +50,18 @@ public struct StoreTransaction: Sendable {
     }
 
     /// Applies the actions to every store, or to none.
-    /// - Throws: ``TransactionError/rejected(storeIndex:actions:error:)`` when a reducer threw
-    ///   (no store changed); ``TransactionError/asyncAction(storeIndex:identifier:)`` when an
-    ///   action is an ``AsyncAction`` (nothing was dispatched, and the async action is left as it
-    ///   was); ``TransactionError/calledFromStoreCode`` when called where a store would wait for
+    /// - Throws: ``TransactionError`` of kind ``TransactionError/Kind/rejected(storeIndex:actions:error:)``
+    ///   when a reducer threw (no store changed);
+    ///   ``TransactionError/Kind/asyncAction(storeIndex:identifier:)`` when an action is an
+    ///   ``AsyncAction`` (nothing was dispatched, and the async action is left as it was);
+    ///   ``TransactionError/Kind/calledFromStoreCode`` when called where a store would wait for
     ///   the caller.
     public func commit() throws(TransactionError) {
-        guard ReducerContext.current == nil else { throw .calledFromStoreCode }
+        guard ReducerContext.current == nil else { throw TransactionError(.calledFromStoreCode) }
         guard !parts.isEmpty else { return }
         for (index, part) in parts.enumerated() {
             if let work = ActionBatch(part.actions).firstAsyncAction {
-                throw .asyncAction(storeIndex: index, identifier: work.identifier)
+                throw TransactionError(.asyncAction(storeIndex: index, identifier: work.identifier))
             }
         }
         // One global order, so that transactions sharing stores take them alike and never wait for
@@ -79,7 +80,8 @@ public struct StoreTransaction: Sendable {
         var rejection: TransactionError?
         for (index, participant) in participants.enumerated() {
             if let error = participant.waitUntilPrepared(), rejection == nil {
-                rejection = .rejected(storeIndex: index, actions: participant.batch, error: error)
+                rejection = TransactionError(
+                    .rejected(storeIndex: index, actions: participant.batch, error: error))
             }
         }
         for participant in participants { participant.decide(commit: rejection == nil) }

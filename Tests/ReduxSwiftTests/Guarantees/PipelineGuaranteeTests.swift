@@ -40,9 +40,8 @@ struct CommittingState: StateProtocol {
         do {
             try transaction.commit()
             return "committed"
-        } catch .calledFromStoreCode {
-            return "calledFromStoreCode"
         } catch {
+            if case .calledFromStoreCode = error.kind { return "calledFromStoreCode" }
             return "\(error)"
         }
     }
@@ -76,14 +75,12 @@ struct CommittingState: StateProtocol {
         let foreign = AsyncAction<ForeignState, FakeService>("elsewhere") { _ in ran.append(1) }
         store.dispatch(foreign)
         #expect(failures.wait(forCount: 1))
-        guard
-            case .stateMismatch(let identifier, let expected, _)? = failures.values[0].error
-                as? AsyncActionError
-        else {
+        let error = failures.values[0].error as? AsyncActionError
+        guard case .stateMismatch(let expected, _)? = error?.kind else {
             Issue.record("expected stateMismatch, got \(String(describing: failures.values[0].error))")
             return
         }
-        #expect(identifier == "elsewhere")
+        #expect(error?.identifier == "elsewhere")
         #expect(expected == "ForeignState")
         #expect(ran.count == 0)
         withExtendedLifetime(token) {}

@@ -89,14 +89,14 @@ let loggedReducer: Reducer<TestState> = { state, action in
     @Test func anUnknownTypeIsReportedByName() {
         let line = Data(#"{"type":"Mystery","action":{},"time":"2026-11-22T10:00:00.000Z"}"#.utf8)
         let error = #expect(throws: ActionLogError.self) { try makeLog().replay(line, into: makeStore()) }
-        #expect(error?.reason == .unknownType("Mystery"))
+        #expect(error?.kind == .unknownType(name: "Mystery"))
         #expect(error?.line == 1)
     }
 
     @Test func aRecordWhoseActionDoesNotDecodeIsMalformed() {
         let line = Data(#"{"type":"LoggedAction","action":{"add":{"_0":"seven"}}}"#.utf8)
         let error = #expect(throws: ActionLogError.self) { try makeLog().replay(line, into: makeStore()) }
-        guard case .malformed(let detail) = error?.reason else {
+        guard case .malformed(let detail) = error?.kind else {
             Issue.record("expected malformed, got \(String(describing: error))")
             return
         }

@@ -174,7 +174,9 @@ final class FirstOutcome: @unchecked Sendable {
         store.dispatch(work)
         await work.finished()
         #expect(failures.wait(forCount: 1))
-        #expect(failures.values[0].error as? AsyncActionError == .alreadyStarted(identifier: "once"))
+        #expect(
+            failures.values[0].error as? AsyncActionError
+                == AsyncActionError(.alreadyStarted, identifier: "once"))
         #expect(runs.count == 1)
         withExtendedLifetime(token) {}
     }
@@ -186,8 +188,8 @@ final class FirstOutcome: @unchecked Sendable {
         store.dispatch(AsyncAction<TestState, String>("wrong") { _ in })
         #expect(failures.wait(forCount: 1))
         let error = failures.values[0].error as? AsyncActionError
-        #expect(
-            error == .dependencyMismatch(identifier: "wrong", expected: "String", provided: "FakeService"))
+        #expect(error?.kind == .dependencyMismatch(expected: "String", provided: "FakeService"))
+        #expect(error?.identifier == "wrong")
         #expect(error?.description.contains("needs dependencies of type String") == true)
         withExtendedLifetime(token) {}
     }
@@ -287,7 +289,9 @@ final class FirstOutcome: @unchecked Sendable {
         #expect(await finishes(work))
         #expect(failures.wait(forCount: 1))
         #expect(failures.values[0].failedAction?.identifier == "once")
-        #expect(failures.values[0].error as? AsyncActionError == .alreadyStarted(identifier: "once"))
+        #expect(
+            failures.values[0].error as? AsyncActionError
+                == AsyncActionError(.alreadyStarted, identifier: "once"))
         #expect(store.currentState().counter == 1)
         #expect(runs.count == 1)
         withExtendedLifetime(token) {}

@@ -8,12 +8,12 @@ import Testing
         let store = makeStore()
         store.dispatch(TestAction.append("before"))
         let lock = store.lock("test")
-        #expect(store.activeLocks == 1)
+        #expect(store.heldLockCount == 1)
         for entry in ["a", "b", "c"] { store.dispatch(TestAction.append(entry)) }
         // Readers do not wait for what the lock holds.
         #expect(store.currentState().log == ["before"])
         try lock.release()
-        #expect(store.activeLocks == 0)
+        #expect(store.heldLockCount == 0)
         #expect(store.currentState().log == ["before", "a", "b", "c"])
     }
 
@@ -34,7 +34,7 @@ import Testing
         store.dispatch(TestAction.increment)
         try first.release()
         #expect(store.currentState().counter == 0)
-        #expect(store.activeLocks == 1)
+        #expect(store.heldLockCount == 1)
         try second.release()
         #expect(store.currentState().counter == 1)
     }
@@ -49,7 +49,7 @@ import Testing
         // "before second" was dispatched before `second` was taken: only `first` held it. A
         // holder of `second` that reads waits for it rather than forever.
         #expect(store.currentState().log == ["before second"])
-        #expect(store.activeLocks == 1)
+        #expect(store.heldLockCount == 1)
         try second.release()
         #expect(store.currentState().log == ["before second", "after second"])
     }
@@ -104,14 +104,14 @@ import Testing
         let first = store.lock("first")
         let second = store.lock("second")
         try first.release()
-        #expect(throws: DispatchLockError.alreadyReleased(name: "first")) { try first.release() }
+        #expect(throws: DispatchLockError(.alreadyReleased, name: "first")) { try first.release() }
         store.dispatch(TestAction.increment)
         #expect(store.currentState().counter == 0)
-        #expect(store.activeLocks == 1)
+        #expect(store.heldLockCount == 1)
         try second.release()
         #expect(store.currentState().counter == 1)
         #expect(
-            DispatchLockError.alreadyReleased(name: "first").description
+            DispatchLockError(.alreadyReleased, name: "first").description
                 == "the dispatch lock \"first\" was released twice")
     }
 
@@ -127,15 +127,15 @@ import Testing
         #expect(store.currentState().counter == 1)
         #expect(failures.wait(forCount: 1))
         let error = failures.values[0].error as? DispatchLockError
-        guard case .abandoned(let name, let file, let line)? = error else {
+        guard let error, case .abandoned(let file, let line) = error.kind else {
             Issue.record("expected an abandoned-lock report, got \(String(describing: error))")
             return
         }
-        #expect(name == "forgotten")
+        #expect(error.name == "forgotten")
         #expect(file.hasSuffix("DispatchLockTests.swift"))
         #expect(line > 0)
         #expect(failures.values[0].failedAction == nil)
-        #expect(error?.description.contains("was never released") == true)
+        #expect(error.description.contains("was never released"))
         withExtendedLifetime(token) {}
     }
 
@@ -154,7 +154,7 @@ import Testing
         store.dispatch(TestAction.append("after"))
         #expect(announced.wait(forCount: 2))
         #expect(announced.values == ["refreshed", "after"])
-        #expect(store.activeLocks == 0)
+        #expect(store.heldLockCount == 0)
         withExtendedLifetime((token, releaser)) {}
     }
 
@@ -182,7 +182,7 @@ import Testing
         #expect(announced.wait { $0.contains("resume") })
         #expect(store.currentState().log == ["pause", "resume", "held"])
         withExtendedLifetime(token) {}
-        #expect(store.activeLocks == 0)
+        #expect(store.heldLockCount == 0)
     }
 
     @Test func locksAreSafeUnderManyThreadsAndKeepEachThreadsOrder() throws {
@@ -200,7 +200,7 @@ import Testing
             }
         }
         let state = store.currentState()
-        #expect(store.activeLocks == 0)
+        #expect(store.heldLockCount == 0)
         #expect(state.counter == 6 * 10)
         #expect(state.log.count == 6 * 200)
         for thread in 0..<6 {

@@ -66,10 +66,10 @@ import Testing
         history.jump(to: 7)
         #expect(store.currentState().counter == 1)
         #expect(failures.wait(forCount: 1))
-        #expect(failures.values[0].error as? HistoryError == .noSuchStep(7, steps: 2))
+        #expect(failures.values[0].error as? HistoryError == HistoryError(.noSuchStep(7), steps: 2))
         #expect(failures.values[0].failedAction as? HistoryAction == .jump(to: 7))
         #expect(
-            HistoryError.noSuchStep(7, steps: 2).description
+            HistoryError(.noSuchStep(7), steps: 2).description
                 == "the history has no step 7; it keeps steps 0 to 1")
         withExtendedLifetime(token) {}
     }

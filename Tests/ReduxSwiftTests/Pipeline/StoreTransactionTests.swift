@@ -42,7 +42,8 @@ import Testing
         #expect {
             try transaction.commit()
         } throws: { error in
-            guard case .rejected(let index, let actions, let failure)? = error as? TransactionError else {
+            guard case .rejected(let index, let actions, let failure)? = (error as? TransactionError)?.kind
+            else {
                 return false
             }
             return index == 1 && actions.actions.count == 2 && failure as? TestFailure == TestFailure()
@@ -192,7 +193,7 @@ import Testing
         transaction.dispatch(TestAction.increment, to: first)
         transaction.dispatch(ActionBatch([TestAction.increment, ActionBatch([work])]), to: second)
         let error = #expect(throws: TransactionError.self) { try transaction.commit() }
-        guard case .asyncAction(let index, let identifier)? = error else {
+        guard case .asyncAction(let index, let identifier)? = error?.kind else {
             Issue.record("expected the async action to be refused, got \(String(describing: error))")
             return
         }
