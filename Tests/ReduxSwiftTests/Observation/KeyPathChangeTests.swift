@@ -20,7 +20,7 @@ import Testing
     @Test func aChangedLeafIsReportedWithItsOldAndNewValue() {
         let store = makeStore(state: TestState(todos: [Todo(id: 0, title: "a"), Todo(id: 1, title: "b")]))
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["todos"]) { recorder.append($0) }
+        let token = store.observeStateChanges(at: ["todos"]) { recorder.append($0) }
         let delivered = changes(after: .toggle(1), on: store, recorder: recorder)
         #expect(
             delivered == [[StateChange(path: "todos.1.done", oldValue: .bool(false), newValue: .bool(true))]])
@@ -31,7 +31,7 @@ import Testing
     @Test func changesElsewhereAreNotDelivered() {
         let store = makeStore()
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["counter"]) { recorder.append($0) }
+        let token = store.observeStateChanges(at: ["counter"]) { recorder.append($0) }
         #expect(changes(after: .addTodo("x"), on: store, recorder: recorder).isEmpty)
         store.dispatch(TestAction.add(3))
         #expect(recorder.wait(forCount: 1))
@@ -45,7 +45,7 @@ import Testing
     @Test func aChangeAboveAWatchedPathIsNarrowedToIt() {
         let store = makeStore(state: TestState(todos: [Todo(id: 0, title: "a")]))
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["todos.1.title"]) { recorder.append($0) }
+        let token = store.observeStateChanges(at: ["todos.1.title"]) { recorder.append($0) }
         let delivered = changes(after: .addTodo("b"), on: store, recorder: recorder)
         #expect(delivered == [[StateChange(path: "todos.1.title", oldValue: nil, newValue: .string("b"))]])
         withExtendedLifetime(token) {}
@@ -54,7 +54,7 @@ import Testing
     @Test func noPathsMeansEveryChange() {
         let store = makeStore()
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: []) { recorder.append($0) }
+        let token = store.observeStateChanges(at: []) { recorder.append($0) }
         store.dispatch(TestAction.add(1))
         #expect(recorder.wait(forCount: 1))
         store.dispatch(TestAction.append("x"))
@@ -77,7 +77,7 @@ import Testing
             ],
             state: Cached())
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: []) { recorder.append($0) }
+        let token = store.observeStateChanges(at: []) { recorder.append($0) }
         store.dispatch(Bump())
         #expect(recorder.wait(forCount: 1))
         #expect(

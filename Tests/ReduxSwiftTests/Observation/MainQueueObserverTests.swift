@@ -67,7 +67,7 @@ final class ObservingOwner: Sendable {}
         func note(_ name: String) {
             log.record(DispatchQueue.getSpecific(key: key) == true ? name : "\(name) off the main queue")
         }
-        let tokens = [
+        let tokens: [any CancellableObservation] = [
             store.observeChanges(queue: .main) { _ in note("changes") },
             store.observeFailures(queue: .main) { _ in note("failures") },
             store.observe(\.counter, queue: .main) { _ in note("selector") },
@@ -76,7 +76,7 @@ final class ObservingOwner: Sendable {}
                 using: { _ in note("selector with a duplicate test") }),
             store.observeChanges(owner: owner, queue: .main) { _, _ in note("owner-bound changes") },
             store.observe(\.counter, owner: owner, queue: .main) { _, _ in note("owner-bound selector") },
-            store.observeChanges(at: ["counter"], queue: .main) { _ in note("key paths") },
+            store.observeStateChanges(at: ["counter"], queue: .main) { _ in note("key paths") },
             store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: .main) { _ in
                 note("center")
             },
@@ -98,7 +98,7 @@ final class ObservingOwner: Sendable {}
         let store = makeStore()
         let owner = ObservingOwner()
         let calls = Recorder<String>()
-        let tokens = [
+        let tokens: [any CancellableObservation] = [
             store.observeChanges(queue: .main) { _ in calls.append("changes") },
             store.observeFailures(queue: .main) { _ in calls.append("failures") },
             // The first values of selectors are queued already, before any change.
@@ -110,7 +110,7 @@ final class ObservingOwner: Sendable {}
             store.observe(\.counter, owner: owner, queue: .main) { _, _ in
                 calls.append("owner-bound selector")
             },
-            store.observeChanges(at: [], queue: .main) { _ in calls.append("key paths") },
+            store.observeStateChanges(at: [], queue: .main) { _ in calls.append("key paths") },
             store.notificationCenter.addObserver(forName: nil, object: store, queue: .main) { _ in
                 calls.append("center")
             },

@@ -377,7 +377,7 @@ let hookedReducer: Reducer<HookedState> = { state, action in
             reducers: [hookedReducer], state: HookedState(hook: hook),
             notificationCenter: StoreNotificationCenter())
         let seen = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["counter"]) { seen.append($0) }
+        let token = store.observeStateChanges(at: ["counter"]) { seen.append($0) }
         let witness = Recorder<Int>()
         let witnessToken = store.observeChanges { _ in witness.append(1) }
         hook.arm()
@@ -428,7 +428,7 @@ final class TokenBox: @unchecked Sendable {
     @Test func aKeyPathObserverWhoseBlockRelaysTheChangeKeepsDelivering() {
         let store = makeStore()
         let seen = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["counter"]) { changes in
+        let token = store.observeStateChanges(at: ["counter"]) { changes in
             seen.append(changes)
             store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
         }

@@ -8,7 +8,7 @@ extension Store {
     /// such as `"todos"`), the block receives the changed values with their old and new JSON:
     ///
     /// ```swift
-    /// let token = store.observeChanges(at: ["todos", "filter"]) { changes in
+    /// let token = store.observeStateChanges(at: ["todos", "filter"]) { changes in
     ///     for change in changes { print(change) }  // "todos.3.done: false → true"
     /// }
     /// ```
@@ -31,7 +31,7 @@ extension Store {
     ///   - block: Receives the changes since the previous call, in no particular order.
     /// - Returns: A token that removes the observer when cancelled or released.
     @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
-    public func observeChanges(
+    public func observeStateChanges(
         at paths: [String],
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable ([StateChange]) -> Void
@@ -48,11 +48,11 @@ extension Store {
 
     /// Observes which values of the state change, at the key paths you name, on the main actor.
     ///
-    /// Like ``observeChanges(at:queue:using:)-(_,DispatchQueue?,_)`` given `DispatchQueue.main`,
+    /// Like ``observeStateChanges(at:queue:using:)-(_,DispatchQueue?,_)`` given `DispatchQueue.main`,
     /// with a block that is `@MainActor`:
     ///
     /// ```swift
-    /// let token = store.observeChanges(at: ["todos"], queue: .main) { [weak self] changes in
+    /// let token = store.observeStateChanges(at: ["todos"], queue: .main) { [weak self] changes in
     ///     self?.reload(changes)
     /// }
     /// ```
@@ -62,12 +62,12 @@ extension Store {
     ///   - queue: ``MainQueue/main``.
     ///   - block: Receives the changes since the previous call, on the main actor.
     /// - Returns: A token that removes the observer when cancelled or released.
-    public func observeChanges(
+    public func observeStateChanges(
         at paths: [String],
         queue: MainQueue,
         using block: @escaping @MainActor @Sendable ([StateChange]) -> Void
     ) -> ObserverToken {
-        observeChanges(at: paths, queue: DispatchQueue.main, using: MainQueue.adapt(block))
+        observeStateChanges(at: paths, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 }
 
