@@ -1,4 +1,4 @@
-/// Several actions reduced as one transaction: in order, announced in one notification, and
+/// Several actions reduced as one unit: in order, announced in one notification, and
 /// rolled back together if any reducer throws.
 ///
 /// Dispatch one with ``Store/dispatch(batch:)``:
@@ -24,7 +24,7 @@ public struct ActionBatch: ActionProtocol {
     /// The actions, in the order they are reduced.
     public let actions: [any ActionProtocol]
 
-    /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one transaction too.
+    /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one unit too.
     public init(_ actions: [any ActionProtocol]) {
         self.actions = actions
     }

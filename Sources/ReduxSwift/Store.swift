@@ -123,7 +123,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         kernel.dispatch(.entry(for: action))
     }
 
-    /// Queues several actions as one transaction and returns at once.
+    /// Queues several actions as one unit, all or nothing, and returns at once.
     ///
     /// The actions are reduced in order with nothing in between, announced in one
     /// ``Foundation/NSNotification/Name/stateDidChange`` (as one ``ActionBatch``), and rolled back

@@ -65,8 +65,8 @@ func makeCountedStore<State: StateProtocol>(
         #expect(status.canRedo)
 
         var transaction = StoreTransaction()
-        transaction.dispatch(CounterAction.add(5), to: store)
-        transaction.dispatch(CounterAction.add(7), to: other)
+        transaction.add(CounterAction.add(5), to: store)
+        transaction.add(CounterAction.add(7), to: other)
         try transaction.commit()
         #expect(store.currentState().counter == 15)
         #expect(other.currentState().counter == 7)

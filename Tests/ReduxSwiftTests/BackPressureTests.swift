@@ -209,7 +209,7 @@ import Testing
                 for _ in 0..<100 { store.dispatch(TestAction.increment) }
                 for _ in 0..<100 { lock.dispatch(TestAction.add(2)) }
                 var transaction = StoreTransaction()
-                transaction.dispatch(TestAction.add(1000), to: store)
+                transaction.add(TestAction.add(1000), to: store)
                 try? transaction.commit()
             })
         #expect(store.currentState().counter == 1200)

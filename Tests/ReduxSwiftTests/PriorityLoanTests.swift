@@ -62,8 +62,8 @@ import Testing
             release.open()
         }
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.add(2), to: held)
-        transaction.dispatch(TestAction.increment, to: other)
+        transaction.add(TestAction.add(2), to: held)
+        transaction.add(TestAction.increment, to: other)
         try transaction.commit()
         #expect(held.kernel.inspect(\.priorityLoans) == 1)
         #expect(other.kernel.inspect(\.priorityLoans) == 1)

@@ -34,13 +34,13 @@ public final class ActionCodec: Sendable {
     /// - Parameters:
     ///   - type: A `Codable` action type.
     ///   - name: The name written in the log; keep it stable across versions of your app.
-    public func register<Action: ActionProtocol & Codable>(_ type: Action.Type, name: String? = nil) {
+    public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         let entry = Entry(
             name: name,
-            encode: { action, encoder in try (action as? Action)?.encode(to: encoder) },
-            decode: { decoder in try Action(from: decoder) })
+            encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
+            decode: { decoder in try Recorded(from: decoder) })
         entries.withLock { entries in
             entries.byName[name] = entry
             entries.byType[ObjectIdentifier(type)] = entry

@@ -12,7 +12,7 @@ typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 /// Something queued for a store's reducing queue, in one total order.
 enum PendingEntry {
     case action(any ActionProtocol)
-    /// Several actions reduced as one transaction.
+    /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
     case register([ErasedReducer])
     /// Middleware added to the end of the chain.
@@ -61,8 +61,8 @@ extension PendingEntry {
     /// Generic so that the question is one comparison of type metadata; an existential argument is
     /// opened, so its dynamic type is compared.
     @inline(__always)
-    static func entry<Action: ActionProtocol>(for action: Action) -> PendingEntry {
-        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
+    static func entry<Dispatched: ActionProtocol>(for action: Dispatched) -> PendingEntry {
+        if ObjectIdentifier(Dispatched.self) == ObjectIdentifier(ActionBatch.self),
             let batch = action as? ActionBatch
         {
             return .batch(batch)

@@ -205,7 +205,7 @@ struct ReductionPipeline {
     }
 
     /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
-    /// transaction: if any reducer throws on any of them, the state is rebuilt as for one action.
+    /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
         at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
     ) -> ReductionOutcome {

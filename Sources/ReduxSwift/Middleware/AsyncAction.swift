@@ -74,7 +74,7 @@ public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: 
         run.ifNotCancelled { store.dispatch(action) }
     }
 
-    /// Dispatches several actions as one transaction, unless the work was cancelled.
+    /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled.
     public func dispatch(batch actions: [any ActionProtocol]) {
         run.ifNotCancelled { store.dispatch(batch: actions) }
     }

@@ -25,7 +25,7 @@
 /// passed on before throwing stay reduced.
 ///
 /// A batch reaches middleware as one ``ActionBatch``, batches nested in it included; passing it on
-/// reduces it as one transaction, every nested action in order.
+/// reduces it as one unit, all or nothing, every nested action in order.
 /// When a reducer throws and the store rolls back, it re-applies the actions the reducers saw,
 /// without running the middleware again.
 public struct Middleware<State: StateProtocol>: Sendable {

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// ```swift
 /// var transaction = StoreTransaction()
-/// transaction.dispatch(CartAction.checkOut, to: cartStore)
-/// transaction.dispatch(OrderAction.place(order), to: orderStore)
+/// transaction.add(CartAction.checkOut, to: cartStore)
+/// transaction.add(OrderAction.place(order), to: orderStore)
 /// do {
 ///     try transaction.commit()
 /// } catch {
@@ -39,8 +39,10 @@ public struct StoreTransaction: Sendable {
     /// Creates an empty transaction.
     public init() {}
 
-    /// Adds an action for a store; a store's actions are reduced in the order they were added.
-    public mutating func dispatch<State: StateProtocol>(_ action: any ActionProtocol, to store: Store<State>)
+    /// Adds an action for a store to the transaction; nothing is dispatched until ``commit()``.
+    ///
+    /// A store's actions are reduced in the order they were added.
+    public mutating func add<State: StateProtocol>(_ action: any ActionProtocol, to store: Store<State>)
     {
         if let index = parts.firstIndex(where: { $0.kernel === store.kernel }) {
             parts[index].actions.append(action)

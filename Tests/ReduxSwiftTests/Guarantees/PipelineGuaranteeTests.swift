@@ -28,7 +28,7 @@ struct CommittingState: StateProtocol {
     func encode(to encoder: any Encoder) throws {
         if let probe, let other = probe.other {
             var transaction = StoreTransaction()
-            transaction.dispatch(TestAction.increment, to: other)
+            transaction.add(TestAction.increment, to: other)
             probe.outcomes.append(Self.outcome(of: transaction))
         }
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -102,7 +102,7 @@ struct CommittingState: StateProtocol {
         let history = store.recordHistory()
         store.dispatch(TestAction.add(1))
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.add(10), to: store)
+        transaction.add(TestAction.add(10), to: store)
         try transaction.commit()
         #expect(history.status.steps == 2, "the initial state and add(1)")
         store.dispatch(TestAction.add(100))
@@ -122,7 +122,7 @@ struct CommittingState: StateProtocol {
                 Middleware("transfer") { action, context in
                     if case .append("transfer")? = action as? TestAction {
                         var transaction = StoreTransaction()
-                        transaction.dispatch(TestAction.increment, to: other)
+                        transaction.add(TestAction.increment, to: other)
                         outcomes.append(CommittingState.outcome(of: transaction))
                     }
                     context.next(action)

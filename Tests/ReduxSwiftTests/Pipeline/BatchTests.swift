@@ -77,7 +77,7 @@ import Testing
         #expect(store.currentState() == TestState(counter: 3))
     }
 
-    @Test func aBatchBuiltByHandIsStillOneTransaction() {
+    @Test func aBatchBuiltByHandIsStillOneUnit() {
         let store = makeStore()
         let batch: any ActionProtocol = ActionBatch([TestAction.increment, TestAction.fail])
         store.dispatch(batch)
@@ -139,9 +139,9 @@ import Testing
     @Test func aNestedBatchInATransactionIsExpanded() throws {
         let store = makeStore()
         var transaction = StoreTransaction()
-        transaction.dispatch(
+        transaction.add(
             ActionBatch([TestAction.increment, ActionBatch([TestAction.increment])]), to: store)
-        transaction.dispatch(TestAction.increment, to: store)
+        transaction.add(TestAction.increment, to: store)
         try transaction.commit()
         #expect(store.currentState().counter == 3)
     }

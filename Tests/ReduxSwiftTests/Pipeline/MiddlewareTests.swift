@@ -279,7 +279,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         #expect(calls.count == 7)
     }
 
-    @Test func aBatchReachesMiddlewareAsOneTransaction() {
+    @Test func aBatchReachesMiddlewareAsOneAction() {
         let seen = Recorder<String>()
         let store = Store(
             reducers: [testReducer], state: TestState(),

@@ -17,9 +17,9 @@ import Testing
             }
         }
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.add(2), to: first)
-        transaction.dispatch(TestAction.append("paid"), to: second)
-        transaction.dispatch(TestAction.increment, to: first)
+        transaction.add(TestAction.add(2), to: first)
+        transaction.add(TestAction.append("paid"), to: second)
+        transaction.add(TestAction.increment, to: first)
         try transaction.commit()
         #expect(first.currentState().counter == 3)
         #expect(second.currentState().log == ["paid"])
@@ -36,9 +36,9 @@ import Testing
         let failures = Recorder<StoreNotification>()
         let tokens = [first, second].map { store in store.observeFailures { failures.append($0) } }
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.add(5), to: first)
-        transaction.dispatch(TestAction.increment, to: second)
-        transaction.dispatch(TestAction.fail, to: second)
+        transaction.add(TestAction.add(5), to: first)
+        transaction.add(TestAction.increment, to: second)
+        transaction.add(TestAction.fail, to: second)
         #expect {
             try transaction.commit()
         } throws: { error in
@@ -66,11 +66,11 @@ import Testing
             for _ in 0..<rounds {
                 var transaction = StoreTransaction()
                 if thread.isMultiple(of: 2) {
-                    transaction.dispatch(TestAction.increment, to: first)
-                    transaction.dispatch(TestAction.increment, to: second)
+                    transaction.add(TestAction.increment, to: first)
+                    transaction.add(TestAction.increment, to: second)
                 } else {
-                    transaction.dispatch(TestAction.increment, to: second)
-                    transaction.dispatch(TestAction.increment, to: first)
+                    transaction.add(TestAction.increment, to: second)
+                    transaction.add(TestAction.increment, to: first)
                 }
                 try? transaction.commit()
                 first.dispatch(TestAction.add(10))
@@ -88,8 +88,8 @@ import Testing
         let mover = Thread {
             for _ in 0..<300 {
                 var transaction = StoreTransaction()
-                transaction.dispatch(TestAction.add(-1), to: from)
-                transaction.dispatch(TestAction.add(1), to: to)
+                transaction.add(TestAction.add(-1), to: from)
+                transaction.add(TestAction.add(1), to: to)
                 try? transaction.commit()
             }
             done.open()
@@ -108,7 +108,7 @@ import Testing
             { _, action in
                 guard case .append("transfer")? = action as? TestAction else { return }
                 var transaction = StoreTransaction()
-                transaction.dispatch(TestAction.increment, to: other)
+                transaction.add(TestAction.increment, to: other)
                 do {
                     try transaction.commit()
                     outcomes.append("committed")
@@ -131,7 +131,7 @@ import Testing
         let lock = store.lock("held while committing")
         store.dispatch(TestAction.append("held"))
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.append("transaction"), to: store)
+        transaction.add(TestAction.append("transaction"), to: store)
         try transaction.commit()
         #expect(store.currentState().log == ["transaction"])
         try lock.release()
@@ -142,7 +142,7 @@ import Testing
         let store = makeStore()
         for index in 0..<100 { store.dispatch(TestAction.append("\(index)")) }
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.append("last"), to: store)
+        transaction.add(TestAction.append("last"), to: store)
         try transaction.commit()
         #expect(store.currentState().log == (0..<100).map { "\($0)" } + ["last"])
     }
@@ -151,7 +151,7 @@ import Testing
         let store = makeStore()
         store.dispatch(TestAction.increment)
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.append("committed"), to: store)
+        transaction.add(TestAction.append("committed"), to: store)
         try transaction.commit()
         store.dispatch(TestAction.add(2))
         store.dispatch(TestAction.fail)
@@ -165,10 +165,10 @@ import Testing
                 if step.isMultiple(of: 3) {
                     var transaction = StoreTransaction()
                     for offset in 0..<3 {
-                        transaction.dispatch(TestAction.increment, to: stores[(thread + offset) % 3])
+                        transaction.add(TestAction.increment, to: stores[(thread + offset) % 3])
                     }
                     if step.isMultiple(of: 9) {
-                        transaction.dispatch(TestAction.fail, to: stores[thread % 3])
+                        transaction.add(TestAction.fail, to: stores[thread % 3])
                     }
                     try? transaction.commit()
                 } else {
@@ -190,8 +190,8 @@ import Testing
             context.dispatch(TestAction.append("loaded"))
         }
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.increment, to: first)
-        transaction.dispatch(ActionBatch([TestAction.increment, ActionBatch([work])]), to: second)
+        transaction.add(TestAction.increment, to: first)
+        transaction.add(ActionBatch([TestAction.increment, ActionBatch([work])]), to: second)
         let error = #expect(throws: TransactionError.self) { try transaction.commit() }
         guard case .asyncAction(let index, let identifier)? = error?.kind else {
             Issue.record("expected the async action to be refused, got \(String(describing: error))")
