@@ -211,3 +211,47 @@ import Testing
         }
     }
 }
+
+@Suite struct ReleasedLockTests {
+    /// A thread dispatching through a released lock into a full queue waits for room; meanwhile a
+    /// reducer of the same store dispatches through that lock. The drainer must be able to send
+    /// the reducer's dispatch while the thread waits, or neither ever goes on.
+    @Test func aDispatchThroughAReleasedLockWaitingForRoomDoesNotBlockTheDrainer() throws {
+        let reducerMayDispatch = Gate()
+        let reducerStarted = Gate()
+        let lockBox = LockBox()
+        let relay: Reducer<TestState> = { state, action in
+            guard case TestAction.append("relay") = action else { return }
+            reducerStarted.open()
+            _ = reducerMayDispatch.wait()
+            lockBox.lock?.dispatch(TestAction.add(100))
+        }
+        let store = makeStore([testReducer, relay])
+        store.kernel.setHighWaterMark(1)
+        let lock = store.lock("released")
+        try lock.release()
+        lockBox.lock = lock
+        store.dispatch(TestAction.append("relay"))
+        #expect(reducerStarted.wait())
+        // Fill the queue: each of these waits for room, the second through the released lock.
+        let plain = onNewThread { store.dispatch(TestAction.increment) }
+        #expect(waitUntil { store.kernel.inspect(\.blockedDispatcherCount) == 1 })
+        let throughLock = onNewThread { lock.dispatch(TestAction.increment) }
+        #expect(waitUntil { store.kernel.inspect(\.blockedDispatcherCount) == 2 })
+        reducerMayDispatch.open()
+        // Reading the state would wait for a stuck drainer: check the dispatchers first.
+        guard plain.wait(timeout: 10), throughLock.wait(timeout: 10) else {
+            Issue.record("a dispatcher waiting for room was never let go: the drainer is stuck")
+            return
+        }
+        #expect(store.currentState().counter == 102)
+    }
+}
+
+/// Holds a dispatch lock for a reducer that is created before the lock.
+///
+/// `@unchecked Sendable`: `lock` is set once, before the action whose reducer reads it is
+/// dispatched; the dispatch orders the write before the read.
+final class LockBox: @unchecked Sendable {
+    var lock: DispatchLock?
+}
