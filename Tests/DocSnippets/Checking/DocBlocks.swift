@@ -12,10 +12,14 @@ import Foundation
 public enum DocBlocks {
     /// One code block: where it starts in its document, and its lines.
     public struct Block: CustomStringConvertible, Sendable {
+        /// The document's path, relative to the repository's root.
         public let document: String
+        /// The line of the block's first line of code, counting from 1.
         public let line: Int
+        /// The block's code, without its fences.
         public let code: String
 
+        /// Where the block is, then its code.
         public var description: String { "\(document):\(line)\n\(code)" }
     }
 
