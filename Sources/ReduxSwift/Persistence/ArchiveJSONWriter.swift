@@ -18,8 +18,8 @@ enum ArchiveJSONWriter {
 
     /// Serializes `object`, an array or a dictionary; `path` names it in errors, such as `state`.
     static func data(from object: Any, at path: String) throws(Invalid) -> Data {
-        var location = Path(root: path)
-        let checked = try canonical(object, at: &location, depth: 0)
+        var walk = Walk(root: path)
+        let checked = try walk.canonical(object, depth: 0)
         // The walk lets through only what `JSONSerialization` writes; checked again because on Apple
         // platforms anything else raises an exception instead of throwing.
         guard JSONSerialization.isValidJSONObject(checked) else {
@@ -32,76 +32,138 @@ enum ArchiveJSONWriter {
         }
     }
 
-    /// `value` as the objects `JSONSerialization` writes alike on every platform.
-    private static func canonical(_ value: Any, at path: inout Path, depth: Int) throws(Invalid) -> Any {
-        if let string = value as? String { return string }
-        // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`, on
-        // Linux as on Apple platforms.
-        if let number = value as? NSNumber {
-            guard number.doubleValue.isFinite else { throw nonFinite(number.doubleValue, at: path) }
-            return number
+    /// One walk over a value: where it is, and which Foundation collections enclose that place.
+    private struct Walk {
+        var path: Path
+        /// The `NSArray`s and `NSDictionary`s being walked, each with the length of its path: a
+        /// Foundation collection, unlike a Swift one, can contain itself.
+        var enclosing: [ObjectIdentifier: Int] = [:]
+
+        init(root: String) {
+            path = Path(root: root)
         }
-        if value is NSNull { return NSNull() }
-        if let array = value as? [Any] {
-            try enter(depth, path)
+
+        /// `value` as the objects `JSONSerialization` writes alike on every platform.
+        mutating func canonical(_ value: Any, depth: Int) throws(Invalid) -> Any {
+            if let string = value as? String { return string }
+            // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`,
+            // on Linux as on Apple platforms.
+            if let number = value as? NSNumber {
+                guard number.doubleValue.isFinite else { throw nonFinite(number.doubleValue, at: path) }
+                return number
+            }
+            if value is NSNull { return NSNull() }
+            // Before the Swift casts below: on Linux, casting an `NSArray` or `NSDictionary` to a
+            // Swift array or dictionary converts everything inside it first, without end when it
+            // contains itself. (A Swift array or dictionary is never a class, so it is not cast here.)
+            if type(of: value) is AnyClass {
+                if let array = value as? NSArray {
+                    let identity = try open(array)
+                    defer { enclosing[identity] = nil }
+                    return try canonical(FoundationCollection.elements(of: array), depth: depth)
+                }
+                if let object = value as? NSDictionary {
+                    let identity = try open(object)
+                    defer { enclosing[identity] = nil }
+                    return try canonical(
+                        try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
+                }
+            }
+            if let array = value as? [Any] {
+                return try canonical(array, depth: depth)
+            }
+            if let object = value as? [String: Any] {
+                return try canonical(object, depth: depth)
+            }
+            if let object = value as? [AnyHashable: Any] {
+                return try canonical(
+                    try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
+            }
+            // Linux does not bridge CGFloat to NSNumber; Apple platforms did above.
+            if let number = value as? CGFloat {
+                guard number.isFinite else { throw nonFinite(Double(number), at: path) }
+                return NSNumber(value: Double(number))
+            }
+            // `Optional` values that got into an `Any`, such as the elements of an `[Int?]`: `nil` is
+            // null.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else { return NSNull() }
+                return try canonical(wrapped, depth: depth)
+            }
+            let (name, advice) = JSONKind.nonJSON(value)
+            throw Invalid(
+                description: "the value at \(path) is \(name), which JSON cannot represent: store a "
+                    + "string, a number, a boolean, an array, a [String: Any] or NSNull()"
+                    + (advice.map { " (\($0))" } ?? ""))
+        }
+
+        /// Records that `collection` encloses the values walked next, until the caller removes it
+        /// from `enclosing`; throws when it already encloses this place, as a collection that
+        /// contains itself does.
+        private mutating func open(_ collection: AnyObject) throws(Invalid) -> ObjectIdentifier {
+            let identity = ObjectIdentifier(collection)
+            if let length = enclosing[identity] {
+                let outer = Path(root: path.root, components: Array(path.components.prefix(length)))
+                let kind = collection is NSArray ? "array" : "object"
+                throw Invalid(
+                    description: "the value at \(path) is the \(kind) at \(outer) that contains it, and "
+                        + "JSON cannot represent a value that contains itself")
+            }
+            enclosing[identity] = path.components.count
+            return identity
+        }
+
+        private mutating func canonical(_ array: [Any], depth: Int) throws(Invalid) -> Any {
+            try enter(depth)
             var converted: [Any] = []
             converted.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
                 path.components.append(.index(index))
-                converted.append(try canonical(element, at: &path, depth: depth + 1))
+                converted.append(try canonical(element, depth: depth + 1))
                 path.components.removeLast()
             }
             return converted
         }
-        if let object = value as? [String: Any] {
-            try enter(depth, path)
+
+        private mutating func canonical(_ object: [String: Any], depth: Int) throws(Invalid) -> Any {
+            try enter(depth)
             var converted: [String: Any] = [:]
             converted.reserveCapacity(object.count)
             for (key, member) in object {
                 path.components.append(.key(key))
-                converted[key] = try canonical(member, at: &path, depth: depth + 1)
+                converted[key] = try canonical(member, depth: depth + 1)
                 path.components.removeLast()
             }
             return converted
         }
-        if let object = value as? [AnyHashable: Any] {
-            var members: [String: Any] = [:]
-            members.reserveCapacity(object.count)
-            for (key, member) in object {
-                guard let name = key.base as? String else {
+
+        /// `members` keyed by their names, or ``Invalid`` naming the first key that is not a string.
+        private func stringKeyed(_ members: some Sequence<(Any, Any)>) throws(Invalid) -> [String: Any] {
+            var object: [String: Any] = [:]
+            for (key, member) in members {
+                guard let name = key as? String else {
+                    let kind = JSONKind.of(key)
+                    // Only a scalar is shown: a Foundation collection can contain itself, which makes its
+                    // description endless.
+                    let isScalar = kind != "an array" && kind != "an object"
                     throw Invalid(
                         description:
-                            "the object at \(path) has the key \(key.base), \(JSONKind.of(key.base)), "
-                            + "but the keys of a JSON object are strings: use String keys, as JSONEncoder "
-                            + "writes them (\"\(key.base)\")")
+                            "the object at \(path) has the key \(isScalar ? "\(key), " : "")\(kind), but "
+                            + "the keys of a JSON object are strings: use String keys, as JSONEncoder writes "
+                            + "them" + (isScalar ? " (\"\(key)\")" : ""))
                 }
-                members[name] = member
+                object[name] = member
             }
-            return try canonical(members, at: &path, depth: depth)
+            return object
         }
-        // Linux does not bridge CGFloat to NSNumber; Apple platforms did above.
-        if let number = value as? CGFloat {
-            guard number.isFinite else { throw nonFinite(Double(number), at: path) }
-            return NSNumber(value: Double(number))
-        }
-        // `Optional` values that got into an `Any`, such as the elements of an `[Int?]`: `nil` is null.
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            guard let wrapped = mirror.children.first?.value else { return NSNull() }
-            return try canonical(wrapped, at: &path, depth: depth)
-        }
-        let (name, advice) = JSONKind.nonJSON(value)
-        throw Invalid(
-            description: "the value at \(path) is \(name), which JSON cannot represent: store a string, "
-                + "a number, a boolean, an array, a [String: Any] or NSNull()"
-                + (advice.map { " (\($0))" } ?? ""))
-    }
 
-    private static func enter(_ depth: Int, _ path: Path) throws(Invalid) {
-        guard depth < ArchiveFormat.depthLimit else {
-            throw Invalid(
-                description: "the value at \(path) nests arrays and objects deeper than "
-                    + "\(ArchiveFormat.depthLimit) levels, the most JSON is read back with")
+        private func enter(_ depth: Int) throws(Invalid) {
+            guard depth < ArchiveFormat.depthLimit else {
+                throw Invalid(
+                    description: "the value at \(path) nests arrays and objects deeper than "
+                        + "\(ArchiveFormat.depthLimit) levels, the most JSON is read back with")
+            }
         }
     }
 
@@ -126,8 +188,9 @@ enum ArchiveJSONWriter {
         let root: String
         var components: [Component] = []
 
-        init(root: String) {
+        init(root: String, components: [Component] = []) {
             self.root = root
+            self.components = components
         }
 
         /// The path as ``SnapshotError`` writes coding paths: past 12 components, the first and last
@@ -164,6 +227,12 @@ enum JSONKind {
         if value is String { return "a string" }
         if let number = value as? NSNumber { return isBoolean(number) ? "a boolean" : "a number" }
         if value is NSNull { return "null" }
+        // Before the Swift casts below, which on Linux convert everything inside a Foundation
+        // collection first, without end when it contains itself.
+        if type(of: value) is AnyClass {
+            if value is NSArray { return "an array" }
+            if value is NSDictionary { return "an object" }
+        }
         if value is [Any] { return "an array" }
         if value is [AnyHashable: Any] { return "an object" }
         return nonJSON(value).name

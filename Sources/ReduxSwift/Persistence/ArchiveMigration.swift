@@ -57,7 +57,8 @@
 ///
 /// Write Swift values: `String`, any integer or floating-point type, `Bool`, `Decimal`, arrays
 /// and `[String: Any]` dictionaries of them, and `NSNull()` (or a `nil` element of an array of
-/// optionals) for null. A value JSON cannot represent stops the load with
+/// optionals) for null. A value JSON cannot represent (including an `NSArray` or `NSDictionary`
+/// that contains itself, and arrays and objects nested deeper than 512 levels) stops the load with
 /// ``PersistenceError/Kind/wrongShape(detail:)`` naming its path, such as `state.todos[2].due`,
 /// and leaves the file as it was: write it as the state's own encoding does, a `Date` as
 /// `date.timeIntervalSinceReferenceDate`, `Data` as `data.base64EncodedString()`, a `URL` as

@@ -23,11 +23,13 @@ import Testing
     }
 
     /// A value a migration stores under `"extra"`, which on Apple platforms made `JSONSerialization`
-    /// raise an exception, and what the error must say about it.
+    /// raise an exception (and a Foundation collection that contains itself overflowed the stack on
+    /// Linux), and what the error must say about it.
     enum NonJSONValue: CaseIterable, Sendable {
         case date, dateInAnObject, structInAnArray, object, data, url, uuid, substring
         case notANumber, infinityInAnArray, negativeInfinityAsNSNumber, floatNaN, decimalNaN
         case integerKeys, booleanKeyInAnObject, nestedTooDeep
+        case objectThatContainsItself, arrayThatContainsItself, foundationArraysNestedTooDeep
 
         var value: Any {
             switch self {
@@ -50,6 +52,24 @@ import Testing
                 var value: Any = 1
                 for _ in 0..<600 { value = [value] }
                 return value
+            case .objectThatContainsItself:
+                let object = NSMutableDictionary()
+                object["self"] = object
+                return object
+            case .arrayThatContainsItself:
+                let array = NSMutableArray()
+                array.add("a")
+                array.add(array)
+                return ["list": array] as [String: Any]
+            case .foundationArraysNestedTooDeep:
+                let outer = NSMutableArray()
+                var array = outer
+                for _ in 0..<600 {
+                    let inner = NSMutableArray()
+                    array.add(inner)
+                    array = inner
+                }
+                return outer
             }
         }
 
@@ -61,7 +81,10 @@ import Testing
             case .booleanKeyInAnObject: return "state.extra.inner"
             // `state` is one level and `extra` another, so the 511th array inside it is the 513th,
             // at a path of 513 components, abbreviated.
-            case .nestedTooDeep: return "state.extra[0][0][0] … (503 more) … [0][0][0][0][0]"
+            case .nestedTooDeep, .foundationArraysNestedTooDeep:
+                return "state.extra[0][0][0] … (503 more) … [0][0][0][0][0]"
+            case .objectThatContainsItself: return "state.extra.self"
+            case .arrayThatContainsItself: return "state.extra.list[1]"
             default: return "state.extra"
             }
         }
@@ -81,7 +104,10 @@ import Testing
             case .negativeInfinityAsNSNumber: return ["-infinity", #""-Infinity""#]
             case .integerKeys: return ["the key 1", "a number", "strings"]
             case .booleanKeyInAnObject: return ["the key true", "a boolean", "strings"]
-            case .nestedTooDeep: return ["deeper than 512"]
+            case .nestedTooDeep, .foundationArraysNestedTooDeep: return ["deeper than 512"]
+            case .objectThatContainsItself: return ["the object at state.extra that contains it", "itself"]
+            case .arrayThatContainsItself:
+                return ["the array at state.extra.list that contains it", "itself"]
             }
         }
     }
