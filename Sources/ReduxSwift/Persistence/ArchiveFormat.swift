@@ -38,9 +38,12 @@ enum ArchiveFormat {
     }
 
     /// Explains why `JSONDecoder` rejected `data`: not JSON, too deep, or the wrong shape.
-    static func classify(_ data: Data, decodingError: any Error, stateType: Any.Type)
-        -> PersistenceError.Kind
-    {
+    ///
+    /// - Parameter decode: Decodes an archive as the decoding that threw `decodingError` did, to
+    ///   find a number that does not fit its field (see ``UnfitNumber``).
+    static func classify(
+        _ data: Data, decodingError: any Error, stateType: Any.Type, decode: (Data) throws -> Void
+    ) -> PersistenceError.Kind {
         let object: Any
         do {
             object = try ArchiveJSONReader.parse(data)
@@ -67,8 +70,9 @@ enum ArchiveFormat {
         guard envelope["state"] != nil else {
             return .wrongShape(detail: "it has no \"state\"")
         }
+        let explained = UnfitNumber.explain(decodingError, in: data, under: [.key("state")], decode: decode)
         return .wrongShape(
-            detail: SnapshotError(.decodingFailed, stateType: stateType, underlyingError: decodingError)
+            detail: SnapshotError(.decodingFailed, stateType: stateType, underlyingError: explained)
                 .description
         )
     }

@@ -17,9 +17,29 @@ struct ArchiveJSONReader {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    /// Where the numbers are, collected only by ``numberRanges(in:under:)`` and
+    /// ``path(ofNumberAt:in:)``.
+    private var numberScan: NumberScan?
 
-    private init(_ bytes: [UInt8]) {
+    /// The path of the value being read, and what a scan for numbers has found so far.
+    private struct NumberScan {
+        /// Only numbers whose path starts with this are collected.
+        let prefix: [JSONPathComponent]
+        /// The byte offset of the number whose path is wanted, if any.
+        let wantedOffset: Int?
+        var path: [JSONPathComponent] = []
+        var ranges: [Range<Int>] = []
+        var wantedPath: [JSONPathComponent]?
+
+        mutating func record(_ range: Range<Int>) {
+            if range.lowerBound == wantedOffset { wantedPath = path }
+            if path.starts(with: prefix) { ranges.append(range) }
+        }
+    }
+
+    private init(_ bytes: [UInt8], numberScan: NumberScan? = nil) {
         self.bytes = bytes
+        self.numberScan = numberScan
     }
 
     /// Parses one JSON value of any kind, with nothing but whitespace around it.
@@ -36,6 +56,25 @@ struct ArchiveJSONReader {
             throw reader.failure("unexpected text after the JSON value")
         }
         return value
+    }
+
+    /// The byte ranges of the numbers in `data` whose path starts with `prefix`, in the order they
+    /// appear.
+    static func numberRanges(in data: Data, under prefix: [JSONPathComponent]) throws(Failure) -> [Range<Int>]
+    {
+        try scan(data, NumberScan(prefix: prefix, wantedOffset: nil)).ranges
+    }
+
+    /// The path of the number that starts at byte `offset` of `data`, if one does.
+    static func path(ofNumberAt offset: Int, in data: Data) throws(Failure) -> [JSONPathComponent]? {
+        try scan(data, NumberScan(prefix: [], wantedOffset: offset)).wantedPath
+    }
+
+    private static func scan(_ data: Data, _ numberScan: NumberScan) throws(Failure) -> NumberScan {
+        var reader = ArchiveJSONReader(Array(data), numberScan: numberScan)
+        reader.skipWhitespace()
+        _ = try reader.value()
+        return reader.numberScan ?? numberScan
     }
 
     private mutating func value() throws(Failure) -> Any {
@@ -76,7 +115,9 @@ struct ArchiveJSONReader {
             skipWhitespace()
             guard next(is: ":") else { throw failure("expected \":\" after a member name") }
             skipWhitespace()
+            numberScan?.path.append(.key(key))
             object[key] = try value()
+            numberScan?.path.removeLast()
             skipWhitespace()
             if next(is: ",") { continue }
             if next(is: "}") { return object }
@@ -93,7 +134,9 @@ struct ArchiveJSONReader {
         if next(is: "]") { return array }
         while true {
             skipWhitespace()
+            numberScan?.path.append(.index(array.count))
             array.append(try value())
+            numberScan?.path.removeLast()
             skipWhitespace()
             if next(is: ",") { continue }
             if next(is: "]") { return array }
@@ -198,6 +241,7 @@ struct ArchiveJSONReader {
             if !next(is: "+") { _ = next(is: "-") }
             guard digits() > 0 else { throw failure("a number needs digits in its exponent") }
         }
+        numberScan?.record(start..<index)
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger {
             // JSONEncoder writes -0.0 as `-0`; it is a double, since no integer is negative zero.

@@ -180,10 +180,7 @@ enum ArchiveJSONWriter {
 
     /// Where a value is, such as `state.todos[3].due`, spelled only when an error names it.
     private struct Path: CustomStringConvertible {
-        enum Component {
-            case key(String)
-            case index(Int)
-        }
+        typealias Component = JSONPathComponent
 
         let root: String
         var components: [Component] = []

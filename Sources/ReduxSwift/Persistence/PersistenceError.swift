@@ -39,7 +39,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case notJSON(detail: String)
         /// The JSON nests arrays and objects deeper than the parser accepts.
         case tooDeep(limit: Int)
-        /// The JSON is valid but is not an archive of this state type.
+        /// The JSON is valid but is not an archive of this state type: a member is missing or of
+        /// another kind, or a number does not fit the type of its field. The detail says what was
+        /// found and, for a value inside the state, its coding path, such as `state.todos[3].due`.
         case wrongShape(detail: String)
         /// The archive was written by a newer schema version than this program knows.
         case newerVersion(found: Int, supported: Int)

@@ -199,7 +199,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         do {
             envelope = try decoder.decode(ArchiveFormat.Envelope<State>.self, from: data)
         } catch {
-            throw failure(.load, ArchiveFormat.classify(data, decodingError: error, stateType: State.self))
+            let kind = ArchiveFormat.classify(data, decodingError: error, stateType: State.self) { data in
+                _ = try decoder.decode(ArchiveFormat.Envelope<State>.self, from: data)
+            }
+            throw failure(.load, kind)
         }
         if let state = envelope.state { return state }
         if envelope.schemaVersion > schemaVersion {
@@ -244,7 +247,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         do {
             return try decoder.decode(State.self, from: migrated)
         } catch {
-            let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+            let explained = UnfitNumber.explain(error, in: migrated, under: []) { data in
+                _ = try decoder.decode(State.self, from: data)
+            }
+            let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
                 .description
             throw failure(
                 .load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(detail)"))
