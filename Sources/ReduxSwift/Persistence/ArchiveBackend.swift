@@ -6,6 +6,10 @@ import Foundation
 /// A backend stores one blob of bytes and must keep the previous blob intact until a new one has
 /// completely replaced it. ``StateArchive`` serializes its own calls, so a backend need not
 /// handle two of them at once from the same archive.
+///
+/// Archives know which of them share a file or a `UserDefaults` key, and a load that fails through
+/// one makes all of them refuse to save over the data. They cannot know it of your own backends:
+/// an archive on one refuses only its own saves.
 public protocol ArchiveBackend: Sendable {
     /// The archive's location for a person to read in errors, such as a file path.
     var location: String { get }

@@ -51,8 +51,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case migrationFailed(from: Int, detail: String)
         /// The state could not be encoded as JSON.
         case encodingFailed(detail: String)
-        /// A save was refused because the archive holds data that failed to load and has not been
-        /// set aside; saving would overwrite it.
+        /// A save was refused because the archive holds data that failed to load, through this
+        /// archive or another of the same location in this process, and has not been set aside;
+        /// saving would overwrite it.
         case wouldOverwriteUnreadableArchive
         /// The operating system refused a call, such as `"write"`, with its `errno` and message.
         case system(call: String, errno: Int32, message: String)

@@ -32,9 +32,21 @@ import Foundation
 /// ## Nothing is lost
 ///
 /// A load that fails throws a ``PersistenceError`` naming the location and the reason, and never
-/// changes the archive. From then on this archive refuses to save over the unreadable data until
-/// it is set aside with ``setAside()``, or a later ``load()`` succeeds. ``restore(default:onFailure:)``
-/// sets it aside for you, renamed with a `.corrupt-<timestamp>` suffix, and starts from the default.
+/// changes the archive. From then on, saves refuse to overwrite the unreadable data with
+/// ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``, until it is set aside with
+/// ``setAside()`` or a later ``load()`` succeeds. ``restore(default:onFailure:)`` sets it aside for
+/// you, renamed with a `.corrupt-<timestamp>` suffix, and starts from the default.
+///
+/// The refusal holds for every archive of the same file (``FileArchiveBackend``, by its
+/// standardized path) or of the same key in the same `UserDefaults` object
+/// (``UserDefaultsArchiveBackend``) in this process, whichever of them loaded, even one created
+/// later; a ``setAside()`` or a successful ``load()`` through any of them lifts it for all. These
+/// archives also take turns: a save of one never runs while another loads. Two limits:
+///
+/// - Another process knows nothing of it: a process that has not itself failed to load the data
+///   saves over it.
+/// - An archive on a backend of your own refuses only its own saves, since ReduxSwift cannot tell
+///   when two of your backends are the same storage.
 public final class StateArchive<State: StateProtocol>: Sendable {
     /// Where the bytes are kept.
     public let backend: any ArchiveBackend
@@ -58,9 +70,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     private let migrations: [Int: ArchiveMigration]
     private let decoder: JSONDecoder
-    /// Backend calls one at a time, and the load failure that blocks saving, if any.
-    private let guarded: LockedValue<PersistenceError?>
-    private let io = NSLock()
+    /// Runs backend calls one at a time and records a failed load, shared by every archive of the
+    /// same file or `UserDefaults` key in this process.
+    private let location: ArchiveLocation
+    /// The key under which ``location`` is shared, released when this archive goes away.
+    private let locationKey: ArchiveLocation.Key?
 
     /// The default ``sizeLimit``: 64 MiB.
     public static var defaultSizeLimit: Int { 64 << 20 }
@@ -100,7 +114,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let decoder = SnapshotCoder.makeDecoder()
         decoder.userInfo[ArchiveFormat.currentVersionKey] = schemaVersion
         self.decoder = decoder
-        guarded = LockedValue(nil)
+        (location, locationKey) = ArchiveLocation.acquire(for: backend)
+    }
+
+    deinit {
+        if let locationKey { ArchiveLocation.release(locationKey) }
     }
 
     /// Creates an archive kept in a JSON file, written atomically (see ``FileArchiveBackend``).
@@ -129,18 +147,19 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// ```
     ///
     /// - Throws: ``PersistenceError`` naming the location and what went wrong. The archive is left as
-    ///   it was, and this archive will not save over it until it is set aside or loads.
+    ///   it was, and no archive of its location in this process saves over it until it is set aside
+    ///   or loads: see ``StateArchive`` for which archives that covers.
     public func load() throws(PersistenceError) -> State? {
-        do {
-            let state = try exclusively { () throws(PersistenceError) -> State? in
-                guard let data = try backend.read(limit: sizeLimit) else { return nil }
-                return try decode(data)
+        try location.exclusively { () throws(PersistenceError) -> State? in
+            do throws(PersistenceError) {
+                var state: State?
+                if let data = try backend.read(limit: sizeLimit) { state = try decode(data) }
+                location.holdsUnreadableData = false
+                return state
+            } catch {
+                location.holdsUnreadableData = true
+                throw error
             }
-            guarded.withLock { $0 = nil }
-            return state
-        } catch {
-            guarded.withLock { $0 = error }
-            throw error
         }
     }
 
@@ -181,16 +200,17 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
     }
 
-    /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows saving again.
+    /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows every archive
+    /// of its location to save again.
     ///
     /// - Returns: The new location, or `nil` when nothing was archived.
     @discardableResult
     public func setAside() throws(PersistenceError) -> String? {
-        let keptAt = try exclusively { () throws(PersistenceError) -> String? in
-            try backend.setAside(suffix: ArchiveFormat.corruptSuffix(at: Date()))
+        try location.exclusively { () throws(PersistenceError) -> String? in
+            let keptAt = try backend.setAside(suffix: ArchiveFormat.corruptSuffix(at: Date()))
+            location.holdsUnreadableData = false
+            return keptAt
         }
-        guarded.withLock { $0 = nil }
-        return keptAt
     }
 
     private func decode(_ data: Data) throws(PersistenceError) -> State {
@@ -300,19 +320,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
         }
         let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)
-        try exclusively { () throws(PersistenceError) in
-            if guarded.withLock({ $0 }) != nil { throw failure(.save, .wouldOverwriteUnreadableArchive) }
+        try location.exclusively { () throws(PersistenceError) in
+            if location.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
             try backend.write(envelope)
         }
-    }
-
-    /// Runs `body` while no other backend call of this archive runs.
-    private func exclusively<Result>(
-        _ body: () throws(PersistenceError) -> Result
-    ) throws(PersistenceError) -> Result {
-        io.lock()
-        defer { io.unlock() }
-        return try body()
     }
 
     private func failure(_ stage: PersistenceError.Stage, _ kind: PersistenceError.Kind)
