@@ -49,6 +49,10 @@ let package = Package(
             name: "GettingStartedSnippets",
             dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking"],
             path: "Tests/DocSnippets/GettingStarted"),
+        .testTarget(
+            name: "ArticleSnippets",
+            dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetApp"],
+            path: "Tests/DocSnippets/Articles"),
     ],
     swiftLanguageModes: [.v6]
 )
