@@ -218,6 +218,32 @@ import Testing
             }
         }
     }
+
+    @Test func anInputsEqualityMayReadTheSameValueAgain() throws {
+        let doubled = Memoized(\HookedInput.self) { $0.value * 2 }
+        #expect(doubled(HookedInput(value: 1)) == 2)
+        let inner = Recorder<Int>()
+        // On its own thread, so that a lock held around `==` fails the test instead of hanging it.
+        let read = onNewThread {
+            _ = doubled(HookedInput(value: 1) { inner.append(doubled(HookedInput(value: 1))) })
+        }
+        try #require(read.wait(timeout: 10), "the outer read holds a lock the inner one waits for")
+        #expect(inner.values == [2])
+        #expect(doubled.computeCount == 1)
+    }
+}
+
+/// An input whose `==` runs both sides' hooks, so that a test can run code while a `Memoized`
+/// compares inputs.
+struct HookedInput: Equatable, Sendable {
+    let value: Int
+    var hook: @Sendable () -> Void = {}
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hook()
+        rhs.hook()
+        return lhs.value == rhs.value
+    }
 }
 
 /// Counts `init(from:)` calls of `DecodeCountedState`, which only one test uses.
