@@ -56,14 +56,14 @@ public struct SavePolicy: Sendable, Equatable {
 ///
 /// Store code (a reducer, a middleware, a state's `encode(to:)`) must never wait for the store, so
 /// there a flush, a stop or the last release returns at once, before anything is saved: it
-/// schedules the save on the scheduler's queue, where it runs once the action under way has
+/// schedules the save on the service's queue, where it runs once the action under way has
 /// finished and saves the committed state as of then, that action included unless it failed. A
 /// failure of that save goes to `onError`, and is retried after ``SavePolicy/maximumDelay``
 /// unless the service was stopped or released.
 ///
-/// Saves run on the scheduler's queue, never on the store's threads. A failed save is reported to
-/// the `onError` handler and retried after ``SavePolicy/maximumDelay``; the archive keeps the last
-/// state that was saved.
+/// Timed saves run on the service's own serial queue, at the utility QoS, never on the store's
+/// threads. A failed save is reported to the `onError` handler and retried after
+/// ``SavePolicy/maximumDelay``; the archive keeps the last state that was saved.
 public final class PersistenceService<State: StateProtocol>: Sendable {
     /// The store whose state is saved.
     public let store: Store<State>
@@ -88,13 +88,25 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///   - store: The store to save.
     ///   - archive: Where to save it.
     ///   - policy: When to save.
-    ///   - scheduler: The clock and timer; a ``DispatchSaveScheduler`` unless you pass another.
     ///   - onError: Receives each failed save; when `nil`, one line is printed to standard error.
-    public init(
+    public convenience init(
         store: Store<State>,
         archive: StateArchive<State>,
         policy: SavePolicy = SavePolicy(),
-        scheduler: any SaveScheduler = DispatchSaveScheduler(),
+        onError: (@Sendable (PersistenceError) -> Void)? = nil
+    ) {
+        self.init(
+            store: store, archive: archive, policy: policy, scheduler: DispatchSaveScheduler(),
+            onError: onError)
+    }
+
+    /// Creates a service that takes its time and timers from `scheduler`; tests pass one whose
+    /// clock they move by hand.
+    init(
+        store: Store<State>,
+        archive: StateArchive<State>,
+        policy: SavePolicy = SavePolicy(),
+        scheduler: any SaveScheduler,
         onError: (@Sendable (PersistenceError) -> Void)? = nil
     ) {
         self.store = store
@@ -125,7 +137,7 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// Called from store code (a reducer, a middleware, an `encode(to:)`), which must not wait for
     /// the store, it returns at once without saving or throwing: it schedules a save on the
-    /// scheduler's queue, which runs once the action under way has finished and saves the committed
+    /// service's queue, which runs once the action under way has finished and saves the committed
     /// state as of then, that action included unless it failed. A failure of that save goes to
     /// `onError` and is retried after ``SavePolicy/maximumDelay``.
     ///
@@ -141,7 +153,7 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// Called from store code (a reducer, a middleware, an `encode(to:)`), or when the service's
     /// last release happens there, it stops observing at once but does not save before returning:
-    /// like ``flush()`` there, it schedules the final save on the scheduler's queue, to run once
+    /// like ``flush()`` there, it schedules the final save on the service's queue, to run once
     /// the action under way has finished, and reports a failure of it to `onError`.
     ///
     /// - Throws: ``PersistenceError`` if the final save fails.
