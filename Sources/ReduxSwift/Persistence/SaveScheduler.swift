@@ -14,6 +14,10 @@ protocol SaveScheduler: Sendable {
     ///
     /// It must not run `work` before returning, even when the deadline has passed.
     func schedule(at deadline: Double, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+
+    /// Lends the calling thread's priority to the work under way on the scheduler, which the
+    /// caller is about to wait for.
+    func lendPriority()
 }
 
 /// Work a ``SaveScheduler`` will run, which can still be cancelled.
@@ -57,5 +61,11 @@ struct DispatchSaveScheduler: SaveScheduler {
             if !isCancelled.withLock({ $0 }) { work() }
         }
         return ScheduledWork { isCancelled.withLock { $0 = true } }
+    }
+
+    /// Queues an empty block at the user-interactive QoS, which raises the queue, and the save
+    /// running on it, to that QoS until the block runs: a semaphore donates no priority.
+    func lendPriority() {
+        queue.async(qos: .userInteractive, flags: .enforceQoS) {}
     }
 }
