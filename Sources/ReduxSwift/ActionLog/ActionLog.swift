@@ -1,5 +1,15 @@
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// Records a store's committed actions as JSON Lines, with timestamps, and replays them.
 ///
 /// ```swift
@@ -77,49 +87,63 @@ public struct ActionLog: Sendable {
 /// The store hands the recording its committed actions on its own queue, cheaply; they are
 /// encoded when you read ``data`` or ``skippedActions``, or call ``stop()``. Releasing a recording
 /// without stopping it stops it.
-public final class ActionRecording: @unchecked Sendable {
-    // `@unchecked Sendable`: `lines`, `skipped` and `isStopped` are read and written only while
-    // `lock` is held; `encoder` and `formatter` are used only inside the lock too. `codec`, `sink`
-    // and `store` are immutable and thread-safe (`store` is a `weak var` only because `weak let`
-    // is newer than Swift 6.2, the oldest toolchain supported; it is assigned once, in `init`).
-    private let lock = NSLock()
+///
+/// No lock is held while actions are encoded, so an action's `encode(to:)` may read the recording
+/// too: on the thread that is encoding it, ``data`` returns the lines encoded before it. Readers
+/// on other threads never wait for each other: each encodes what has not been written yet (two at
+/// once may both encode an action; its line is written once, in order).
+public final class ActionRecording: Sendable {
+    /// Handed-over actions that committed together, numbered in the order the store handed them
+    /// over, with their timestamp.
+    private struct Batch {
+        let number: Int
+        let time: String
+        let actions: ActionList
+    }
+
+    private struct Log {
+        /// The store, weakly: a recording does not keep its store alive.
+        weak var store: (any RecordableStore)?
+        var isStopped = false
+        /// The lines of the batches written so far, in order.
+        var lines = Data()
+        var skipped = 0
+        /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
+        var unwritten: [Batch] = []
+        var nextNumber = 0
+        var nextToWrite = 0
+        /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
+        var encodingThreads: [pthread_t] = []
+        let formatter: ISO8601DateFormatter
+    }
+
     private let codec: ActionCodec
-    private let encoder = SnapshotCoder.makeJSONEncoder()
-    private let formatter = ISO8601DateFormatter()
     private let sink = RecordingSink()
-    private weak var store: (any RecordableStore)?
-    private var lines = Data()
-    private var skipped = 0
-    private var isStopped = false
+    private let log: LockedValue<Log>
 
     init(codec: ActionCodec, store: any RecordableStore) {
         self.codec = codec
-        self.store = store
+        let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        encoder.outputFormatting = [.sortedKeys]
+        log = LockedValue(Log(store: store, formatter: formatter))
         store.enqueuePassingLocks(.startRecording(sink))
     }
 
     deinit {
+        let (isStopped, store) = log.withLock { ($0.isStopped, $0.store) }
         guard !isStopped else { return }
         store?.enqueuePassingLocks(.stopRecording(sink))
     }
 
     /// The lines recorded so far.
     public var data: Data {
-        lock.withLock {
-            encodeRecorded()
-            return lines
-        }
+        encodeRecorded().lines
     }
 
     /// How many committed actions were left out so far: their type is not registered with the
     /// codec, or their own `encode(to:)` threw. Each action of a batch counts on its own.
     public var skippedActions: Int {
-        lock.withLock {
-            encodeRecorded()
-            return skipped
-        }
+        encodeRecorded().skipped
     }
 
     /// Stops recording and returns the log: every action dispatched to the store before this call
@@ -133,9 +157,9 @@ public final class ActionRecording: @unchecked Sendable {
     /// Calling it again returns ``data``.
     @discardableResult
     public func stop() -> Data {
-        let wasStopped = lock.withLock {
-            defer { isStopped = true }
-            return isStopped
+        let (wasStopped, store) = log.withLock { log in
+            defer { log.isStopped = true }
+            return (log.isStopped, log.store)
         }
         if !wasStopped, let store {
             store.enqueuePassingLocks(.stopRecording(sink))
@@ -144,18 +168,53 @@ public final class ActionRecording: @unchecked Sendable {
         return data
     }
 
-    /// Encodes what the store handed over since the last call; called while holding `lock`.
-    private func encodeRecorded() {
-        for (time, actions) in sink.take() {
-            let stamp = formatter.string(from: time)
-            for action in actions {
-                let (line, left) = codec.line(for: action, time: stamp, with: encoder)
-                skipped += left
-                guard let line else { continue }
-                lines.append(line)
-                lines.append(UInt8(ascii: "\n"))
+    /// Encodes what the store handed over and has not been written yet, with no lock held (an
+    /// action's `encode(to:)` is user code), then writes it in order; returns the lines and the
+    /// count of actions left out. Called on a thread that is encoding already, from inside an
+    /// `encode(to:)`, it encodes nothing and returns what is written.
+    private func encodeRecorded() -> (lines: Data, skipped: Int) {
+        let thisThread = pthread_self()
+        let pending = log.withLock { log -> [Batch] in
+            if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
+            for (time, actions) in sink.take() {
+                let stamp = log.formatter.string(from: time)
+                log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
+                log.nextNumber += 1
             }
+            if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
+            return log.unwritten
         }
+        guard !pending.isEmpty else { return log.withLock { ($0.lines, $0.skipped) } }
+        let encoder = SnapshotCoder.makeJSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
+        return log.withLock { log in
+            if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
+                log.encodingThreads.remove(at: index)
+            }
+            // Another reader may have written some of these batches meanwhile: write the rest.
+            for (number, batch) in encoded where number == log.nextToWrite {
+                log.lines.append(batch.lines)
+                log.skipped += batch.skipped
+                log.nextToWrite += 1
+            }
+            log.unwritten.removeAll { $0.number < log.nextToWrite }
+            return (log.lines, log.skipped)
+        }
+    }
+
+    /// The lines of one batch, and how many of its actions were left out.
+    private func encode(_ batch: Batch, with encoder: JSONEncoder) -> (lines: Data, skipped: Int) {
+        var lines = Data()
+        var skipped = 0
+        for action in batch.actions {
+            let (line, left) = codec.line(for: action, time: batch.time, with: encoder)
+            skipped += left
+            guard let line else { continue }
+            lines.append(line)
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return (lines, skipped)
     }
 }
 
