@@ -12,11 +12,14 @@ import Android
 
 /// Records a store's committed actions as JSON Lines, with timestamps, and replays them.
 ///
-/// ```swift
-/// let codec = ActionCodec()
-/// codec.register(TodoAction.self)
+/// A log needs to know which type each line holds: register every `Codable` action type you want
+/// recorded and replayed, then record a store and replay what it recorded:
 ///
-/// let log = ActionLog(codec: codec)
+/// ```swift
+/// let log = ActionLog()
+/// log.register(TodoAction.self)
+/// log.register(FilterAction.self)
+///
 /// let recording = log.record(store)           // keep it while recording
 /// // … later …
 /// let lines = recording.stop()                // the log, one JSON object per line
@@ -35,13 +38,47 @@ import Android
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting.
-public struct ActionLog: Sendable {
-    /// How actions are named and encoded.
-    public let codec: ActionCodec
+///
+/// Types may be registered from any thread, at any time; a recording encodes each action with
+/// the registrations in place when it is read.
+public final class ActionLog: Sendable {
+    /// The registered action types, by name and by type.
+    private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
+        ([:], [:]))
 
-    /// Creates a log that encodes actions with `codec`.
-    public init(codec: ActionCodec) {
-        self.codec = codec
+    /// Creates a log that knows no action types yet.
+    public init() {}
+
+    /// Registers an action type under `name` (by default its full type name).
+    ///
+    /// - Parameters:
+    ///   - type: A `Codable` action type.
+    ///   - name: The name written in the log; keep it stable across versions of your app.
+    public func register<Action: ActionProtocol & Codable>(_ type: Action.Type, name: String? = nil) {
+        let name = name ?? String(reflecting: type)
+        precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
+        let entry = Entry(
+            name: name,
+            encode: { action, encoder in try (action as? Action)?.encode(to: encoder) },
+            decode: { decoder in try Action(from: decoder) })
+        entries.withLock { entries in
+            entries.byName[name] = entry
+            entries.byType[ObjectIdentifier(type)] = entry
+        }
+    }
+
+    /// The registered name of `action`'s type, or `nil` if it is not registered.
+    public func name(of action: any ActionProtocol) -> String? {
+        if action is ActionBatch { return Self.batchName }
+        return entry(for: action)?.name
+    }
+
+    func entry(for action: any ActionProtocol) -> Entry? {
+        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
+    }
+
+    func entry(named name: String) -> Entry? {
+        entries.withLock { $0.byName[name] }
     }
 
     /// Starts recording `store`'s committed actions: the recording holds every action dispatched
@@ -50,7 +87,7 @@ public struct ActionLog: Sendable {
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
-        ActionRecording(codec: codec, store: store)
+        ActionRecording(log: self, store: store)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -69,7 +106,7 @@ public struct ActionLog: Sendable {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
             do throws(ActionLogError.Reason) {
-                actions.append(try codec.action(from: Data(line), with: decoder))
+                actions.append(try action(from: Data(line), with: decoder))
             } catch {
                 failure = ActionLogError(line: number, reason: error, replayedActions: actions.count)
                 break
@@ -101,7 +138,7 @@ public final class ActionRecording: Sendable {
         let actions: ActionList
     }
 
-    private struct Log {
+    private struct Progress {
         /// The store, weakly: a recording does not keep its store alive.
         weak var store: (any RecordableStore)?
         var isStopped = false
@@ -117,20 +154,21 @@ public final class ActionRecording: Sendable {
         let formatter: ISO8601DateFormatter
     }
 
-    private let codec: ActionCodec
+    /// The log whose registered types the recording encodes.
+    private let log: ActionLog
     private let sink = RecordingSink()
-    private let log: LockedValue<Log>
+    private let progress: LockedValue<Progress>
 
-    init(codec: ActionCodec, store: any RecordableStore) {
-        self.codec = codec
+    init(log: ActionLog, store: any RecordableStore) {
+        self.log = log
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        log = LockedValue(Log(store: store, formatter: formatter))
+        progress = LockedValue(Progress(store: store, formatter: formatter))
         store.enqueuePassingLocks(.startRecording(sink))
     }
 
     deinit {
-        let (isStopped, store) = log.withLock { ($0.isStopped, $0.store) }
+        let (isStopped, store) = progress.withLock { ($0.isStopped, $0.store) }
         guard !isStopped else { return }
         store?.enqueuePassingLocks(.stopRecording(sink))
     }
@@ -141,7 +179,7 @@ public final class ActionRecording: Sendable {
     }
 
     /// How many committed actions were left out so far: their type is not registered with the
-    /// codec, or their own `encode(to:)` threw. Each action of a batch counts on its own.
+    /// log, or their own `encode(to:)` threw. Each action of a batch counts on its own.
     public var skippedActions: Int {
         encodeRecorded().skipped
     }
@@ -157,7 +195,7 @@ public final class ActionRecording: Sendable {
     /// Calling it again returns ``data``.
     @discardableResult
     public func stop() -> Data {
-        let (wasStopped, store) = log.withLock { log in
+        let (wasStopped, store) = progress.withLock { log in
             defer { log.isStopped = true }
             return (log.isStopped, log.store)
         }
@@ -174,7 +212,7 @@ public final class ActionRecording: Sendable {
     /// `encode(to:)`, it encodes nothing and returns what is written.
     private func encodeRecorded() -> (lines: Data, skipped: Int) {
         let thisThread = pthread_self()
-        let pending = log.withLock { log -> [Batch] in
+        let pending = progress.withLock { log -> [Batch] in
             if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
             for (time, actions) in sink.take() {
                 let stamp = log.formatter.string(from: time)
@@ -184,11 +222,11 @@ public final class ActionRecording: Sendable {
             if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
             return log.unwritten
         }
-        guard !pending.isEmpty else { return log.withLock { ($0.lines, $0.skipped) } }
+        guard !pending.isEmpty else { return progress.withLock { ($0.lines, $0.skipped) } }
         let encoder = SnapshotCoder.makeJSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
-        return log.withLock { log in
+        return progress.withLock { log in
             if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
                 log.encodingThreads.remove(at: index)
             }
@@ -208,7 +246,7 @@ public final class ActionRecording: Sendable {
         var lines = Data()
         var skipped = 0
         for action in batch.actions {
-            let (line, left) = codec.line(for: action, time: batch.time, with: encoder)
+            let (line, left) = log.line(for: action, time: batch.time, with: encoder)
             skipped += left
             guard let line else { continue }
             lines.append(line)

@@ -24,9 +24,9 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
 @Suite struct ActionLogTests {
     func makeLog() -> ActionLog {
-        let codec = ActionCodec()
-        codec.register(LoggedAction.self, name: "LoggedAction")
-        return ActionLog(codec: codec)
+        let log = ActionLog()
+        log.register(LoggedAction.self, name: "LoggedAction")
+        return log
     }
 
     /// Records `actions` dispatched to a fresh store and returns the log once every notification
@@ -261,7 +261,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
     @Test func anActionsEncodeMayReadTheRecordingThatEncodesIt() throws {
         let log = makeLog()
-        log.codec.register(HookedAction.self, name: "HookedAction")
+        log.register(HookedAction.self, name: "HookedAction")
         let store = makeStore([loggedReducer])
         let recording = log.record(store)
         let readInside = Recorder<Int>()
@@ -282,7 +282,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
     @Test func aReaderDoesNotWaitForAnotherThreadEncodingTheSameActions() throws {
         let log = makeLog()
-        log.codec.register(HookedAction.self, name: "HookedAction")
+        log.register(HookedAction.self, name: "HookedAction")
         let store = makeStore([loggedReducer])
         let recording = log.record(store)
         let entered = Gate()
