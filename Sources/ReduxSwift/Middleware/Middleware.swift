@@ -109,8 +109,11 @@ public struct MiddlewareContext<State: StateProtocol> {
         call.next(action)
     }
 
-    /// Returns a function that passes an action to the next middleware later, from any thread:
-    /// the action queues behind the actions already dispatched and continues past this middleware.
+    /// Returns a function that passes an action to the next middleware later, at any time and from
+    /// any thread: the action queues behind the actions already dispatched and skips the
+    /// middleware up to and including this one. Called from inside a reducer or a middleware, the
+    /// function queues the action once the current action has been handled, like
+    /// ``Store/dispatch(_:)``.
     ///
     /// ```swift
     /// Middleware<AppState>("delay toasts") { action, context in
@@ -122,9 +125,15 @@ public struct MiddlewareContext<State: StateProtocol> {
     ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
     /// }
     /// ```
-    public func nextLater() -> MiddlewareNext {
+    public func nextLater() -> @Sendable (any ActionProtocol) -> Void {
         call.checkActive()
-        return MiddlewareNext(host: call.host, position: call.nextPosition)
+        let host = call.host
+        let position = call.nextPosition
+        return { action in
+            let entry = PendingEntry.resume(action, middlewareIndex: position)
+            if ReducerContext.deferIfReducing(entry, to: host) { return }
+            host.enqueueDeferred(entry)
+        }
     }
 
     /// Dispatches another action to the store, from the first middleware; it is queued once this
@@ -132,23 +141,6 @@ public struct MiddlewareContext<State: StateProtocol> {
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
         ReducerContext.current?.deferDispatch(.entry(for: action), to: call.host)
-    }
-}
-
-/// Passes actions to the middleware after the one that created it, at any time and from any thread.
-///
-/// Get one from ``MiddlewareContext/nextLater()``.
-public struct MiddlewareNext: Sendable {
-    let host: any DeferredDispatchTarget
-    let position: Int
-
-    /// Queues `action` behind the actions already dispatched; it skips the middleware up to and
-    /// including the one that created this function. Called from inside a reducer or middleware,
-    /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
-    public func callAsFunction(_ action: any ActionProtocol) {
-        let entry = PendingEntry.resume(action, middlewareIndex: position)
-        if ReducerContext.deferIfReducing(entry, to: host) { return }
-        host.enqueueDeferred(entry)
     }
 }
 
