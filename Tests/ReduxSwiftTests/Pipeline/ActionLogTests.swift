@@ -265,7 +265,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
         let store = makeStore([loggedReducer])
         let recording = log.record(store)
         let readInside = Recorder<Int>()
-        let hook = ActionHook()
+        let hook = Hook()
         hook.set {
             readInside.append(recording.data.count)
             readInside.append(recording.skippedActions)
@@ -287,7 +287,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
         let recording = log.record(store)
         let entered = Gate()
         let release = Gate()
-        let hook = ActionHook()
+        let hook = Hook()
         hook.set {
             guard hook.isFirstCall() else { return }
             entered.open()
@@ -315,7 +315,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
 /// encodes it. The hook is not encoded.
 struct HookedAction: ActionProtocol, Codable {
     let id: Int
-    var hook: ActionHook? = nil
+    var hook: Hook? = nil
 
     private enum CodingKeys: String, CodingKey {
         case id
@@ -325,31 +325,6 @@ struct HookedAction: ActionProtocol, Codable {
         hook?.run()
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
-    }
-}
-
-/// What a ``HookedAction`` runs when it is encoded; set after the action is made, so that it can
-/// reach the recording.
-final class ActionHook: @unchecked Sendable {
-    // `@unchecked Sendable`: `body` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var body: (@Sendable () -> Void)?
-    private var calls = 0
-
-    func set(_ body: (@Sendable () -> Void)?) {
-        lock.withLock { self.body = body }
-    }
-
-    /// Whether this is the first call of the hook, on any thread.
-    func isFirstCall() -> Bool {
-        lock.withLock {
-            calls += 1
-            return calls == 1
-        }
-    }
-
-    func run() {
-        lock.withLock { body }?()
     }
 }
 
