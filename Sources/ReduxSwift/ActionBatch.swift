@@ -1,4 +1,4 @@
-/// Several actions reduced as one transaction: in order, announced in one notification, and
+/// Several actions reduced as one unit: in order, announced in one notification, and
 /// rolled back together if any reducer throws.
 ///
 /// Dispatch one with ``Store/dispatch(batch:)``:
@@ -24,30 +24,13 @@ public struct ActionBatch: ActionProtocol {
     /// The actions, in the order they are reduced.
     public let actions: [any ActionProtocol]
 
-    /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one transaction too.
+    /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one unit too.
     public init(_ actions: [any ActionProtocol]) {
         self.actions = actions
     }
 
     /// `"ActionBatch"`.
     public var identifier: String { "ActionBatch" }
-}
-
-extension PendingEntry {
-    /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
-    /// has to ask whether an action is a batch.
-    ///
-    /// Generic so that the question is one comparison of type metadata; an existential argument is
-    /// opened, so its dynamic type is compared.
-    @inline(__always)
-    static func entry<Action: ActionProtocol>(for action: Action) -> PendingEntry {
-        if ObjectIdentifier(Action.self) == ObjectIdentifier(ActionBatch.self),
-            let batch = action as? ActionBatch
-        {
-            return .batch(batch)
-        }
-        return .action(action)
-    }
 }
 
 extension ActionBatch {

@@ -1,28 +1,28 @@
 /// The error thrown by ``Store/snapshot()`` when a state cannot round-trip through JSON.
 ///
-/// It names the state type, whether encoding or decoding failed, and the coding path of the value
-/// that failed, such as `todos[3].due`. A state that nests arrays and objects deeper than JSON can
-/// be read back, which is what a cyclic object graph does, fails to encode with
-/// ``NestingTooDeep`` as its ``underlyingError``:
+/// Its ``kind`` says whether encoding or decoding failed; it names the state type and the coding
+/// path of the value that failed, such as `todos[3].due`. A state that nests arrays and objects
+/// deeper than JSON can be read back, which is what a cyclic object graph does, fails to encode
+/// with ``NestingTooDeep`` as its ``underlyingError``:
 ///
 /// ```swift
 /// do {
 ///     let state = try store.snapshot()
-/// } catch let error as SnapshotError {
+/// } catch {
 ///     print(error)  // "Cannot decode AppState at todos[3].due: ..."
 /// }
 /// ```
-public struct SnapshotError: Error, CustomStringConvertible, Sendable {
-    /// The step of the round trip that failed.
-    public enum Operation: String, Sendable {
-        /// Turning the store's state into JSON.
-        case encoding = "encode"
-        /// Turning JSON back into a state value.
-        case decoding = "decode"
+public struct SnapshotError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong: the step of the round trip that failed.
+    public enum Kind: Sendable, Equatable {
+        /// The store's state could not be turned into JSON.
+        case encodingFailed
+        /// The JSON could not be turned back into a state value.
+        case decodingFailed
     }
 
-    /// The step that failed.
-    public let operation: Operation
+    /// What went wrong.
+    public let kind: Kind
     /// The name of the state type, such as `"AppState"`.
     public let stateType: String
     /// Where in the state the failure happened, such as `"todos[3].due"`; empty for the root.
@@ -60,20 +60,26 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    init(_ operation: Operation, stateType: Any.Type, underlyingError: any Error) {
-        self.operation = operation
+    init(_ kind: Kind, stateType: Any.Type, underlyingError: any Error) {
+        self.kind = kind
         self.stateType = String(reflecting: stateType)
         self.underlyingError = underlyingError
         self.pathSegments = Self.pathSegments(of: underlyingError)
         self.codingPath = pathSegments.joined()
     }
 
-    /// A sentence naming the operation, the type, the coding path and the reason. A path of more
-    /// than 12 components, such as a cycle's, is abbreviated to its first and last 5, with the
-    /// number left out between them; ``codingPath`` has it whole.
+    /// A sentence naming the failed step, the type, the coding path and the underlying error's
+    /// explanation, such as `Cannot encode AppState at todos[3].due: …`. A path of more than 12
+    /// components, such as a cycle's, is abbreviated to its first and last 5, with the number left
+    /// out between them; ``codingPath`` has it whole.
     public var description: String {
+        let verb: String
+        switch kind {
+        case .encodingFailed: verb = "encode"
+        case .decodingFailed: verb = "decode"
+        }
         let location = pathSegments.isEmpty ? "" : " at \(Self.abbreviated(pathSegments))"
-        return "Cannot \(operation.rawValue) \(stateType)\(location): \(Self.reason(of: underlyingError))"
+        return "Cannot \(verb) \(stateType)\(location): \(Self.reason(of: underlyingError))"
     }
 
     /// `segments` joined, or, past 12, the first and last 5 around `… (N more) …`.

@@ -26,7 +26,7 @@ extension Store {
     /// one round-trips, it stops the program with a message naming the type and the coding path;
     /// use ``snapshot()`` to handle the error instead.
     public func currentState() -> State {
-        let snapshot = latestSnapshot()
+        let snapshot = kernel.latestSnapshot()
         switch decode(snapshot) {
         case .success(let state):
             return state
@@ -41,7 +41,7 @@ extension Store {
     /// The newest state that round-trips, other than `version`: the newest that encoded if it
     /// decodes (the initial state, when no reader has decoded any), else the newest that decoded.
     private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
-        let (encoded, roundTripped) = core.fallbacks
+        let (encoded, roundTripped) = kernel.fallbacks
         for candidate in [encoded, roundTripped] {
             guard let candidate, candidate.version != version else { continue }
             if let state = try? decode(candidate).get() { return state }
@@ -62,25 +62,7 @@ extension Store {
     ///
     /// - Throws: ``SnapshotError`` naming the state type, the step that failed and the coding path.
     public func snapshot() throws(SnapshotError) -> State {
-        try decode(latestSnapshot()).get()
-    }
-
-    /// Gets a snapshot that covers every entry enqueued before the call: the published one, one this
-    /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
-    func latestSnapshot() -> Snapshot {
-        let waiting = ReducerContext.current == nil
-        let step = core.beginRead(waiting: waiting)
-        switch step {
-        case .use(let snapshot):
-            return snapshot
-        case .encode(let version):
-            let snapshot = encodeOwnedState(version: version)
-            perform(core.snapshotterDidEncode(snapshot))
-            return snapshot
-        case .wait(let waiter):
-            lendPriorityIfMainThread()
-            return waiter.wait()
-        }
+        try decode(kernel.latestSnapshot()).get()
     }
 
     func decode(_ snapshot: Snapshot) -> Result<State, SnapshotError> {
@@ -90,10 +72,10 @@ extension Store {
         case .success(let data):
             do {
                 let state = try decoder.decode(State.self, from: data)
-                core.recordRoundTrip(snapshot)
+                kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
-                return .failure(SnapshotError(.decoding, stateType: State.self, underlyingError: error))
+                return .failure(SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error))
             }
         }
     }

@@ -72,7 +72,7 @@ let keyPathScenario = Scenario(number: "13", name: "key-path change sets against
         let store = makeStore(benchReducers, BenchState(todos: todos))
         let delivered = Signal()
         let changes = LockedChanges()
-        let token = store.observeChanges(at: ["todos"]) { found in
+        let token = store.observeStateChanges(at: ["todos"]) { found in
             changes.set(found)
             delivered.fire()
         }

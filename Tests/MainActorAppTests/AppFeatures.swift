@@ -152,7 +152,7 @@ final class ChangedPathsModel {
     private var token: ObserverToken?
 
     func start(observing store: Store<AppState>) {
-        token = store.observeChanges(at: ["counter"], queue: .main) { [weak self] changes in
+        token = store.observeStateChanges(at: ["counter"], queue: .main) { [weak self] changes in
             self?.paths.append(contentsOf: changes.map(\.path))
         }
     }

@@ -65,12 +65,32 @@ func makeCountedStore<State: StateProtocol>(
         #expect(status.canRedo)
 
         var transaction = StoreTransaction()
-        transaction.dispatch(CounterAction.add(5), to: store)
-        transaction.dispatch(CounterAction.add(7), to: other)
+        transaction.add(CounterAction.add(5), to: store)
+        transaction.add(CounterAction.add(7), to: other)
         try transaction.commit()
         #expect(store.currentState().counter == 15)
         #expect(other.currentState().counter == 7)
         #expect(seen.all == ["CounterAction.add", "CounterAction.increment", "HistoryAction.undo"])
+    }
+
+    @Test func anErrorIsReadThroughItsKindAndItsContext() throws {
+        let store = Store(
+            reducers: CounterReducers.reducers, state: AppState(),
+            notificationCenter: StoreNotificationCenter())
+        let lock = store.lock("api")
+        #expect(store.heldLockCount == 1)
+        try lock.release()
+        let error = #expect(throws: DispatchLockError.self) { try lock.release() }
+        #expect(error?.kind == .alreadyReleased)
+        #expect(error?.name == "api")
+        #expect(store.heldLockCount == 0)
+
+        // An app's own archive backend reports its failures with the public initializer.
+        let failure = PersistenceError(
+            .system(call: "write", errno: 5, message: "Input/output error"), stage: .save, location: "memory")
+        #expect(failure.kind == .system(call: "write", errno: 5, message: "Input/output error"))
+        #expect(failure.stage == .save)
+        #expect(failure.description == "Cannot save memory: write failed: Input/output error (errno 5).")
     }
 
     @Test func asyncActionsRunWithTheirDependency() async {

@@ -89,7 +89,7 @@ import Testing
         guard case .failure(let error)? = result,
             let reason = error.underlyingError as? SnapshotError.NestingTooDeep
         else { return false }
-        return error.operation == .encoding && reason.limit == 512 && error.codingPath.hasPrefix(pathPrefix)
+        return error.kind == .encodingFailed && reason.limit == 512 && error.codingPath.hasPrefix(pathPrefix)
             && error.codingPath == reason.codingPath && error.description.contains("deeper than 512 levels")
     }
 
@@ -206,7 +206,7 @@ import Testing
         store.dispatch(Action("set", payload: cycle))
         #expect(failures.wait(forCount: 1))
         let error = failures.values.first?.error as? SnapshotError
-        #expect(error?.operation == .encoding)
+        #expect(error?.kind == .encodingFailed)
         #expect(error?.underlyingError is SnapshotError.NestingTooDeep)
         #expect((failures.values.first?.failedAction as? Action)?.identifier == "set")
         #expect(committed.wait(forCount: 1), "the action stays committed")

@@ -179,7 +179,7 @@ import Testing
             _ = try store.snapshot()
         } throws: { error in
             guard let error = error as? SnapshotError else { return false }
-            return error.operation == .encoding && error.stateType.hasSuffix("FragileState")
+            return error.kind == .encodingFailed && error.stateType.hasSuffix("FragileState")
                 && error.codingPath == "inner.value" && error.description.contains("13 is unlucky")
         }
     }
@@ -192,7 +192,7 @@ import Testing
             _ = try store.snapshot()
         } throws: { error in
             guard let error = error as? SnapshotError else { return false }
-            return error.operation == .decoding && error.codingPath == "inner.value"
+            return error.kind == .decodingFailed && error.codingPath == "inner.value"
                 && error.description.hasPrefix("Cannot decode")
         }
     }

@@ -48,21 +48,30 @@ extension ActionLog {
     }
 
     /// Decodes one log line in one parsing pass.
-    func action(from line: Data, with decoder: JSONDecoder) throws(ActionLogError.Reason)
-        -> any ActionProtocol
-    {
+    func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine) -> any ActionProtocol {
         decoder.userInfo[ActionRecord.logKey] = self
         do {
             return try decoder.decode(ActionRecord.self, from: line).action
-        } catch let reason as ActionLogError.Reason {
-            throw reason
+        } catch let unreadable as UnreadableLine {
+            throw unreadable
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            throw .malformed("not JSON")
+            throw UnreadableLine(.malformed(detail: "not JSON"))
         } catch {
-            let path = SnapshotError(.decoding, stateType: ActionRecord.self, underlyingError: error)
+            let path = SnapshotError(.decodingFailed, stateType: ActionRecord.self, underlyingError: error)
                 .codingPath
-            throw .malformed(path.isEmpty ? "it does not decode" : "the value at \(path) does not decode")
+            let detail = path.isEmpty ? "it does not decode" : "the value at \(path) does not decode"
+            throw UnreadableLine(.malformed(detail: detail))
         }
+    }
+}
+
+/// What is wrong with one line of a log, thrown while decoding it; ``ActionLog/replay(_:into:)``
+/// adds the line number to make it an ``ActionLogError``.
+struct UnreadableLine: Error {
+    let kind: ActionLogError.Kind
+
+    init(_ kind: ActionLogError.Kind) {
+        self.kind = kind
     }
 }
 
@@ -117,8 +126,8 @@ private struct ActionRecord: Codable {
             action = ActionBatch(try container.decode([ActionRecord].self, forKey: .actions).map(\.action))
             return
         }
-        guard let entry = log.entry(named: name) else { throw ActionLogError.Reason.unknownType(name) }
-        guard container.contains(.action) else { throw ActionLogError.Reason.malformed("no \"action\"") }
+        guard let entry = log.entry(named: name) else { throw UnreadableLine(.unknownType(name: name)) }
+        guard container.contains(.action) else { throw UnreadableLine(.malformed(detail: "no \"action\"")) }
         action = try entry.decode(container.superDecoder(forKey: .action))
     }
 }

@@ -54,13 +54,13 @@ public final class ActionLog: Sendable {
     /// - Parameters:
     ///   - type: A `Codable` action type.
     ///   - name: The name written in the log; keep it stable across versions of your app.
-    public func register<Action: ActionProtocol & Codable>(_ type: Action.Type, name: String? = nil) {
+    public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         let entry = Entry(
             name: name,
-            encode: { action, encoder in try (action as? Action)?.encode(to: encoder) },
-            decode: { decoder in try Action(from: decoder) })
+            encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
+            decode: { decoder in try Recorded(from: decoder) })
         entries.withLock { entries in
             entries.byName[name] = entry
             entries.byType[ObjectIdentifier(type)] = entry
@@ -87,7 +87,7 @@ public final class ActionLog: Sendable {
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
-        ActionRecording(log: self, store: store)
+        ActionRecording(log: self, kernel: store.kernel)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -105,10 +105,10 @@ public final class ActionLog: Sendable {
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
-            do throws(ActionLogError.Reason) {
+            do throws(UnreadableLine) {
                 actions.append(try action(from: Data(line), with: decoder))
             } catch {
-                failure = ActionLogError(line: number, reason: error, replayedActions: actions.count)
+                failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break
             }
         }
@@ -139,8 +139,8 @@ public final class ActionRecording: Sendable {
     }
 
     private struct Progress {
-        /// The store, weakly: a recording does not keep its store alive.
-        weak var store: (any RecordableStore)?
+        /// The store's kernel, weakly: a recording does not keep its store alive.
+        weak var kernel: StoreKernel?
         var isStopped = false
         /// The lines of the batches written so far, in order.
         var lines = Data()
@@ -159,18 +159,18 @@ public final class ActionRecording: Sendable {
     private let sink = RecordingSink()
     private let progress: LockedValue<Progress>
 
-    init(log: ActionLog, store: any RecordableStore) {
+    init(log: ActionLog, kernel: StoreKernel) {
         self.log = log
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        progress = LockedValue(Progress(store: store, formatter: formatter))
-        store.enqueuePassingLocks(.startRecording(sink))
+        progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
+        kernel.enqueue(.startRecording(sink), .neverHeld)
     }
 
     deinit {
-        let (isStopped, store) = progress.withLock { ($0.isStopped, $0.store) }
+        let (isStopped, kernel) = progress.withLock { ($0.isStopped, $0.kernel) }
         guard !isStopped else { return }
-        store?.enqueuePassingLocks(.stopRecording(sink))
+        kernel?.enqueue(.stopRecording(sink), .neverHeld)
     }
 
     /// The lines recorded so far.
@@ -195,12 +195,12 @@ public final class ActionRecording: Sendable {
     /// Calling it again returns ``data``.
     @discardableResult
     public func stop() -> Data {
-        let (wasStopped, store) = progress.withLock { log in
-            defer { log.isStopped = true }
-            return (log.isStopped, log.store)
+        let (wasStopped, kernel) = progress.withLock { progress in
+            defer { progress.isStopped = true }
+            return (progress.isStopped, progress.kernel)
         }
-        if !wasStopped, let store {
-            store.enqueuePassingLocks(.stopRecording(sink))
+        if !wasStopped, let kernel {
+            kernel.enqueue(.stopRecording(sink), .neverHeld)
             if ReducerContext.current == nil { sink.waitUntilDetached() }
         }
         return data
@@ -253,18 +253,6 @@ public final class ActionRecording: Sendable {
             lines.append(UInt8(ascii: "\n"))
         }
         return (lines, skipped)
-    }
-}
-
-/// A store an ``ActionRecording`` can start and stop on, with no generic parameter.
-protocol RecordableStore: AnyObject, Sendable {
-    /// Queues an entry in order with earlier dispatches, passing dispatch locks.
-    func enqueuePassingLocks(_ entry: PendingEntry)
-}
-
-extension Store: RecordableStore {
-    func enqueuePassingLocks(_ entry: PendingEntry) {
-        if core.enqueuePassingLocks(entry) { scheduleDrain() }
     }
 }
 

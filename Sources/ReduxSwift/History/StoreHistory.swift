@@ -106,14 +106,14 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     }
 
     /// Goes to a step: 0 is the oldest kept. A step the history does not have is reported with
-    /// ``HistoryError/noSuchStep(_:steps:)`` and changes nothing.
+    /// ``HistoryError/Kind/noSuchStep(_:)`` and changes nothing.
     public func jump(to step: Int) {
         store.dispatch(HistoryAction.jump(to: step))
     }
 
     /// Where the history stands, after every action and move dispatched before this call.
     public var status: HistoryStatus {
-        _ = store.latestSnapshot()
+        _ = store.kernel.latestSnapshot()
         return recorder.status
     }
 }
@@ -155,9 +155,9 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
     private func record(_ call: MiddlewareCall) -> SnapshotError? {
         let encoded: Result<Data, SnapshotError>
         do {
-            encoded = .success(try encoder.encode(call.state.assumingMemoryBound(to: State.self).pointee))
+            encoded = .success(try encoder.encode(call.state(as: State.self).pointee))
         } catch {
-            encoded = .failure(SnapshotError(.encoding, stateType: State.self, underlyingError: error))
+            encoded = .failure(SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error))
         }
         return steps.withLock { steps in
             switch encoded {
@@ -180,7 +180,7 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
             }
         }
         guard (0..<stepCount).contains(target) else {
-            if case .jump(let step) = move { throw HistoryError.noSuchStep(step, steps: stepCount) }
+            if case .jump(let step) = move { throw HistoryError(.noSuchStep(step), steps: stepCount) }
             return  // nothing to undo or redo
         }
         guard let data = steps.withLock({ $0.state(at: target) }) else { return }
@@ -188,9 +188,9 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
         do {
             restored = try decoder.decode(State.self, from: data)
         } catch {
-            throw SnapshotError(.decoding, stateType: State.self, underlyingError: error)
+            throw SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
         }
-        call.replaceState { $0.assumingMemoryBound(to: State.self).pointee = restored }
+        call.replaceState(with: restored)
         steps.withLock { $0.move(to: target, state: data) }
     }
 }

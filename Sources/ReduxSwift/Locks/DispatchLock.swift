@@ -1,84 +1,5 @@
 import Foundation
 
-extension Store {
-    /// Pauses the reduction of this store until the returned lock is released.
-    ///
-    /// Actions dispatched after this call keep queuing, in order, and are reduced when this lock
-    /// and every lock taken before them are released; actions dispatched before it are still
-    /// reduced, whatever locks are taken after them. Actions dispatched through the lock with
-    /// ``DispatchLock/dispatch(_:)`` pass it:
-    ///
-    /// ```swift
-    /// let lock = store.lock("sign-in")
-    /// store.dispatch(TodoAction.add("Milk"))       // waits
-    /// lock.dispatch(SessionAction.signIn(user))     // reduced now
-    /// try lock.release()                            // "Milk" is reduced
-    /// ```
-    ///
-    /// While the store is paused, ``currentState()`` does not wait for the actions the lock holds
-    /// (they may be waiting for the very thread that reads), so it returns the state without them.
-    /// Reducers and middleware registered while paused wait with those actions, so actions
-    /// dispatched through the lock do not see them yet.
-    ///
-    /// Release every lock exactly once. Releasing one twice throws
-    /// ``DispatchLockError/alreadyReleased(name:)``; a lock freed without being released is
-    /// released then and reported with ``Foundation/NSNotification/Name/dispatchDidFail``
-    /// (``DispatchLockError/abandoned(name:file:line:)``) and a line on standard error.
-    ///
-    /// - Parameters:
-    ///   - name: Names the lock in errors and reports.
-    ///   - file: Where the lock is taken, for the report of a lock never released.
-    ///   - line: The line where the lock is taken.
-    /// - Returns: The lock; the store stays paused until it and every other lock are released.
-    public func lock(_ name: String = "DispatchLock", file: StaticString = #fileID, line: UInt = #line)
-        -> DispatchLock
-    {
-        let id = core.lock()
-        return DispatchLock(name: name, file: file, line: line, id: id, store: self)
-    }
-
-    /// Pauses this store like ``lock(_:file:line:)`` and lets one action through at once: it is
-    /// reduced before everything the lock holds, as Flask's `lock(withMixer:)` does.
-    ///
-    /// ```swift
-    /// let lock = store.lock("refresh", performing: RefreshAction.start)
-    /// // ... later, when the refresh is done:
-    /// try lock.release()
-    /// ```
-    public func lock(
-        _ name: String = "DispatchLock", performing action: any ActionProtocol, file: StaticString = #fileID,
-        line: UInt = #line
-    ) -> DispatchLock {
-        let lock = lock(name, file: file, line: line)
-        lock.dispatch(action)
-        return lock
-    }
-
-    /// How many dispatch locks hold this store now; `0` when it reduces freely.
-    public var activeLocks: Int { core.lockCount }
-}
-
-extension Store: LockableStore {
-    func enqueueExclusive(_ entry: PendingEntry) {
-        if core.enqueueExclusive(entry) { scheduleDrain() }
-    }
-
-    func unlock(_ id: UInt64) {
-        if core.unlock(id) { scheduleDrain() }
-    }
-
-    func abandonLock(_ id: UInt64, report: DispatchLockError) {
-        perform(core.abandonLock(id, report: report))
-    }
-}
-
-/// A store's side of a dispatch lock, with no generic parameter.
-protocol LockableStore: DeferredDispatchTarget {
-    func enqueueExclusive(_ entry: PendingEntry)
-    func unlock(_ id: UInt64)
-    func abandonLock(_ id: UInt64, report: DispatchLockError)
-}
-
 /// Pauses a store's reduction while held; get one from ``Store/lock(_:file:line:)``.
 ///
 /// A lock is released once, with ``release()``. Every method may be called from any thread, and
@@ -90,25 +11,31 @@ public final class DispatchLock: Sendable {
     public let file: StaticString
     /// The line where the lock was taken.
     public let line: UInt
-    private let store: any LockableStore
+    private let kernel: StoreKernel
+    /// The store, kept alive while the lock is: a lock abandoned by its deinitializer still
+    /// announces the report from the store.
+    private let store: any AnyObject & Sendable
     /// Which of the store's locks this is: the store holds each action until every lock taken
     /// before it is released.
     private let id: UInt64
     private let released = LockedValue(false)
 
-    init(name: String, file: StaticString, line: UInt, id: UInt64, store: any LockableStore) {
+    init(
+        name: String, file: StaticString, line: UInt, id: UInt64, kernel: StoreKernel, store: any AnyObject & Sendable
+    ) {
         self.name = name
         self.file = file
         self.line = line
         self.id = id
+        self.kernel = kernel
         self.store = store
     }
 
     deinit {
         guard !isReleased else { return }
-        let report = DispatchLockError.abandoned(name: name, file: "\(file)", line: line)
+        let report = DispatchLockError(.abandoned(file: "\(file)", line: line), name: name)
         writeLineToStandardError("ReduxSwift: \(report)")
-        store.abandonLock(id, report: report)
+        kernel.abandonLock(id, report: report)
     }
 
     /// Whether ``release()`` was called.
@@ -116,15 +43,15 @@ public final class DispatchLock: Sendable {
 
     /// Releases the lock; the store then reduces what queued meanwhile, except the actions that a
     /// lock still held was taken before.
-    /// - Throws: ``DispatchLockError/alreadyReleased(name:)`` if the lock was released before;
+    /// - Throws: ``DispatchLockError/Kind/alreadyReleased`` if the lock was released before;
     ///   the store is not affected.
     public func release() throws(DispatchLockError) {
         let wasReleased = released.withLock { released in
             defer { released = true }
             return released
         }
-        if wasReleased { throw .alreadyReleased(name: name) }
-        store.unlock(id)
+        if wasReleased { throw DispatchLockError(.alreadyReleased, name: name) }
+        kernel.unlock(id)
     }
 
     /// Dispatches an action that passes every lock: it is reduced ahead of what the locks hold,
@@ -133,34 +60,22 @@ public final class DispatchLock: Sendable {
     /// ordinary dispatch.
     public func dispatch(_ action: any ActionProtocol) {
         let entry = PendingEntry.entry(for: action)
-        if ReducerContext.deferIfReducing(entry, to: ExclusiveTarget(store: store, lock: self)) { return }
+        if ReducerContext.deferIfReducing(entry, to: .passingLock(self)) { return }
         send(entry)
     }
 
     /// Decided while holding `released`, so that a concurrent ``release()`` cannot come between
     /// the check and the enqueue (the action would pass a lock already released).
-    fileprivate func send(_ entry: PendingEntry) {
-        released.withLock { released in
-            if released {
-                store.enqueueDeferred(entry)
-            } else {
-                store.enqueueExclusive(entry)
-            }
+    ///
+    /// Through a lock still held, the entry never waits for room (a held lock keeps the queue from
+    /// counting as full). Through a released lock it is an ordinary dispatch, which may wait for room:
+    /// that happens after `released` is unlocked, since the drainer may need it meanwhile (to send a
+    /// dispatch a reducer made through this lock).
+    func send(_ entry: PendingEntry) {
+        let wasReleased = released.withLock { released in
+            if !released { kernel.enqueue(entry, .passingLocks) }
+            return released
         }
-    }
-}
-
-/// Queues a deferred dispatch through a lock.
-private final class ExclusiveTarget: DeferredDispatchTarget {
-    let store: any LockableStore
-    let lock: DispatchLock
-
-    init(store: any LockableStore, lock: DispatchLock) {
-        self.store = store
-        self.lock = lock
-    }
-
-    func enqueueDeferred(_ entry: PendingEntry) {
-        lock.send(entry)
+        if wasReleased { kernel.enqueue(entry) }
     }
 }

@@ -18,30 +18,30 @@
 /// this action and the error. After ``cancel()`` returns, nothing the work dispatches reaches the
 /// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
 ///
-/// An async action runs once: dispatching the same value again reports
-/// ``AsyncActionError/alreadyStarted(identifier:)``.
+/// An async action runs once: dispatching the same value again reports an ``AsyncActionError`` of
+/// kind ``AsyncActionError/Kind/alreadyStarted``.
 ///
 /// In a batch (``Store/dispatch(batch:)``, at any depth), an async action is taken out of the
 /// batch by the middleware, the other actions go on as the batch, and the work starts once they
 /// have been handled, in batch order; if the batch fails, the work ends without running. A
-/// ``StoreTransaction`` refuses async actions with ``TransactionError/asyncAction(storeIndex:identifier:)``,
+/// ``StoreTransaction`` refuses async actions with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``,
 /// because it applies its actions at once and cannot wait for work.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
-    public typealias Operation = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
+    public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
 
     /// A name for the work, such as `"todos.load"`; observers and logs see it.
     public let identifier: String
-    let operation: Operation
+    let work: Work
     let run: AsyncActionRun
 
     /// Creates an asynchronous action.
     /// - Parameters:
     ///   - identifier: A name for the work; `"AsyncAction"` by default.
-    ///   - operation: The work. It runs in a task of its own, once.
-    public init(_ identifier: String = "AsyncAction", operation: @escaping Operation) {
+    ///   - work: The work. It runs in a task of its own, once.
+    public init(_ identifier: String = "AsyncAction", work: @escaping Work) {
         self.identifier = identifier
-        self.operation = operation
+        self.work = work
         run = AsyncActionRun()
     }
 
@@ -74,7 +74,7 @@ public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: 
         run.ifNotCancelled { store.dispatch(action) }
     }
 
-    /// Dispatches several actions as one transaction, unless the work was cancelled.
+    /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled.
     public func dispatch(batch actions: [any ActionProtocol]) {
         run.ifNotCancelled { store.dispatch(batch: actions) }
     }
@@ -106,7 +106,7 @@ extension Middleware {
             name: "asyncActions",
             erased: { action, call in
                 if let work = action as? any AsyncActionStarting {
-                    try work.start(on: call.host, dependencies: dependencies)
+                    try work.start(on: call.kernel, dependencies: dependencies)
                     return
                 }
                 guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
@@ -138,16 +138,16 @@ private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, depend
     }
     for work in asyncActions {
         do {
-            try work.start(on: call.host, dependencies: dependencies)
+            try work.start(on: call.kernel, dependencies: dependencies)
         } catch {
-            FailureReporter(store: call.host, action: work).report(error)
+            FailureReporter(kernel: call.kernel, action: work).report(error)
         }
     }
 }
 
 /// The type-erased way the middleware starts an ``AsyncAction``.
 protocol AsyncActionStarting: ActionProtocol {
-    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError)
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError)
     /// Ends work that will never start because the batch holding it failed.
     func endWithoutRunning()
 }
@@ -191,21 +191,26 @@ extension AsyncAction: AsyncActionStarting {
         run.endWithoutRunning()
     }
 
-    func start(on host: AnyObject, dependencies: any Sendable) throws(AsyncActionError) {
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
+        let host = kernel.store
         guard let store = host as? Store<State> else {
-            throw .stateMismatch(
-                identifier: identifier, expected: String(describing: State.self),
-                store: String(describing: type(of: host)))
+            throw AsyncActionError(
+                .stateMismatch(
+                    expected: String(describing: State.self),
+                    store: host.map { String(describing: type(of: $0)) } ?? "a store that no longer exists"),
+                identifier: identifier)
         }
         guard let dependencies = dependencies as? Dependencies else {
-            throw .dependencyMismatch(
-                identifier: identifier, expected: String(describing: Dependencies.self),
-                provided: String(describing: type(of: dependencies)))
+            throw AsyncActionError(
+                .dependencyMismatch(
+                    expected: String(describing: Dependencies.self),
+                    provided: String(describing: type(of: dependencies))),
+                identifier: identifier)
         }
         let job: any AsyncJob = TypedAsyncJob(
-            operation: operation,
+            work: work,
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
-        let failure = FailureReporter(store: store, action: self)
+        let failure = FailureReporter(kernel: kernel, action: self)
         try run.start(identifier: identifier) { run in
             Task.detached {
                 defer { run.finish() }
@@ -226,32 +231,32 @@ protocol AsyncJob: Sendable {
     func run() async throws
 }
 
-/// An operation and its context. The task that runs it captures this box as an ``AsyncJob``, so
-/// that its closure captures no metatype.
+/// An async action's work and its context. The task that runs it captures this box as an
+/// ``AsyncJob``, so that its closure captures no metatype.
 final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
-    let operation: AsyncAction<State, Dependencies>.Operation
+    let work: AsyncAction<State, Dependencies>.Work
     let context: AsyncActionContext<State, Dependencies>
 
     init(
-        operation: @escaping AsyncAction<State, Dependencies>.Operation,
+        work: @escaping AsyncAction<State, Dependencies>.Work,
         context: AsyncActionContext<State, Dependencies>
     ) {
-        self.operation = operation
+        self.work = work
         self.context = context
     }
 
     func run() async throws {
-        try await operation(context)
+        try await work(context)
     }
 }
 
 /// Reports an asynchronous action's error to its store, in order with its other notifications.
 struct FailureReporter: Sendable {
-    let store: any DeferredDispatchTarget
+    let kernel: StoreKernel
     let action: any ActionProtocol
 
     func report(_ error: any Error) {
-        store.enqueueDeferred(.failure(action, error))
+        kernel.enqueue(.failure(action, error))
     }
 }
 
@@ -287,7 +292,7 @@ final class AsyncActionRun: Sendable {
             status.phase = .running(nil)
             return true
         }
-        if startedBefore { throw .alreadyStarted(identifier: identifier) }
+        if startedBefore { throw AsyncActionError(.alreadyStarted, identifier: identifier) }
         guard shouldStart else { return }
         let task = makeTask(self)
         let cancelNow = status.withLock { status -> Bool in

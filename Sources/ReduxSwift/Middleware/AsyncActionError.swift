@@ -1,22 +1,37 @@
-/// Why an asynchronous action could not start; posted with
+/// The error of an asynchronous action that could not start; posted with
 /// ``Foundation/NSNotification/Name/dispatchDidFail``.
-public enum AsyncActionError: Error, Equatable, CustomStringConvertible {
-    /// The action was dispatched before and has already started.
-    case alreadyStarted(identifier: String)
-    /// The action needs dependencies of another type than the middleware provides.
-    case dependencyMismatch(identifier: String, expected: String, provided: String)
-    /// The action was declared for another state type than the store's.
-    case stateMismatch(identifier: String, expected: String, store: String)
+public struct AsyncActionError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// Why the action could not start.
+    public enum Kind: Sendable, Equatable {
+        /// The action was dispatched before and has already started.
+        case alreadyStarted
+        /// The action needs dependencies of type `expected`, and the middleware provides
+        /// `provided`.
+        case dependencyMismatch(expected: String, provided: String)
+        /// The action was declared for the state type `expected`, and dispatched to a store of
+        /// `store`.
+        case stateMismatch(expected: String, store: String)
+    }
 
-    /// One sentence saying what went wrong.
+    /// Why the action could not start.
+    public let kind: Kind
+    /// The action's ``AsyncAction/identifier``.
+    public let identifier: String
+
+    init(_ kind: Kind, identifier: String) {
+        self.kind = kind
+        self.identifier = identifier
+    }
+
+    /// A sentence naming the action and why it could not start.
     public var description: String {
-        switch self {
-        case .alreadyStarted(let identifier):
+        switch kind {
+        case .alreadyStarted:
             return "\(identifier) was dispatched again; an AsyncAction runs once, create a new one"
-        case .dependencyMismatch(let identifier, let expected, let provided):
+        case .dependencyMismatch(let expected, let provided):
             return "\(identifier) needs dependencies of type \(expected), but the asyncActions middleware "
                 + "provides \(provided)"
-        case .stateMismatch(let identifier, let expected, let store):
+        case .stateMismatch(let expected, let store):
             return "\(identifier) is an AsyncAction for \(expected), dispatched to a store of \(store)"
         }
     }

@@ -23,9 +23,10 @@ extension Middleware {
     ///   - write: Receives each line, without a trailing newline; standard error by default.
     public static func logger(
         label: String = String(describing: State.self),
-        write: @escaping @Sendable (String) -> Void = writeLineToStandardError
+        write: (@Sendable (String) -> Void)? = nil
     ) -> Middleware {
-        Middleware(
+        let write = write ?? writeLineToStandardError
+        return Middleware(
             name: "logger",
             erased: { action, call in
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -53,7 +54,8 @@ private func logDescription(of action: any ActionProtocol) -> String {
     return "ActionBatch of \(actions.count) \(noun) [\(list)]"
 }
 
-/// Writes `line` and a newline to standard error; the ``Middleware/logger(label:write:)`` default.
-@Sendable public func writeLineToStandardError(_ line: String) {
+/// Writes `line` and a newline to standard error: the ``Middleware/logger(label:write:)`` default,
+/// and how the store reports what it cannot throw, such as a dispatch lock never released.
+@Sendable func writeLineToStandardError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }

@@ -25,7 +25,7 @@
 /// passed on before throwing stay reduced.
 ///
 /// A batch reaches middleware as one ``ActionBatch``, batches nested in it included; passing it on
-/// reduces it as one transaction, every nested action in order.
+/// reduces it as one unit, all or nothing, every nested action in order.
 /// When a reducer throws and the store rolls back, it re-applies the actions the reducers saw,
 /// without running the middleware again.
 public struct Middleware<State: StateProtocol>: Sendable {
@@ -45,7 +45,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
             Void
     ) {
         self.name = name
-        let typed: any MiddlewareHandling = TypedMiddleware(body)
+        let typed: any MiddlewareBox = TypedMiddleware(body)
         self.body = { action, call in try typed.handle(action, call) }
     }
 
@@ -65,7 +65,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
     /// ```
     public init<Handler: MiddlewareHandler>(_ name: String, handler: Handler) where Handler.State == State {
         self.name = name
-        let typed: any MiddlewareHandling = HandlerMiddleware(handler)
+        let typed: any MiddlewareBox = HandlerMiddleware(handler)
         self.body = { action, call in try typed.handle(action, call) }
     }
 
@@ -92,8 +92,7 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
     /// because holding it while reducers run makes their next change copy what it touches.
     public var state: State {
-        call.checkActive()
-        return call.state.assumingMemoryBound(to: State.self).pointee
+        call.state(as: State.self).pointee
     }
 
     /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
@@ -127,12 +126,16 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// ```
     public func nextLater() -> @Sendable (any ActionProtocol) -> Void {
         call.checkActive()
-        let host = call.host
+        let kernel = call.kernel
+        // The store stays alive while an action may still be passed on, to announce it.
+        let store = kernel.store
         let position = call.nextPosition
         return { action in
-            let entry = PendingEntry.resume(action, middlewareIndex: position)
-            if ReducerContext.deferIfReducing(entry, to: host) { return }
-            host.enqueueDeferred(entry)
+            withExtendedLifetime(store) {
+                let entry = PendingEntry.resume(action, middlewareIndex: position)
+                if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
+                kernel.enqueue(entry)
+            }
         }
     }
 
@@ -140,7 +143,7 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
-        ReducerContext.current?.deferDispatch(.entry(for: action), to: call.host)
+        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
     }
 }
 
@@ -154,14 +157,15 @@ public enum DispatchOutcome {
     case dropped
 }
 
-/// A middleware body that needs no generic parameter to call.
-protocol MiddlewareHandling: Sendable {
+/// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
+/// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.
+protocol MiddlewareBox: Sendable {
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws
 }
 
 /// Calls a typed middleware body. A generic method builds the typed context, so that the closure
-/// the pipeline calls captures only this box as a ``MiddlewareHandling`` and no metatype.
-final class TypedMiddleware<State: StateProtocol>: MiddlewareHandling {
+/// the pipeline calls captures only this box as a ``MiddlewareBox`` and no metatype.
+final class TypedMiddleware<State: StateProtocol>: MiddlewareBox {
     let body: @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void
 
     init(_ body: @escaping @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void) {
@@ -184,7 +188,7 @@ public protocol MiddlewareHandler: Sendable {
 }
 
 /// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
-final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareHandling {
+final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareBox {
     let handler: Handler
 
     init(_ handler: Handler) {

@@ -1,6 +1,9 @@
 /// A registration with a ``StoreNotificationCenter``; the observer stays registered while you keep it.
 ///
-/// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels.
+/// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels. Every
+/// observing method returns one, except those that tie the registration to an owner, which return
+/// an ``OwnedObserverToken`` instead. ``cancel()`` is the primary way to stop;
+/// ``StoreNotificationCenter/removeObserver(_:)`` does the same, in `NotificationCenter`'s words.
 ///
 /// ```swift
 /// final class BadgeService {
@@ -20,13 +23,10 @@
 public final class ObserverToken: Sendable {
     private let center: StoreNotificationCenter
     private let entry: ObserverEntry
-    /// `false` for registrations that live with an owner instead of with the token.
-    private let cancelsOnRelease: Bool
 
-    init(center: StoreNotificationCenter, entry: ObserverEntry, cancelsOnRelease: Bool = true) {
+    init(center: StoreNotificationCenter, entry: ObserverEntry) {
         self.center = center
         self.entry = entry
-        self.cancelsOnRelease = cancelsOnRelease
     }
 
     /// Removes the observer. Safe to call more than once, from any thread, including from inside the
@@ -45,10 +45,7 @@ public final class ObserverToken: Sendable {
     /// reducer or an `encode(to:)`, `cancel()` never waits (the call under way may be waiting for
     /// that store); there a call that had already begun may still be running when it returns.
     public func cancel() {
-        if entry.deactivate() {
-            center.remove(entry)
-        }
-        entry.gate.waitForCallsOnOtherThreads()
+        center.cancel(entry)
     }
 
     /// Removes the observer without waiting for a call under way on another thread; for observers
@@ -65,7 +62,7 @@ public final class ObserverToken: Sendable {
     /// `AsyncStream`'s termination handler, which may run while Swift holds a lock that the
     /// delivering thread needs) is not waited for again by whichever thread frees it.
     deinit {
-        guard cancelsOnRelease, entry.deactivate() else { return }
+        guard entry.deactivate() else { return }
         center.remove(entry)
         entry.gate.waitForCallsOnOtherThreads()
     }

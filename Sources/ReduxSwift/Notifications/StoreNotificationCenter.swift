@@ -18,6 +18,12 @@ import Foundation
 /// Keep the returned ``ObserverToken``: the observer is removed when you call
 /// ``ObserverToken/cancel()`` or when the token is released.
 ///
+/// To observe one store, ``Store/observeChanges(queue:using:)-(DispatchQueue?,_)`` and
+/// ``Store/observeFailures(queue:using:)-(DispatchQueue?,_)`` are the primary way and do the same as
+/// ``addObserver(forName:object:queue:using:)-(_,_,DispatchQueue?,_)`` with the store as `object`.
+/// The center's methods keep `NotificationCenter`'s names for code written in that style, and are
+/// the way to observe every store at once (`object: nil`) or notifications you post yourself.
+///
 /// All methods may be called from any thread, including from inside an observer's block.
 /// Adding or removing an observer costs O(log n) amortized; a post visits only the observers whose
 /// name and sender filters can match.
@@ -133,6 +139,15 @@ public final class StoreNotificationCenter: Sendable {
 
     func remove(_ entry: ObserverEntry) {
         registry.withLock { $0.remove(entry) }
+    }
+
+    /// Removes `entry` and waits for its calls under way on other threads (see
+    /// ``ObserverToken/cancel()``).
+    func cancel(_ entry: ObserverEntry) {
+        if entry.deactivate() {
+            remove(entry)
+        }
+        entry.gate.waitForCallsOnOtherThreads()
     }
 
     /// Merges lists that are each sorted by id, calling `body` once per live entry in id order.

@@ -5,7 +5,7 @@
 /// change, and any other change is reported as one change of the whole collection.
 ///
 /// ```swift
-/// let token = store.observeChanges(at: ["todos", "filter"]) { changes in
+/// let token = store.observeStateChanges(at: ["todos", "filter"]) { changes in
 ///     for change in changes {
 ///         print(change.path, change.oldValue ?? "absent", "→", change.newValue ?? "absent")
 ///         // todos.3.done false → true
@@ -37,11 +37,11 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Builds a path from keys and array indices, escaping `.` and `\` inside them, for
-    /// ``Store/observeChanges(at:queue:using:)-(_,DispatchQueue?,_)`` and
+    /// ``Store/observeStateChanges(at:queue:using:)-(_,DispatchQueue?,_)`` and
     /// ``JSONValue/subscript(path:)``.
     ///
     /// ```swift
-    /// store.observeChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }
+    /// store.observeStateChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }
     /// ```
     public static func path(_ components: [String]) -> String {
         StatePath.path(components)
@@ -75,7 +75,7 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
                 let (data, unordered) = try encoder.encodeMarkingUnordered(value)
                 return try SnapshotTree(parsing: data, unorderedArrays: unordered)
             } catch {
-                throw SnapshotError(.encoding, stateType: Value.self, underlyingError: error)
+                throw SnapshotError(.encodingFailed, stateType: Value.self, underlyingError: error)
             }
         }
         let changes = StateDiff.changes(

@@ -41,7 +41,9 @@ extension Store {
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
-        register(EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil)
+        ObserverToken(
+            center: notificationCenter,
+            entry: register(EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil))
     }
 
     /// Observes a value derived from the state on the main actor: its current value, then each new
@@ -108,7 +110,7 @@ extension Store {
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
         let selection = CustomSelection(store: self, select: select, isDuplicate: isDuplicate, deliver: block)
-        return register(selection, queue: queue, owner: nil)
+        return ObserverToken(center: notificationCenter, entry: register(selection, queue: queue, owner: nil))
     }
 
     /// Observes a value derived from the state, with your own test for "unchanged", on the main
@@ -155,14 +157,14 @@ extension Store {
     ///   - owner: The object the registration lives with.
     ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
     ///   - block: Receives the owner and each notification.
-    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
     @discardableResult
     @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observeChanges<Owner: AnyObject & Sendable>(
         owner: Owner,
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable (Owner, StoreNotification) -> Void
-    ) -> ObserverToken {
+    ) -> OwnedObserverToken {
         let link = OwnerLink(owner)
         let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
             [link] notification in
@@ -170,7 +172,7 @@ extension Store {
             block(owner, notification)
         }
         link.attach(entry, center: notificationCenter)
-        return ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: false)
+        return OwnedObserverToken(center: notificationCenter, entry: entry)
     }
 
     /// Observes this store's changes on the main actor for as long as `owner` lives.
@@ -195,13 +197,13 @@ extension Store {
     ///   - owner: The object the registration lives with.
     ///   - queue: ``MainQueue/main``.
     ///   - block: Receives the owner and each notification, on the main actor.
-    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
     @discardableResult
     public func observeChanges<Owner: AnyObject & Sendable>(
         owner: Owner,
         queue: MainQueue,
         using block: @escaping @MainActor @Sendable (Owner, StoreNotification) -> Void
-    ) -> ObserverToken {
+    ) -> OwnedObserverToken {
         observeChanges(owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
@@ -217,7 +219,7 @@ extension Store {
     /// }
     /// ```
     ///
-    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
     @discardableResult
     @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
     public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
@@ -225,10 +227,10 @@ extension Store {
         owner: Owner,
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable (Owner, Value) -> Void
-    ) -> ObserverToken {
+    ) -> OwnedObserverToken {
         let link = OwnerLink(owner)
         let selection = OwnedSelection(store: self, select: select, link: link, deliver: block)
-        return register(selection, queue: queue, owner: link)
+        return OwnedObserverToken(center: notificationCenter, entry: register(selection, queue: queue, owner: link))
     }
 
     /// Observes a value derived from the state on the main actor for as long as `owner` lives.
@@ -247,21 +249,21 @@ extension Store {
     ///   - owner: The object the registration lives with.
     ///   - queue: ``MainQueue/main``.
     ///   - block: Receives the owner and the value, on the main actor.
-    /// - Returns: A token that stops observing when cancelled; releasing it does not.
+    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
     @discardableResult
     public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
         queue: MainQueue,
         using block: @escaping @MainActor @Sendable (Owner, Value) -> Void
-    ) -> ObserverToken {
+    ) -> OwnedObserverToken {
         observe(select, owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
     /// Registers `handler` for this store's changes, then gives it the current state.
     private func register(
         _ handler: any SelectionHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
-    ) -> ObserverToken {
+    ) -> ObserverEntry {
         // Without a queue, this thread delivers the first value, and any value that a change
         // brings before it has: claimed before registering, so no other thread delivers first.
         if queue == nil { handler.becomeDeliverer() }
@@ -271,13 +273,12 @@ extension Store {
             handler.stateDidChange()
         }
         owner?.attach(entry, center: notificationCenter)
-        let token = ObserverToken(center: notificationCenter, entry: entry, cancelsOnRelease: owner == nil)
         if let queue {
             queue.async { [handler] in handler.stateDidChange() }
         } else {
             handler.deliverFirstValue()
         }
-        return token
+        return entry
     }
 }
 
@@ -376,7 +377,7 @@ class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Senda
     /// was already offered, or the state cannot round-trip (`snapshot()` reports why).
     private func selectNewest() -> (UInt64, Value)? {
         guard gate.isOpen, let store else { return nil }
-        let snapshot = store.latestSnapshot()
+        let snapshot = store.kernel.latestSnapshot()
         let isNew = mailbox.withLock { mailbox in
             mailbox.newestVersion.map { snapshot.version > $0 } ?? true
         }

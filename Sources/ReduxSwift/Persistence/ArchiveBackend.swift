@@ -13,7 +13,7 @@ public protocol ArchiveBackend: Sendable {
     /// Reads the archived bytes.
     ///
     /// - Parameter limit: The largest size to read; larger data is refused with
-    ///   ``PersistenceError/Reason/tooLarge(bytes:limit:)``.
+    ///   ``PersistenceError/Kind/tooLarge(bytes:limit:)``.
     /// - Returns: The bytes, or `nil` when nothing has been archived yet.
     func read(limit: Int) throws(PersistenceError) -> Data?
 

@@ -39,7 +39,7 @@ enum ArchiveFormat {
 
     /// Explains why `JSONDecoder` rejected `data`: not JSON, too deep, or the wrong shape.
     static func classify(_ data: Data, decodingError: any Error, stateType: Any.Type)
-        -> PersistenceError.Reason
+        -> PersistenceError.Kind
     {
         let object: Any
         do {
@@ -68,7 +68,8 @@ enum ArchiveFormat {
             return .wrongShape(detail: "it has no \"state\"")
         }
         return .wrongShape(
-            detail: SnapshotError(.decoding, stateType: stateType, underlyingError: decodingError).description
+            detail: SnapshotError(.decodingFailed, stateType: stateType, underlyingError: decodingError)
+                .description
         )
     }
 

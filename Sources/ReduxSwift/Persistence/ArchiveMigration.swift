@@ -21,7 +21,7 @@
 /// ```
 ///
 /// A file of version 1 runs both migrations in order, then decodes as `AppState`. A migration that
-/// throws stops the load with ``PersistenceError/Reason/migrationFailed(from:detail:)`` and leaves
+/// throws stops the load with ``PersistenceError/Kind/migrationFailed(from:detail:)`` and leaves
 /// the file as it was.
 ///
 /// ## Reading and writing values
@@ -58,7 +58,7 @@
 /// Write Swift values: `String`, any integer or floating-point type, `Bool`, `Decimal`, arrays
 /// and `[String: Any]` dictionaries of them, and `NSNull()` (or a `nil` element of an array of
 /// optionals) for null. A value JSON cannot represent stops the load with
-/// ``PersistenceError/Reason/wrongShape(detail:)`` naming its path, such as `state.todos[2].due`,
+/// ``PersistenceError/Kind/wrongShape(detail:)`` naming its path, such as `state.todos[2].due`,
 /// and leaves the file as it was: write it as the state's own encoding does, a `Date` as
 /// `date.timeIntervalSinceReferenceDate`, `Data` as `data.base64EncodedString()`, a `URL` as
 /// `url.absoluteString`, a `UUID` as `uuid.uuidString`, a NaN or infinite `Double` as the string

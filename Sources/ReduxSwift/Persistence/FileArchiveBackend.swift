@@ -71,7 +71,7 @@ public struct FileArchiveBackend: ArchiveBackend {
     /// Reads the whole file; `nil` when it does not exist.
     ///
     /// Only a regular file is read: a FIFO, a device or a socket at the path (or where a symbolic
-    /// link points) is refused with ``PersistenceError/Reason/notRegularFile(kind:)`` without
+    /// link points) is refused with ``PersistenceError/Kind/notRegularFile(fileType:)`` without
     /// waiting for a writer, and no more than `limit` bytes are ever read.
     public func read(limit: Int) throws(PersistenceError) -> Data? {
         removeAbandonedTemporaryFiles()
@@ -89,14 +89,14 @@ public struct FileArchiveBackend: ArchiveBackend {
         case S_IFREG:
             break
         case S_IFDIR:
-            throw PersistenceError(.load, location: location, reason: .isDirectory)
+            throw PersistenceError(.isDirectory, stage: .load, location: location)
         case let type:
             throw PersistenceError(
-                .load, location: location, reason: .notRegularFile(kind: Self.kind(of: type)))
+                .notRegularFile(fileType: Self.kind(of: type)), stage: .load, location: location)
         }
         if info.st_size > limit {
             throw PersistenceError(
-                .load, location: location, reason: .tooLarge(bytes: Int(info.st_size), limit: limit))
+                .tooLarge(bytes: Int(info.st_size), limit: limit), stage: .load, location: location)
         }
         return try readAll(expectedSize: Int(info.st_size), limit: limit) { buffer, count in
             systemRead(descriptor, buffer, count)
@@ -104,7 +104,7 @@ public struct FileArchiveBackend: ArchiveBackend {
     }
 
     /// Reads with `read` (which behaves like the C function) until it reports the end, and refuses
-    /// with ``PersistenceError/Reason/tooLarge(bytes:limit:)`` as soon as more than `limit` bytes
+    /// with ``PersistenceError/Kind/tooLarge(bytes:limit:)`` as soon as more than `limit` bytes
     /// have come: a file that grows while it is read is never read past the limit.
     func readAll(
         expectedSize: Int, limit: Int, _ read: (UnsafeMutableRawPointer, Int) -> Int
@@ -116,7 +116,7 @@ public struct FileArchiveBackend: ArchiveBackend {
         while true {
             if total > limit {
                 throw PersistenceError(
-                    .load, location: location, reason: .tooLarge(bytes: total, limit: limit))
+                    .tooLarge(bytes: total, limit: limit), stage: .load, location: location)
             }
             if total == data.count {
                 data.count = min(capacity, data.count + max(4096, data.count / 2))
@@ -135,7 +135,7 @@ public struct FileArchiveBackend: ArchiveBackend {
         return data
     }
 
-    /// Names a file type (`st_mode & S_IFMT`) for ``PersistenceError/Reason/notRegularFile(kind:)``.
+    /// Names a file type (`st_mode & S_IFMT`) for ``PersistenceError/Kind/notRegularFile(fileType:)``.
     private static func kind(of type: mode_t) -> String {
         switch type {
         case S_IFIFO: return "a FIFO"
@@ -153,7 +153,7 @@ public struct FileArchiveBackend: ArchiveBackend {
     /// When the path is a symbolic link, the file it points to is replaced (through any chain of
     /// links) and the link is kept. Only a regular file is replaced: when the path, or the end of
     /// its links, is a FIFO, a device or a socket, the save is refused with
-    /// ``PersistenceError/Reason/notRegularFile(kind:)`` (``PersistenceError/Reason/isDirectory``
+    /// ``PersistenceError/Kind/notRegularFile(fileType:)`` (``PersistenceError/Kind/isDirectory``
     /// for a directory), as a read is, and that node is left as it is.
     public func write(_ data: Data) throws(PersistenceError) {
         let target = try writeTarget()
@@ -174,19 +174,19 @@ public struct FileArchiveBackend: ArchiveBackend {
         guard rename(temporary, target) == 0 else {
             let code = errno
             if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
-                throw PersistenceError(.save, location: location, reason: .isDirectory)
+                throw PersistenceError(.isDirectory, stage: .save, location: location)
             }
             throw failure(.save, "rename", code)
         }
         renamed = true
-        try synchronizeDirectory(directory, operation: .save)
+        try synchronizeDirectory(directory, stage: .save)
     }
 
     /// The path a save replaces: the archive's path or, when that is a symbolic link, the path at
     /// the end of the chain of links, so that renaming over it keeps the links.
     ///
-    /// - Throws: ``PersistenceError/Reason/notRegularFile(kind:)`` or
-    ///   ``PersistenceError/Reason/isDirectory`` when that path exists and is not a regular file:
+    /// - Throws: ``PersistenceError/Kind/notRegularFile(fileType:)`` or
+    ///   ``PersistenceError/Kind/isDirectory`` when that path exists and is not a regular file:
     ///   renaming over it would replace a FIFO or a device node with a file.
     private func writeTarget() throws(PersistenceError) -> String {
         var path = location
@@ -201,10 +201,10 @@ public struct FileArchiveBackend: ArchiveBackend {
             case S_IFREG:
                 return path
             case S_IFDIR:
-                throw PersistenceError(.save, location: location, reason: .isDirectory)
+                throw PersistenceError(.isDirectory, stage: .save, location: location)
             case let type:
                 throw PersistenceError(
-                    .save, location: location, reason: .notRegularFile(kind: Self.kind(of: type)))
+                    .notRegularFile(fileType: Self.kind(of: type)), stage: .save, location: location)
             }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(path, &buffer, buffer.count - 1)
@@ -263,15 +263,15 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     /// Flushes a directory so that a rename in it survives a power loss, with `F_FULLFSYNC` on Apple
     /// platforms as for the file.
-    private func synchronizeDirectory(_ path: String, operation: PersistenceError.Operation)
+    private func synchronizeDirectory(_ path: String, stage: PersistenceError.Stage)
         throws(PersistenceError)
     {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(operation, "open directory \(path)", errno) }
+        guard descriptor >= 0 else { throw failure(stage, "open directory \(path)", errno) }
         defer { close(descriptor) }
         // Some file systems cannot flush a directory and say so with EINVAL; nothing more can be done.
         if synchronize(descriptor) != 0, errno != EINVAL {
-            throw failure(operation, "fsync directory \(path)", errno)
+            throw failure(stage, "fsync directory \(path)", errno)
         }
     }
 
@@ -291,7 +291,7 @@ public struct FileArchiveBackend: ArchiveBackend {
             target = location + suffix + "-\(attempt)"
         }
         guard rename(location, target) == 0 else { throw failure(.setAside, "rename to \(target)", errno) }
-        try synchronizeDirectory(url.deletingLastPathComponent().path, operation: .setAside)
+        try synchronizeDirectory(url.deletingLastPathComponent().path, stage: .setAside)
         return target
     }
 
@@ -353,13 +353,13 @@ public struct FileArchiveBackend: ArchiveBackend {
         }
     }
 
-    private func failure(_ operation: PersistenceError.Operation, _ call: String, _ code: Int32)
+    private func failure(_ stage: PersistenceError.Stage, _ call: String, _ code: Int32)
         -> PersistenceError
     {
-        if code == EISDIR { return PersistenceError(operation, location: location, reason: .isDirectory) }
+        if code == EISDIR { return PersistenceError(.isDirectory, stage: stage, location: location) }
         return PersistenceError(
-            operation, location: location,
-            reason: .system(operation: call, errno: code, message: String(cString: strerror(code))))
+            .system(call: call, errno: code, message: String(cString: strerror(code))), stage: stage,
+            location: location)
     }
 }
 

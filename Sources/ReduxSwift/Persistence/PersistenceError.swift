@@ -1,7 +1,8 @@
 /// The error thrown when a state cannot be loaded from, saved to, or set aside in an archive.
 ///
-/// It names the archive's location (a file path or a `UserDefaults` key), what was being done,
-/// and why it failed, in one sentence:
+/// Its ``kind`` says what went wrong; it names the archive's ``location`` (a file path or a
+/// `UserDefaults` key) and the ``stage`` that failed (loading, saving or setting aside), and its
+/// description says all three in one sentence:
 ///
 /// ```swift
 /// do {
@@ -12,24 +13,24 @@
 /// ```
 ///
 /// A failed load never changes what is archived, and a failed save never replaces it.
-public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// What was being done when the error happened.
-    public enum Operation: String, Sendable {
+public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The stage of the archive's life that failed.
+    public enum Stage: Sendable, Equatable {
         /// Reading and decoding the archived state.
         case load
         /// Encoding and writing a state.
         case save
         /// Moving unreadable data out of the way so a fresh start cannot overwrite it.
-        case setAside = "set aside"
+        case setAside
     }
 
-    /// Why an operation failed.
-    public enum Reason: Sendable, Equatable {
+    /// What went wrong.
+    public enum Kind: Sendable, Equatable {
         /// A directory is where the archive file should be.
         case isDirectory
         /// Something other than a regular file or a directory is where the archive file should be,
-        /// such as a FIFO or a device; `kind` names it ("a FIFO", "a character device"…).
-        case notRegularFile(kind: String)
+        /// such as a FIFO or a device; `fileType` names it ("a FIFO", "a character device"…).
+        case notRegularFile(fileType: String)
         /// The archive is larger than the archive's size limit, so it was not read.
         case tooLarge(bytes: Int, limit: Int)
         /// The archive holds no bytes at all.
@@ -51,43 +52,50 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equata
         /// A save was refused because the archive holds data that failed to load and has not been
         /// set aside; saving would overwrite it.
         case wouldOverwriteUnreadableArchive
-        /// The operating system refused an operation, with its `errno` and message.
-        case system(operation: String, errno: Int32, message: String)
+        /// The operating system refused a call, such as `"write"`, with its `errno` and message.
+        case system(call: String, errno: Int32, message: String)
     }
 
-    /// What was being done.
-    public let operation: Operation
+    /// What went wrong.
+    public let kind: Kind
+    /// The stage that failed: loading, saving or setting aside.
+    public let stage: Stage
     /// The file path or `UserDefaults` key of the archive.
     public let location: String
-    /// Why it failed.
-    public let reason: Reason
 
     /// Creates an error; archive backends use it to report their own failures.
     ///
     /// - Parameters:
-    ///   - operation: What was being done.
+    ///   - kind: What went wrong.
+    ///   - stage: The stage that failed.
     ///   - location: The file path, key or other name that identifies the archive to a person.
-    ///   - reason: Why it failed.
-    public init(_ operation: Operation, location: String, reason: Reason) {
-        self.operation = operation
+    public init(_ kind: Kind, stage: Stage, location: String) {
+        self.kind = kind
+        self.stage = stage
         self.location = location
-        self.reason = reason
     }
 
-    /// A sentence naming the operation, the location and the reason.
+    /// A sentence naming the stage, the location and what went wrong, such as
+    /// `Cannot load /path/AppState.json: the file is empty.`
     public var description: String {
-        let explanation = Self.explain(reason)
+        let verb: String
+        switch stage {
+        case .load: verb = "load"
+        case .save: verb = "save"
+        case .setAside: verb = "set aside"
+        }
+        let explanation = Self.explain(kind)
         // A detail quoted from another error may already end the sentence.
         let period = explanation.last.map { ".?!".contains($0) } == true ? "" : "."
-        return "Cannot \(operation.rawValue) \(location): \(explanation)\(period)"
+        return "Cannot \(verb) \(location): \(explanation)\(period)"
     }
 
-    private static func explain(_ reason: Reason) -> String {
-        switch reason {
+    private static func explain(_ kind: Kind) -> String {
+        switch kind {
         case .isDirectory:
             return "it is a directory"
-        case .notRegularFile(let kind):
-            return "it is \(kind), not a regular file"
+        case .notRegularFile(let fileType):
+            return "it is \(fileType), not a regular file"
         case .tooLarge(let bytes, let limit):
             return "it is \(bytes) bytes, more than the limit of \(limit) bytes"
         case .empty:
@@ -111,8 +119,8 @@ public struct PersistenceError: Error, CustomStringConvertible, Sendable, Equata
             return
                 "it holds data that failed to load; set it aside (StateArchive.setAside()) or restore "
                 + "with restore(default:) before saving over it"
-        case .system(let operation, let errno, let message):
-            return "\(operation) failed: \(message) (errno \(errno))"
+        case .system(let call, let errno, let message):
+            return "\(call) failed: \(message) (errno \(errno))"
         }
     }
 }

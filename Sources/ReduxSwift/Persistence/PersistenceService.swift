@@ -208,7 +208,7 @@ private final class Saver<State: StateProtocol>: Sendable {
             trigger?.stateDidChange()
         }
         timing.withLock { $0.token = token }
-        if store.core.committedVersion > 0 { stateDidChange() }
+        if store.kernel.committedVersion > 0 { stateDidChange() }
     }
 
     func stop() throws(PersistenceError) {
@@ -296,8 +296,8 @@ private final class Saver<State: StateProtocol>: Sendable {
     }
 
     private func saveNow() throws(PersistenceError) {
-        // Taken before waiting for a save under way: a save's backend may wait for the store.
-        let snapshot = store.latestSnapshot()
+        // It covers every action dispatched before this call, the promise of `flush()`.
+        let snapshot = store.kernel.latestSnapshot()
         let outcome = try saved.write(snapshot.version, lendingPriority: scheduler.lendPriority) {
             () throws(PersistenceError) in
             try archive.save(snapshot: snapshot)

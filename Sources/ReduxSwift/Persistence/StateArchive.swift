@@ -27,7 +27,7 @@ import Foundation
 /// snapshot. Loading the current version decodes in one pass. An older version is read into a
 /// `[String: Any]`, upgraded by the registered ``ArchiveMigration``s one version at a time, then
 /// decoded. A newer version is refused with
-/// ``PersistenceError/Reason/newerVersion(found:supported:)``.
+/// ``PersistenceError/Kind/newerVersion(found:supported:)``.
 ///
 /// ## Nothing is lost
 ///
@@ -46,7 +46,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// they are left out, the state's `init(from:)` must accept their absence, for example by
     /// declaring them optional or by decoding them with `decodeIfPresent`. A save checks this: if
     /// the state cannot be decoded without them, it is refused with
-    /// ``PersistenceError/Reason/encodingFailed(detail:)`` and the archive keeps the last state saved.
+    /// ``PersistenceError/Kind/encodingFailed(detail:)`` and the archive keeps the last state saved.
     ///
     /// The only names starting with `_` that are kept are `_` followed by one or more ASCII digits
     /// (`_0`, `_12`…): Swift gives them to the unlabelled associated values of enum cases. `_`,
@@ -128,7 +128,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// let state = try archive.load() ?? AppState()
     /// ```
     ///
-    /// - Throws: ``PersistenceError`` naming the location and the reason. The archive is left as
+    /// - Throws: ``PersistenceError`` naming the location and what went wrong. The archive is left as
     ///   it was, and this archive will not save over it until it is set aside or loads.
     public func load() throws(PersistenceError) -> State? {
         do {
@@ -244,7 +244,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         do {
             return try decoder.decode(State.self, from: migrated)
         } catch {
-            let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error).description
+            let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+                .description
             throw failure(
                 .load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(detail)"))
         }
@@ -283,7 +284,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             do {
                 _ = try decoder.decode(State.self, from: json)
             } catch {
-                let detail = SnapshotError(.decoding, stateType: State.self, underlyingError: error)
+                let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
                     .description
                 throw failure(
                     .save,
@@ -308,9 +309,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         return try body()
     }
 
-    private func failure(_ operation: PersistenceError.Operation, _ reason: PersistenceError.Reason)
+    private func failure(_ stage: PersistenceError.Stage, _ kind: PersistenceError.Kind)
         -> PersistenceError
     {
-        PersistenceError(operation, location: backend.location, reason: reason)
+        PersistenceError(kind, stage: stage, location: backend.location)
     }
 }

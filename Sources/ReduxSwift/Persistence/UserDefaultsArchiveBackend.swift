@@ -44,12 +44,12 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         guard let value = defaults.object(forKey: key) else { return nil }
         guard let data = value as? Data else {
             throw PersistenceError(
-                .load, location: location,
-                reason: .wrongShape(detail: "the value is \(Self.kind(of: value)), not data"))
+                .wrongShape(detail: "the value is \(Self.kind(of: value)), not data"), stage: .load,
+                location: location)
         }
         if data.count > limit {
             throw PersistenceError(
-                .load, location: location, reason: .tooLarge(bytes: data.count, limit: limit))
+                .tooLarge(bytes: data.count, limit: limit), stage: .load, location: location)
         }
         return data
     }
@@ -67,8 +67,8 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         defaults.set(data, forKey: key)
         guard defaults.synchronize() else {
             throw PersistenceError(
-                .save, location: location,
-                reason: .system(operation: "UserDefaults.synchronize", errno: 0, message: "it returned false")
+                .system(call: "UserDefaults.synchronize", errno: 0, message: "it returned false"),
+                stage: .save, location: location
             )
         }
     }

@@ -1,23 +1,31 @@
-import Dispatch
-import Foundation
+/// The error thrown when a ``StoreTransaction`` did not commit; then no store changed.
+///
+/// Stores are counted by `storeIndex` in the order the transaction first dispatched to them.
+public struct TransactionError: Error, Sendable, CustomStringConvertible {
+    /// Why the transaction did not commit.
+    public enum Kind: Sendable {
+        /// A reducer of the store at `storeIndex` threw `error`; `actions` are that store's
+        /// actions.
+        case rejected(storeIndex: Int, actions: ActionBatch, error: any Error)
+        /// An action for the store at `storeIndex` is the ``AsyncAction`` named `identifier`, at
+        /// any depth of a batch. A transaction applies its actions at once and cannot wait for
+        /// work, so nothing was dispatched; dispatch the async action to its store on its own.
+        case asyncAction(storeIndex: Int, identifier: String)
+        /// `commit()` was called from a reducer, a middleware or an `encode(to:)`, where a store
+        /// could wait for the very thread that waits for it.
+        case calledFromStoreCode
+    }
 
-/// Why a transaction did not commit; no store changed.
-public enum TransactionError: Error, CustomStringConvertible {
-    /// A reducer threw. `storeIndex` counts the stores in the order the transaction first
-    /// dispatched to them; `actions` are that store's actions.
-    case rejected(storeIndex: Int, actions: ActionBatch, error: any Error)
-    /// An action for the store at `storeIndex` (counted like for `rejected`) is the
-    /// ``AsyncAction`` named `identifier`, at any depth of a batch. A transaction applies its
-    /// actions at once and cannot wait for work, so nothing was dispatched; dispatch the async
-    /// action to its store on its own.
-    case asyncAction(storeIndex: Int, identifier: String)
-    /// `commit()` was called from a reducer, a middleware or an `encode(to:)`, where a store could
-    /// wait for the very thread that waits for it.
-    case calledFromStoreCode
+    /// Why the transaction did not commit.
+    public let kind: Kind
 
-    /// One sentence saying what went wrong.
+    init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// A sentence saying why the transaction did not commit.
     public var description: String {
-        switch self {
+        switch kind {
         case .rejected(let index, let actions, let error):
             let names = actions.actions.map(\.identifier).joined(separator: ", ")
             return "store \(index) of the transaction rejected [\(names)]: \(error); no store changed"

@@ -53,7 +53,7 @@ final class QueueCheckingBackend: ArchiveBackend, @unchecked Sendable {
             error, _ in reported.append(error)
         }
         #expect(state == TestState(counter: 1))
-        #expect(reported.values.map(\.reason) == [.newerVersion(found: 3, supported: 2)])
+        #expect(reported.values.map(\.kind) == [.newerVersion(found: 3, supported: 2)])
         let names = directory.names
         #expect(names.count == 1)
         let kept = try #require(names.first)
@@ -80,7 +80,7 @@ final class QueueCheckingBackend: ArchiveBackend, @unchecked Sendable {
     @Test func releasingTheServiceReportsAFailedFinalSave() {
         let store = makeStore()
         let backend = MemoryBackend()
-        backend.failWrites(.system(operation: "write", errno: EIO, message: "Input/output error"))
+        backend.failWrites(.system(call: "write", errno: EIO, message: "Input/output error"))
         let errors = Recorder<PersistenceError>()
         do {
             let service = PersistenceService(
@@ -90,7 +90,7 @@ final class QueueCheckingBackend: ArchiveBackend, @unchecked Sendable {
             withExtendedLifetime(service) {}
         }
         #expect(errors.wait(forCount: 1))
-        #expect(errors.values.first?.operation == .save)
+        #expect(errors.values.first?.stage == .save)
         #expect(backend.writeCount == 0)
     }
 }

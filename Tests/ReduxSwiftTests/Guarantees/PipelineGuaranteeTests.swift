@@ -28,7 +28,7 @@ struct CommittingState: StateProtocol {
     func encode(to encoder: any Encoder) throws {
         if let probe, let other = probe.other {
             var transaction = StoreTransaction()
-            transaction.dispatch(TestAction.increment, to: other)
+            transaction.add(TestAction.increment, to: other)
             probe.outcomes.append(Self.outcome(of: transaction))
         }
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -40,9 +40,8 @@ struct CommittingState: StateProtocol {
         do {
             try transaction.commit()
             return "committed"
-        } catch .calledFromStoreCode {
-            return "calledFromStoreCode"
         } catch {
+            if case .calledFromStoreCode = error.kind { return "calledFromStoreCode" }
             return "\(error)"
         }
     }
@@ -76,14 +75,12 @@ struct CommittingState: StateProtocol {
         let foreign = AsyncAction<ForeignState, FakeService>("elsewhere") { _ in ran.append(1) }
         store.dispatch(foreign)
         #expect(failures.wait(forCount: 1))
-        guard
-            case .stateMismatch(let identifier, let expected, _)? = failures.values[0].error
-                as? AsyncActionError
-        else {
+        let error = failures.values[0].error as? AsyncActionError
+        guard case .stateMismatch(let expected, _)? = error?.kind else {
             Issue.record("expected stateMismatch, got \(String(describing: failures.values[0].error))")
             return
         }
-        #expect(identifier == "elsewhere")
+        #expect(error?.identifier == "elsewhere")
         #expect(expected == "ForeignState")
         #expect(ran.count == 0)
         withExtendedLifetime(token) {}
@@ -105,7 +102,7 @@ struct CommittingState: StateProtocol {
         let history = store.recordHistory()
         store.dispatch(TestAction.add(1))
         var transaction = StoreTransaction()
-        transaction.dispatch(TestAction.add(10), to: store)
+        transaction.add(TestAction.add(10), to: store)
         try transaction.commit()
         #expect(history.status.steps == 2, "the initial state and add(1)")
         store.dispatch(TestAction.add(100))
@@ -125,7 +122,7 @@ struct CommittingState: StateProtocol {
                 Middleware("transfer") { action, context in
                     if case .append("transfer")? = action as? TestAction {
                         var transaction = StoreTransaction()
-                        transaction.dispatch(TestAction.increment, to: other)
+                        transaction.add(TestAction.increment, to: other)
                         outcomes.append(CommittingState.outcome(of: transaction))
                     }
                     context.next(action)

@@ -89,20 +89,4 @@ import Testing
 }
 
 #if canImport(Observation)
-@Suite struct ObservedStateTests {
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @MainActor
-    @Test func theStateFollowsTheStoreOnTheMainActor() async {
-        let store = makeStore()
-        let model = ObservedState(store)
-        let counter = ObservedValue(store) { $0.counter }
-        #expect(model.state.counter == 0)
-        store.dispatch(TestAction.add(3))
-        while model.state.counter != 3 || counter.value != 3 {
-            await Task.yield()
-        }
-        #expect(model.state.counter == 3)
-        #expect(counter.value == 3)
-    }
-}
 #endif

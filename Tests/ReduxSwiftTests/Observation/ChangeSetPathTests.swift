@@ -60,8 +60,8 @@ import Testing
         let exact = Recorder<[StateChange]>()
         let dotted = Recorder<[StateChange]>()
         let tokens = [
-            store.observeChanges(at: ["items.x"]) { exact.append($0) },
-            store.observeChanges(at: [StateChange.path(["items", "x.y"])]) { dotted.append($0) },
+            store.observeStateChanges(at: ["items.x"]) { exact.append($0) },
+            store.observeStateChanges(at: [StateChange.path(["items", "x.y"])]) { dotted.append($0) },
         ]
         store.dispatch(CatalogAction.setItem("x.y", 2))
         store.dispatch(CatalogAction.setItem("x", 5))
@@ -123,7 +123,7 @@ import Testing
         let store = Store(
             reducers: [Self.reducer], state: Catalog(), notificationCenter: StoreNotificationCenter())
         let recorder = Recorder<[StateChange]>()
-        let token = store.observeChanges(at: ["tags"]) { recorder.append($0) }
+        let token = store.observeStateChanges(at: ["tags"]) { recorder.append($0) }
         store.dispatch(CatalogAction.insertTag("g"))
         #expect(recorder.wait(forCount: 1))
         #expect(recorder.values.first?.map(\.path) == ["tags"])

@@ -36,7 +36,7 @@ import Testing
         let backend = FileArchiveBackend(url: directory.file("state.json"))
         try backend.write(Data(count: 2048))
         let error = #expect(throws: PersistenceError.self) { try backend.read(limit: 1024) }
-        #expect(error?.reason == .tooLarge(bytes: 2048, limit: 1024))
+        #expect(error?.kind == .tooLarge(bytes: 2048, limit: 1024))
         #expect(try backend.read(limit: 2048)?.count == 2048)
     }
 
@@ -153,7 +153,7 @@ import Testing
         #expect(mkfifo(path, 0o600) == 0)
         let archive = StateArchive<TestState>(file: directory.file("state.json"))
         let error = loadWithoutHanging(archive, fifo: path)
-        #expect(error?.reason == .notRegularFile(kind: "a FIFO"))
+        #expect(error?.kind == .notRegularFile(fileType: "a FIFO"))
         #expect(error?.description.contains("FIFO") == true)
 
         let restored = finishing(within: 10) {
@@ -172,7 +172,7 @@ import Testing
             atPath: directory.file("state.json").path, withDestinationPath: "/dev/zero")
         let backend = FileArchiveBackend(url: directory.file("state.json"))
         let error = #expect(throws: PersistenceError.self) { try backend.read(limit: 1 << 20) }
-        #expect(error?.reason == .notRegularFile(kind: "a character device"))
+        #expect(error?.kind == .notRegularFile(fileType: "a character device"))
     }
 
     @Test(arguments: [false, true])
@@ -185,8 +185,8 @@ import Testing
         }
         let archive = StateArchive<TestState>(file: directory.file("state.json"))
         let error = #expect(throws: PersistenceError.self) { try archive.save(TestState(counter: 1)) }
-        #expect(error?.operation == .save)
-        #expect(error?.reason == .notRegularFile(kind: "a FIFO"))
+        #expect(error?.stage == .save)
+        #expect(error?.kind == .notRegularFile(fileType: "a FIFO"))
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is kept")
         if throughASymlink {
@@ -208,7 +208,7 @@ import Testing
                 return count
             }
         }
-        #expect(error?.reason == .tooLarge(bytes: limit + 1, limit: limit))
+        #expect(error?.kind == .tooLarge(bytes: limit + 1, limit: limit))
         #expect(delivered.withLock { $0 } <= limit + 1)
     }
 
@@ -254,7 +254,7 @@ import Testing
         let error = #expect(throws: PersistenceError.self) {
             try FileArchiveBackend(url: link).write(Data("x".utf8))
         }
-        guard case .system(_, let code, _) = error?.reason else {
+        guard case .system(_, let code, _) = error?.kind else {
             Issue.record("expected a system error, got \(String(describing: error))")
             return
         }

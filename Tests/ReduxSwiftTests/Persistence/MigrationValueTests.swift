@@ -93,7 +93,7 @@ import Testing
             file: directory.file("state.json"), schemaVersion: 2,
             migrations: [ArchiveMigration(from: 1) { state in state["extra"] = `case`.value }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -107,7 +107,7 @@ import Testing
         }
         #expect(try contents() == Data(version1.utf8), "the archive is kept as it was")
         let refused = #expect(throws: PersistenceError.self) { try archive.save(TestState()) }
-        #expect(refused?.reason == .wouldOverwriteUnreadableArchive)
+        #expect(refused?.kind == .wouldOverwriteUnreadableArchive)
     }
 
     @Test func theValuesOfEveryJSONKindAreWrittenTheSameWayWhateverTheirSwiftType() throws {

@@ -151,7 +151,7 @@ struct ServiceHarness {
         harness.dispatchAndWait(.increment)
         try harness.service.flush()
         harness.backend.failWrites(
-            .system(operation: "write", errno: ENOSPC, message: "No space left on device"))
+            .system(call: "write", errno: ENOSPC, message: "No space left on device"))
 
         harness.dispatchAndWait(.increment)
         harness.scheduler.advance(by: 2)
@@ -168,10 +168,10 @@ struct ServiceHarness {
 
     @Test func aFlushThatFailsThrowsTheError() throws {
         let harness = ServiceHarness()
-        harness.backend.failWrites(.system(operation: "write", errno: EIO, message: "Input/output error"))
+        harness.backend.failWrites(.system(call: "write", errno: EIO, message: "Input/output error"))
         harness.store.dispatch(TestAction.increment)
         let error = #expect(throws: PersistenceError.self) { try harness.service.flush() }
-        #expect(error?.operation == .save)
+        #expect(error?.stage == .save)
         #expect(error?.location == "memory")
     }
 
@@ -292,7 +292,7 @@ struct ServiceHarness {
         let harness = ServiceHarness(store: storeCallingTheService(.flush, through: handle, into: calls))
         handle.service = harness.service
         harness.backend.failWrites(
-            .system(operation: "write", errno: ENOSPC, message: "No space left on device"))
+            .system(call: "write", errno: ENOSPC, message: "No space left on device"))
         harness.dispatchAndWait(.append("flush"))
         if case .failure(let error) = calls.values.first { Issue.record("flush threw \(error)") }
         #expect(harness.scheduler.deadlines == [1000, 1002], "the save is scheduled, not run in the reducer")

@@ -20,9 +20,9 @@ import Testing
         try Data(contentsOf: directory.file(name))
     }
 
-    /// Loads, expects `reason`, and checks that the file is unchanged and that a save is refused.
+    /// Loads, expects `kind`, and checks that the file is unchanged and that a save is refused.
     func expectLoadFails(
-        with reason: PersistenceError.Reason, name: String = "state.json",
+        with kind: PersistenceError.Kind, name: String = "state.json",
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let before = try? contents(name)
@@ -30,8 +30,8 @@ import Testing
         let error = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) {
             try archive.load()
         }
-        #expect(error?.reason == reason, sourceLocation: sourceLocation)
-        #expect(error?.operation == .load, sourceLocation: sourceLocation)
+        #expect(error?.kind == kind, sourceLocation: sourceLocation)
+        #expect(error?.stage == .load, sourceLocation: sourceLocation)
         #expect(error?.location == directory.file(name).path, sourceLocation: sourceLocation)
         #expect(
             error?.description.contains(directory.file(name).path) == true, sourceLocation: sourceLocation)
@@ -39,7 +39,7 @@ import Testing
         let refused = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) {
             try archive.save(TestState(counter: 1))
         }
-        #expect(refused?.reason == .wouldOverwriteUnreadableArchive, sourceLocation: sourceLocation)
+        #expect(refused?.kind == .wouldOverwriteUnreadableArchive, sourceLocation: sourceLocation)
         #expect(
             (try? contents(name)) == before, "the original is never overwritten",
             sourceLocation: sourceLocation)
@@ -74,7 +74,7 @@ import Testing
         let whole = try contents()
         try whole.prefix(whole.count / 2).write(to: directory.file("state.json"))
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .notJSON = error?.reason else {
+        guard case .notJSON = error?.kind else {
             Issue.record("expected notJSON, got \(String(describing: error))")
             return
         }
@@ -87,7 +87,7 @@ import Testing
         let bytes = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try bytes.write(to: directory.file("state.json"))
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .notJSON = error?.reason else {
+        guard case .notJSON = error?.kind else {
             Issue.record("expected notJSON, got \(String(describing: error))")
             return
         }
@@ -97,7 +97,7 @@ import Testing
     @Test func validJSONOfTheWrongShapeIsRefusedAndKept() throws {
         try write(#"{"name":"not an archive"}"#)
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -108,7 +108,7 @@ import Testing
     @Test func aStateOfTheWrongShapeNamesTheCodingPath() throws {
         try write(#"{"schemaVersion":1,"state":{"counter":"seven","log":[],"todos":[]}}"#)
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -152,8 +152,8 @@ import Testing
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: url.appendingPathComponent("inside"))
         let error = #expect(throws: PersistenceError.self) { try archive().save(TestState()) }
-        #expect(error?.operation == .save)
-        #expect(error?.reason == .isDirectory)
+        #expect(error?.stage == .save)
+        #expect(error?.kind == .isDirectory)
         #expect(try Data(contentsOf: url.appendingPathComponent("inside")) == Data("keep".utf8))
         #expect(directory.names == ["state.json"], "no temporary file is left behind")
     }
@@ -164,9 +164,9 @@ import Testing
         let archive = StateArchive<TestState>(
             file: directory.file("blocker").appendingPathComponent("state.json"))
         let error = #expect(throws: PersistenceError.self) { try archive.save(TestState()) }
-        #expect(error?.operation == .save)
+        #expect(error?.stage == .save)
         #expect(error?.description.contains(directory.file("blocker").path) == true)
-        guard case .system(_, let code, _) = error?.reason else {
+        guard case .system(_, let code, _) = error?.kind else {
             Issue.record("expected a system error, got \(String(describing: error))")
             return
         }
@@ -185,7 +185,7 @@ import Testing
         let outcome = withoutPermissionOverride {
             Result { () throws(PersistenceError) in try archive.save(TestState(counter: 2)) }
         }
-        guard case .failure(let error) = outcome, case .system(_, let code, _) = error.reason else {
+        guard case .failure(let error) = outcome, case .system(_, let code, _) = error.kind else {
             Issue.record("expected a system error, got \(outcome)")
             return
         }
@@ -201,7 +201,7 @@ import Testing
         let outcome = withoutPermissionOverride {
             Result { () throws(PersistenceError) in try archive.load() }
         }
-        guard case .failure(let error) = outcome, case .system(let call, let code, _) = error.reason else {
+        guard case .failure(let error) = outcome, case .system(let call, let code, _) = error.kind else {
             Issue.record("expected a system error, got \(outcome)")
             return
         }
@@ -244,7 +244,7 @@ import Testing
         try archive(schemaVersion: 3).save(TestState(counter: 4))
         let before = try contents()
         let error = #expect(throws: PersistenceError.self) { try archive(schemaVersion: 2).load() }
-        #expect(error?.reason == .newerVersion(found: 3, supported: 2))
+        #expect(error?.kind == .newerVersion(found: 3, supported: 2))
         #expect(error?.description.contains("schema version 3") == true)
         #expect(try contents() == before)
     }
@@ -275,7 +275,7 @@ import Testing
         let archive = archive(
             schemaVersion: 3, migrations: [ArchiveMigration(from: 2) { $0["todos"] = [] as [Any] }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        #expect(error?.reason == .missingMigration(from: 1))
+        #expect(error?.kind == .missingMigration(from: 1))
         #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
     }
 
@@ -285,7 +285,7 @@ import Testing
         let archive = archive(
             schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in throw Unsupported() }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .migrationFailed(let version, _) = error?.reason else {
+        guard case .migrationFailed(let version, _) = error?.kind else {
             Issue.record("expected migrationFailed, got \(String(describing: error))")
             return
         }
@@ -297,7 +297,7 @@ import Testing
         try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
         let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -349,7 +349,7 @@ import Testing
         try archive.save(Fragile(broken: false))
         let before = try contents("fragile.json")
         let error = #expect(throws: PersistenceError.self) { try archive.save(Fragile(broken: true)) }
-        guard case .encodingFailed = error?.reason else {
+        guard case .encodingFailed = error?.kind else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }
@@ -388,7 +388,7 @@ import Testing
         let error = #expect(throws: PersistenceError.self) {
             try archive.save(Strict(name: "new", _required: 2))
         }
-        guard case .encodingFailed(let detail) = error?.reason else {
+        guard case .encodingFailed(let detail) = error?.kind else {
             Issue.record("expected encodingFailed, got \(String(describing: error))")
             return
         }
@@ -435,7 +435,7 @@ import Testing
             schemaVersion: 2,
             migrations: [ArchiveMigration(from: 1) { state in state["counter"] = Date() }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -447,7 +447,7 @@ import Testing
     func aSchemaVersionThatIsNotAnIntIsReportedAsSuch(_ version: String) throws {
         try write(#"{"schemaVersion":\#(version),"state":{"counter":1}}"#)
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -468,7 +468,7 @@ import Testing
     func anArchiveOfTheWrongShapeNamesTheJSONKindItFound(_ text: String, _ expected: String) throws {
         try write(text)
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -480,7 +480,7 @@ import Testing
         try write(#"{"schemaVersion":1,"state":[1,2]}"#)
         let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.reason else {
+        guard case .wrongShape(let detail) = error?.kind else {
             Issue.record("expected wrongShape, got \(String(describing: error))")
             return
         }
@@ -499,7 +499,7 @@ import Testing
         #expect(description.hasSuffix("The value is refused."), "\(description)")
         #expect(!description.hasSuffix(".."), "\(description)")
         for detail in ["Ends in a period.", "Asks a question?", "No period"] {
-            let text = PersistenceError(.save, location: "x", reason: .encodingFailed(detail: detail))
+            let text = PersistenceError(.encodingFailed(detail: detail), stage: .save, location: "x")
                 .description
             #expect(text.hasSuffix(".") || text.hasSuffix("?"), "\(text)")
             #expect(!text.hasSuffix("..") && !text.hasSuffix("?."), "\(text)")

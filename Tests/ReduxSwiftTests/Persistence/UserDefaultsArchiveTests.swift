@@ -70,7 +70,7 @@ import Testing
             let archive = StateArchive<TestState>(
                 backend: UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults))
             let error = #expect(throws: PersistenceError.self) { try archive.load() }
-            guard case .wrongShape = error?.reason else {
+            guard case .wrongShape = error?.kind else {
                 Issue.record("expected wrongShape, got \(String(describing: error))")
                 return
             }
@@ -115,7 +115,7 @@ import Testing
             let archive = StateArchive<TestState>(
                 backend: UserDefaultsArchiveBackend(name: "TestState", namespace: "app", defaults: defaults))
             let error = #expect(throws: PersistenceError.self) { try archive.load() }
-            guard case .wrongShape(let detail) = error?.reason else {
+            guard case .wrongShape(let detail) = error?.kind else {
                 Issue.record("expected wrongShape, got \(String(describing: error))")
                 return
             }

@@ -206,7 +206,7 @@ func addStressObserver(
         }
     case .keyPaths:
         return tokenObserver(
-            store.observeChanges(at: ["total"]) { changes in
+            store.observeStateChanges(at: ["total"]) { changes in
                 probe.enter()
                 if changes.contains(where: { !$0.path.hasPrefix("total") }) {
                     violations.record("key paths", "a key-path observer of [\"total\"] got \(changes)")
@@ -215,7 +215,7 @@ func addStressObserver(
             })
     case .keyPathsOnQueue:
         return tokenObserver(
-            store.observeChanges(at: [], queue: .global()) { _ in
+            store.observeStateChanges(at: [], queue: .global()) { _ in
                 probe.enter()
                 probe.exit()
             })

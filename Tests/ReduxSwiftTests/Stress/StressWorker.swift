@@ -254,15 +254,15 @@ struct StressWorker {
         for store in order {
             var flat: [Bump] = []
             if run.features.contains(.nestedBatches) && random.chance(0.5) {
-                transaction.dispatch(ActionBatch(batchActions(depth: 2, flat: &flat)), to: run.stores[store])
+                transaction.add(ActionBatch(batchActions(depth: 2, flat: &flat)), to: run.stores[store])
             }
             let action = bump()
             flat.append(action)
-            transaction.dispatch(action, to: run.stores[store])
-            if store == failingStore { transaction.dispatch(bump(.fail), to: run.stores[store]) }
+            transaction.add(action, to: run.stores[store])
+            if store == failingStore { transaction.add(bump(.fail), to: run.stores[store]) }
             if run.features.contains(.asyncActions) && asyncPart == nil && random.chance(0.3) {
                 let (action, result) = asyncAction("in a transaction", store: store)
-                transaction.dispatch(action, to: run.stores[store])
+                transaction.add(action, to: run.stores[store])
                 asyncPart = (store, action, result)
             }
             parts.append((store, flat))

@@ -80,3 +80,11 @@ func recordAppends(announcedBy store: Store<TestState>) -> (Recorder<String>, Ob
     }
     return (announced, token)
 }
+
+/// Either kind of observer token, for tests that cancel a mix of them.
+protocol CancellableObservation {
+    func cancel()
+}
+
+extension ObserverToken: CancellableObservation {}
+extension OwnedObserverToken: CancellableObservation {}

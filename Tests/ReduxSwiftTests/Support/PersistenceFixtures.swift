@@ -45,7 +45,7 @@ final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Data?
     private var writes = 0
-    private var failure: PersistenceError.Reason?
+    private var failure: PersistenceError.Kind?
     private var hook: (@Sendable () -> Void)?
 
     init(_ data: Data? = nil) {
@@ -60,9 +60,9 @@ final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
     var data: Data? { lock.withLock { stored } }
     var writeCount: Int { lock.withLock { writes } }
 
-    /// Makes later writes fail with `reason`, or succeed again when `nil`.
-    func failWrites(_ reason: PersistenceError.Reason?) {
-        lock.withLock { failure = reason }
+    /// Makes later writes fail with `kind`, or succeed again when `nil`.
+    func failWrites(_ kind: PersistenceError.Kind?) {
+        lock.withLock { failure = kind }
     }
 
     func read(limit: Int) throws(PersistenceError) -> Data? {
@@ -77,7 +77,7 @@ final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
     func write(_ data: Data) throws(PersistenceError) {
         lock.withLock { hook }?()
         let failure = lock.withLock { self.failure }
-        if let failure { throw PersistenceError(.save, location: location, reason: failure) }
+        if let failure { throw PersistenceError(failure, stage: .save, location: location) }
         lock.withLock {
             stored = data
             writes += 1

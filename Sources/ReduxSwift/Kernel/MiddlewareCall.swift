@@ -1,0 +1,92 @@
+/// One middleware with the state type erased, like ``ErasedReducer``: it receives the action and
+/// the call it may use until it returns.
+///
+/// Not `@Sendable`, for the same reason as ``ErasedReducer``: it captures only a `Sendable`
+/// closure and crosses threads only inside the store's lock-protected queue.
+typealias ErasedMiddleware = (any ActionProtocol, MiddlewareCall) throws -> Void
+
+/// What one middleware may do while it handles one action: read the live state, pass actions on,
+/// and learn how they ended. Valid only until the middleware returns.
+///
+/// Confined to the owner of the store's live state, like the state it points to; debug builds
+/// check that every use comes from that owner's reducing thread, during the call.
+final class MiddlewareCall {
+    /// The live state during a call; `nil` between calls, so that no pointer outlives its scope.
+    private var state: StatePointer?
+    /// The store's kernel, for dispatches and for passing actions on later.
+    let kernel: StoreKernel
+    /// The position of the next middleware, where actions passed on continue.
+    let nextPosition: Int
+    private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
+    /// How the actions passed on so far ended, combined.
+    private(set) var outcome = DispatchOutcome.dropped
+    /// Whether the middleware replaced the state itself (the history does, to undo).
+    private(set) var replacedState = false
+
+    init(kernel: StoreKernel, nextPosition: Int) {
+        self.kernel = kernel
+        self.nextPosition = nextPosition
+    }
+
+    /// Starts a call on `state`; calls of one position reuse one object when nothing kept it.
+    func begin(state: StatePointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome) {
+        self.state = state
+        self.passOn = passOn
+        outcome = .dropped
+        replacedState = false
+    }
+
+    /// Passes `action` to the rest of the chain and the reducers, now.
+    func next(_ action: any ActionProtocol) -> DispatchOutcome {
+        guard let passOn else {
+            preconditionFailure(
+                "MiddlewareContext.next(_:) called after the middleware returned; use nextLater() to pass "
+                    + "an action on later")
+        }
+        let result = passOn(action)
+        outcome = outcome.combined(with: result)
+        return result
+    }
+
+    /// The live state, read-only by convention; stops the program when the call has ended.
+    func state<State>(as _: State.Type) -> UnsafeMutablePointer<State> {
+        checkActive()
+        return state!.assuming(State.self)
+    }
+
+    /// Replaces the live state; the store then treats the action as a committed change that no
+    /// rollback goes back across.
+    func replaceState<State>(with newState: State) {
+        state(as: State.self).pointee = newState
+        replacedState = true
+    }
+
+    /// Makes sure the call is still in progress, on the thread that owns the state.
+    func checkActive() {
+        precondition(passOn != nil, "a MiddlewareContext was used after its middleware returned")
+        #if DEBUG
+        precondition(
+            ReducerContext.current?.reducingKernel === kernel,
+            "a MiddlewareContext was used on a thread that does not own the store's state")
+        #endif
+    }
+
+    /// Ends the call: nothing may use it afterwards.
+    func end() {
+        passOn = nil
+        state = nil
+    }
+}
+
+extension DispatchOutcome {
+    /// The outcome of a middleware that passed on several actions: the first failure, otherwise
+    /// committed if any action was reduced, otherwise dropped.
+    func combined(with other: DispatchOutcome) -> DispatchOutcome {
+        switch (self, other) {
+        case (.failed, _): return self
+        case (_, .failed): return other
+        case (.committed, _), (_, .committed): return .committed
+        default: return .dropped
+        }
+    }
+}

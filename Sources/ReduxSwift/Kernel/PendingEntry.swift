@@ -1,0 +1,72 @@
+/// The reducers of one registration, with the state type erased to a ``StatePointer``.
+///
+/// `Store` is generic over the client's `State`, and the library is compiled without knowing it,
+/// so generic code runs unspecialized: every access to an `Array<Reducer<State>>` would look up
+/// generic metadata at run time. Erasing each registration once lets the per-action loop run as
+/// concrete, specialized code whatever `State` is.
+///
+/// Not `@Sendable`: an erased reducer captures only a `Reducer<State>` (which is `Sendable`) and the
+/// `State` metatype, and it crosses threads only inside the store's lock-protected queue.
+typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
+
+/// Something queued for a store's reducing queue, in one total order.
+enum PendingEntry {
+    case action(any ActionProtocol)
+    /// Several actions reduced as one unit, all or nothing.
+    case batch(ActionBatch)
+    case register([ErasedReducer])
+    /// Middleware added to the end of the chain.
+    case registerMiddleware([ErasedMiddleware])
+    // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
+    // existential: a larger entry made every dispatch of a plain action slower.
+
+    /// An action a middleware passed on later: it continues from the middleware at this position.
+    indirect case resume(any ActionProtocol, middlewareIndex: Int)
+    /// Work done outside the store failed (an asynchronous action threw): announce it in order.
+    indirect case failure(any ActionProtocol, any Error)
+    /// This store's part of a transaction across stores: applied, then held until every store of
+    /// the transaction is ready, then committed or undone.
+    case transaction(TransactionParticipant)
+    /// An action log starts recording what commits from here on.
+    case startRecording(RecordingSink)
+    /// An action log stops recording here, and learns that it has everything before.
+    case stopRecording(RecordingSink)
+}
+
+/// Consecutive committed actions of one batch, announced together without copying each action.
+/// A run never contains a registration or a failed action: both end it.
+struct ActionRun {
+    let entries: [PendingEntry]
+    let range: Range<Int>
+}
+
+extension PendingEntry {
+    /// The action observers hear about: the action, or the batch as one action.
+    var announcedAction: any ActionProtocol {
+        switch self {
+        case .action(let action): return action
+        case .batch(let batch): return batch
+        case .resume(let action, _), .failure(let action, _): return action
+        case .transaction(let participant): return participant.batch
+        case .register, .registerMiddleware, .startRecording, .stopRecording:
+            preconditionFailure("a registration is never announced")
+        }
+    }
+}
+
+extension PendingEntry {
+    /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
+    /// has to ask whether an action is a batch.
+    ///
+    /// Generic so that the question is one comparison of type metadata; an existential argument is
+    /// opened, so its dynamic type is compared.
+    @inline(__always)
+    static func entry<Dispatched: ActionProtocol>(for action: Dispatched) -> PendingEntry {
+        if ObjectIdentifier(Dispatched.self) == ObjectIdentifier(ActionBatch.self),
+            let batch = action as? ActionBatch
+        {
+            return .batch(batch)
+        }
+        return .action(action)
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Where an entry dispatched from store code goes once the action that dispatched it commits.
+enum DispatchRoute {
+    /// Into the store's queue, as an ordinary dispatch.
+    case queue(StoreKernel)
+    /// Through a dispatch lock, ahead of what the store's locks hold (see ``DispatchLock/dispatch(_:)``).
+    case passingLock(DispatchLock)
+
+    /// Queues `entry` as if it had been dispatched outside any store code.
+    func send(_ entry: PendingEntry) {
+        switch self {
+        case .queue(let kernel): kernel.enqueue(entry)
+        case .passingLock(let lock): lock.send(entry)
+        }
+    }
+}
+
+/// What the current thread is doing inside a store, so that re-entrant calls keep their promises.
+///
+/// A context is installed on a thread for the duration of a drain pass (reducers run) or of a
+/// snapshot encode (user `encode(to:)` runs). The rules it enables:
+/// - `dispatch` from a reducer is deferred until that action commits, and dropped if it fails;
+/// - `dispatch` and `register` while an action is *replayed* for a rollback are ignored, because
+///   their first run already took effect;
+/// - `currentState()` never waits while a context is installed, so no reducer or encoder can wait
+///   for a store that is waiting for it.
+///
+/// Contexts are confined to the thread that installed them; they are never shared.
+final class ReducerContext {
+    /// The kernel of the store whose reducers run on this thread, or `nil` while only encoding.
+    let reducingKernel: StoreKernel?
+    /// The engine whose live state this thread owns (the drainer's, or a reader's that encodes an
+    /// idle store), for debug builds' ownership checks; `nil` for contexts that own no state.
+    let ownedEngine: AnyObject?
+    // Unchecked exclusivity on the properties below: a context is used by the one thread that
+    // installed it, and none of its methods calls out while holding an access to a property
+    // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
+    // check, which ran on every action, can never fire.
+
+    /// True while the store re-applies logged actions to restore a checkpoint.
+    @exclusivity(unchecked) var isReplaying = false
+    /// Dispatches made by the action being reduced, released when it commits.
+    @exclusivity(unchecked) private var deferredDispatches:
+        [(route: DispatchRoute, entry: PendingEntry)] = []
+    /// Reducer arrays registered by the action being reduced, added after it finishes.
+    @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
+
+    init(reducing kernel: StoreKernel?, owning engine: AnyObject?) {
+        reducingKernel = kernel
+        ownedEngine = engine
+    }
+
+    func deferDispatch(_ entry: PendingEntry, to route: DispatchRoute) {
+        deferredDispatches.append((route, entry))
+    }
+
+    /// Defers `entry` to `target` when called from inside a store's reducers or middleware, and
+    /// returns `true`; the caller enqueues it itself when this returns `false`. The entry is queued
+    /// when the current action commits, and dropped while a rollback re-applies actions (their
+    /// first run already dispatched it).
+    @inline(__always)
+    static func deferIfReducing(_ entry: PendingEntry, to route: @autoclosure () -> DispatchRoute) -> Bool {
+        guard let context = current, context.reducingKernel != nil else { return false }
+        if !context.isReplaying { context.deferDispatch(entry, to: route()) }
+        return true
+    }
+
+    /// How many dispatches are deferred so far; pass it to ``discardDispatches(from:)`` to drop
+    /// only the ones made after this point.
+    var deferredDispatchCount: Int { deferredDispatches.count }
+
+    func deferRegistration(_ reducers: [ErasedReducer]) {
+        deferredRegistrations.append(reducers)
+    }
+
+    var hasDeferredRegistrations: Bool { !deferredRegistrations.isEmpty }
+
+    /// Hands over the registrations made during the last action; they stand whether it failed or not.
+    func takeRegistrations() -> [[ErasedReducer]] {
+        defer { deferredRegistrations.removeAll() }
+        return deferredRegistrations
+    }
+
+    /// Queues the dispatches the committed action made, in the order it made them.
+    @inline(__always)
+    func releaseDispatches() {
+        guard !deferredDispatches.isEmpty else { return }
+        sendDeferredDispatches()
+    }
+
+    private func sendDeferredDispatches() {
+        let released = deferredDispatches
+        deferredDispatches.removeAll()
+        for (route, entry) in released {
+            route.send(entry)
+        }
+    }
+
+    /// Drops the dispatches a failed action made.
+    func discardDispatches() {
+        deferredDispatches.removeAll()
+    }
+
+    /// Drops the dispatches made since `mark` (a ``deferredDispatchCount``), keeping older ones
+    /// and those in `kept` (ascending ranges of positions, made by actions that committed).
+    func discardDispatches(from mark: Int, keeping kept: [Range<Int>] = []) {
+        guard !kept.isEmpty else {
+            deferredDispatches.removeSubrange(mark...)
+            return
+        }
+        var survivors = Array(deferredDispatches[..<mark])
+        for range in kept {
+            survivors.append(
+                contentsOf: deferredDispatches[range.clamped(to: mark..<deferredDispatches.count)])
+        }
+        deferredDispatches = survivors
+    }
+
+    // MARK: Thread-local installation
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let error = pthread_key_create(&key, nil)
+        precondition(error == 0, "pthread_key_create failed with error \(error)")
+        return key
+    }()
+
+    /// The context installed on the calling thread, if any.
+    static var current: ReducerContext? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ReducerContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Runs `body` with `self` installed on the calling thread, restoring the previous context after.
+    func install<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let previous = pthread_getspecific(Self.key)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.key, previous) }
+        return try body()
+    }
+}

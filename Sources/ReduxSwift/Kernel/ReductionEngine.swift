@@ -1,0 +1,150 @@
+/// Applies actions to the live state in place, and restores it exactly when a reducer throws.
+///
+/// Plain synchronous code: the store's ``StoreKernel`` runs it on whichever thread owns the state
+/// (see `StoreMachine.Owner`), through ``AnyReductionEngine``, which names no generic parameter.
+///
+/// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
+/// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
+/// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
+/// the action either: the log and the notifications refer to runs of the batch array. The
+/// per-action work lives in the non-generic ``ReductionPipeline``; this type only owns the state.
+///
+/// **Rollback.** The engine keeps a *checkpoint* (the state at some committed version, sharing
+/// storage with it) and the log of actions committed since. When a reducer throws, the state is
+/// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
+/// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
+/// re-applies an action across a state a reader has seen) and every `checkpointInterval` actions
+/// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
+/// storage it touches, once.
+///
+/// **Ownership.** Only the current owner of the live state touches the state, its checkpoint and
+/// the middleware call objects. Debug builds check it: once a kernel runs the engine, every entry
+/// point asserts that the calling thread has the engine's ownership installed (see
+/// ``ReducerContext/ownedEngine``), and the state's address is handed out only as a
+/// ``StatePointer``, which checks its type and its scope.
+final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecked Sendable {
+    // `@unchecked Sendable`: every property below is read and written only by the current owner of
+    // the live state; ownership changes hands under the kernel's lock, which orders every access.
+    // Unchecked exclusivity for the same reason: the owner is one thread at a time.
+
+    @exclusivity(unchecked) private var pipeline: ReductionPipeline
+    /// The live state.
+    @exclusivity(unchecked) private(set) var state: State
+    private let checkpoint: CheckpointBox<State>
+    /// Turns snapshots of the state into JSON; used only by the owner, like the state.
+    private let encoder: SnapshotEncoder
+    /// Set once a kernel runs this engine: from then on, debug builds check ownership.
+    @exclusivity(unchecked) var checksOwnership = false
+
+    init(
+        state: State, reducers: [Reducer<State>], middleware: [Middleware<State>] = [],
+        encoder: SnapshotEncoder = SnapshotCoder.makeEncoder(), checkpointInterval: Int = 4096
+    ) {
+        let checkpoint = CheckpointBox(state)
+        self.checkpoint = checkpoint
+        self.state = state
+        self.encoder = encoder
+        pipeline = ReductionPipeline(
+            reducers: Self.erase(reducers), checkpointInterval: checkpointInterval,
+            checkpoints: CheckpointOperations(
+                take: { checkpoint.value = $0.assuming(State.self).pointee },
+                restore: { $0.assuming(State.self).pointee = checkpoint.value }))
+        pipeline.register(middleware: middleware.map(\.erased))
+    }
+
+    /// Erases one registration's reducers into a single closure that applies them in order.
+    ///
+    /// One erased call per registration per action, and inside it each reducer is called straight
+    /// from the array: taking a reducer out of the array into a closure of its own would add a
+    /// reabstraction thunk to every call.
+    static func erase(_ reducers: [Reducer<State>]) -> [ErasedReducer] {
+        guard !reducers.isEmpty else { return [] }
+        return [
+            { pointer, action in
+                let state = pointer.assuming(State.self)
+                try reducers.withUnsafeBufferPointer { reducers in
+                    for index in reducers.indices { try reducers[index](&state.pointee, action) }
+                }
+            }
+        ]
+    }
+
+    /// The number of committed actions a rollback would re-apply right now.
+    var actionsSinceCheckpoint: Int { pipeline.loggedActions }
+
+    /// Appends reducers; they see every action applied after this call (tests use this; a store
+    /// queues a registration, which the pipeline applies in order).
+    func register(_ newReducers: [Reducer<State>]) {
+        assertOwned()
+        pipeline.register(Self.erase(newReducers))
+    }
+
+    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
+    func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
+        assertOwned()
+        return StatePointer.with(&state) { pipeline.reduce(batch, state: $0, context: context) }
+    }
+
+    /// Applies one action (or batch) on its own (tests use this).
+    func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
+        assertOwned()
+        return StatePointer.with(&state) { state in
+            switch PendingEntry.entry(for: action) {
+            case .batch(let batch):
+                return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, context: context)
+            default:
+                return pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
+            }
+        }
+    }
+
+    /// Encodes the live state as the snapshot of `version`, and makes it the rollback base:
+    /// readers can now see this version, so rollbacks must never re-apply actions across it.
+    func encodeState(version: UInt64) -> Snapshot {
+        assertOwned()
+        let snapshot = SnapshotCoder.encode(state, version: version, with: encoder)
+        takeCheckpoint()
+        return snapshot
+    }
+
+    /// Makes the current state the rollback base.
+    func takeCheckpoint() {
+        assertOwned()
+        checkpoint.value = state
+        pipeline.clearLog()
+    }
+
+    /// Debug builds: stops the program if the calling thread does not own the live state.
+    @inline(__always)
+    private func assertOwned() {
+        #if DEBUG
+        if checksOwnership {
+            precondition(
+                ReducerContext.current?.ownedEngine === self,
+                "a store's state was touched by a thread that does not own it")
+        }
+        #endif
+    }
+}
+
+/// A store's reduction engine with its `State` erased, so that the non-generic ``StoreKernel``
+/// runs it with concrete calls.
+protocol AnyReductionEngine: AnyObject, Sendable {
+    /// Whether debug builds check that only the owner of the state calls the engine.
+    var checksOwnership: Bool { get set }
+    /// Reduces a batch of queued entries in order, as the owner of the live state.
+    func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch
+    /// Encodes the live state as the snapshot of `version`, as its owner.
+    func encodeState(version: UInt64) -> Snapshot
+}
+
+/// The checkpoint, in a box that the pipeline's erased checkpoint operations share.
+///
+/// Only the owner of the store's state touches it, like the state itself.
+final class CheckpointBox<State> {
+    var value: State
+
+    init(_ value: State) {
+        self.value = value
+    }
+}

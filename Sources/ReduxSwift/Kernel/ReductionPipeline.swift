@@ -1,0 +1,361 @@
+/// How an action ended.
+enum ReductionOutcome {
+    /// Every reducer returned; the change stands.
+    case committed
+    /// A reducer threw `error`; the state is as it was before the action. `replayFailures` lists
+    /// logged actions that threw when re-applied (only non-deterministic reducers do that): they
+    /// are dropped from the state as well.
+    case failed(any Error, replayFailures: [(action: any ActionProtocol, error: any Error)])
+}
+
+/// What reducing one batch produced.
+struct ReducedBatch {
+    /// Committed state changes.
+    var changes = 0
+    /// Notifications to post, in order.
+    var events: [StoreEvent] = []
+}
+
+/// Consecutive actions of one batch committed since the checkpoint, all seen by the first
+/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
+struct LoggedRun {
+    let entries: [PendingEntry]
+    var range: Range<Int>
+    let reducerCount: Int
+}
+
+/// The two state operations a rollback needs, erased to the state's address like the reducers.
+struct CheckpointOperations {
+    /// Makes the state at the address the checkpoint.
+    let take: (StatePointer) -> Void
+    /// Replaces the state at the address with the checkpoint.
+    let restore: (StatePointer) -> Void
+}
+
+/// Everything the store does per action, with no generic parameter, so that it runs as concrete
+/// code: applying the erased reducers, logging committed actions for rollback, collecting events.
+struct ReductionPipeline {
+    private(set) var reducers: [ErasedReducer]
+    /// The middleware chain, in order; empty unless the store was given some.
+    private(set) var middleware: [ErasedMiddleware] = []
+    /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
+    var calls: [MiddlewareCall] = []
+    /// What committed since the checkpoint, in order.
+    private var log: [LoggedRun] = []
+    private(set) var loggedActions = 0
+    /// The action logs recording this store (see `ActionRecording`); empty unless one records.
+    var recorders: [RecordingSink] = []
+    /// How far the recorders have been given the events of the current pass.
+    var recordedEvents = EventPosition()
+    let checkpointInterval: Int
+    let checkpoints: CheckpointOperations
+
+    init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: CheckpointOperations) {
+        precondition(checkpointInterval > 0, "checkpointInterval must be positive")
+        self.reducers = reducers
+        self.checkpointInterval = checkpointInterval
+        self.checkpoints = checkpoints
+    }
+
+    mutating func register(_ newReducers: [ErasedReducer]) {
+        reducers.append(contentsOf: newReducers)
+    }
+
+    mutating func register(middleware newMiddleware: [ErasedMiddleware]) {
+        middleware.append(contentsOf: newMiddleware)
+    }
+
+    /// Forgets the log, after the caller made the current state the checkpoint.
+    mutating func clearLog() {
+        log.removeAll(keepingCapacity: true)
+        loggedActions = 0
+    }
+
+    /// Reduces a batch of queued entries in order, on the state at `state`.
+    ///
+    /// For each action it applies the registrations its reducers made, then releases the
+    /// dispatches they made if it committed or discards them if it failed. Committed actions are
+    /// announced as runs of `batch`, split around failures and registrations.
+    mutating func reduce(
+        _ batch: [PendingEntry], state: StatePointer, context: ReducerContext
+    ) -> ReducedBatch {
+        var result = ReducedBatch()
+        var runStart = 0
+        var runHasActions = false
+        func closeRun(at end: Int) {
+            defer {
+                runStart = end
+                runHasActions = false
+            }
+            guard runHasActions else { return }
+            result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+        }
+        // Checked once per pass rather than per action; only a registration in the batch changes it.
+        var hasMiddleware = !middleware.isEmpty
+        recordedEvents = EventPosition()
+        // Reading entries through the buffer borrows each action instead of retaining a copy.
+        batch.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                let outcome: ReductionOutcome
+                switch entries[index] {
+                case .register(let newReducers):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    reducers.append(contentsOf: newReducers)
+                    continue
+                case .action(let action):
+                    guard !hasMiddleware else {
+                        closeRun(at: index)
+                        runStart = index + 1
+                        passThroughMiddleware(action, from: 0, state: state, context: context, into: &result)
+                        continue
+                    }
+                    outcome = apply(action, at: index, of: batch, state: state, context: context)
+                case .batch(let actions):
+                    guard !hasMiddleware else {
+                        closeRun(at: index)
+                        runStart = index + 1
+                        passThroughMiddleware(actions, from: 0, state: state, context: context, into: &result)
+                        continue
+                    }
+                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                case .registerMiddleware(let newMiddleware):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    middleware.append(contentsOf: newMiddleware)
+                    hasMiddleware = !middleware.isEmpty
+                    continue
+                case .resume(let action, let position):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    passThroughMiddleware(
+                        action, from: position, state: state, context: context, into: &result)
+                    continue
+                case .transaction(let participant):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    takePart(in: participant, state: state, context: context, into: &result)
+                    continue
+                case .failure(let action, let error):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    result.events.append(.failed(action, error))
+                    continue
+                case .startRecording(let sink):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    feedRecorders(result.events)
+                    recorders.append(sink)
+                    continue
+                case .stopRecording(let sink):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    feedRecorders(result.events)
+                    recorders.removeAll { $0 === sink }
+                    sink.detach()
+                    continue
+                }
+                if context.hasDeferredRegistrations {
+                    for newReducers in context.takeRegistrations() {
+                        reducers.append(contentsOf: newReducers)
+                    }
+                }
+                switch outcome {
+                case .committed:
+                    result.changes += 1
+                    runHasActions = true
+                    context.releaseDispatches()
+                case .failed(let error, let replayFailures):
+                    context.discardDispatches()
+                    closeRun(at: index)
+                    runStart = index + 1
+                    for failure in replayFailures {
+                        // The state no longer holds an action that had committed: a new version.
+                        result.changes += 1
+                        result.events.append(.failed(failure.action, failure.error))
+                    }
+                    result.events.append(.failed(entries[index].announcedAction, error))
+                }
+            }
+        }
+        closeRun(at: batch.count)
+        if !recorders.isEmpty { feedRecorders(result.events) }
+        releaseBatch(batch)
+        return result
+    }
+
+    /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
+    /// - Parameter context: Marked as replaying while a rollback re-applies actions, so that
+    ///   re-entrant dispatches and registrations are not made twice.
+    @inline(__always)
+    mutating func apply(
+        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext?
+    ) -> ReductionOutcome {
+        do {
+            // Through the buffer, each reducer is called without retaining and releasing it.
+            try reducers.withUnsafeBufferPointer { reducers in
+                for index in reducers.indices { try reducers[index](state, action) }
+            }
+        } catch {
+            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+        }
+        logCommitted(at: index, of: batch, state: state)
+        return .committed
+    }
+
+    /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
+    /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
+    mutating func applyBatch(
+        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
+    ) -> ReductionOutcome {
+        do {
+            try reducers.withUnsafeBufferPointer { reducers in
+                try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
+            }
+        } catch {
+            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+        }
+        logCommitted(at: index, of: batch, state: state)
+        return .committed
+    }
+
+    /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
+    private static func run(
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
+        state: StatePointer
+    ) throws {
+        switch entry {
+        case .action(let action):
+            for index in 0..<count { try reducers[index](state, action) }
+        case .batch(let batch):
+            try run(reducers, upTo: count, onEachActionOf: batch, state: state)
+        case .transaction(let participant):
+            // Logged only once committed, as the batch it applied.
+            try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
+        case .register, .registerMiddleware, .resume, .failure, .startRecording, .stopRecording:
+            break
+        }
+    }
+
+    /// Applies the first `count` reducers to each action of `batch` in order, expanding the
+    /// batches it holds at any depth: reducers never see an ``ActionBatch``. Nested batches are
+    /// expanded with a stack of positions, not recursion, so that no depth overflows the stack.
+    private static func run(
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
+        state: StatePointer
+    ) throws {
+        let actions = batch.actions
+        var position = 0
+        // A flat batch, or the flat start of one, needs no stack.
+        while position < actions.count, ActionBatch.of(actions[position]) == nil {
+            for index in 0..<count { try reducers[index](state, actions[position]) }
+            position += 1
+        }
+        guard position < actions.count else { return }
+        var pending: [(actions: [any ActionProtocol], next: Int)] = [(actions, position)]
+        while let top = pending.indices.last {
+            let (level, next) = pending[top]
+            guard next < level.count else {
+                pending.removeLast()
+                continue
+            }
+            pending[top].next = next + 1
+            let action = level[next]
+            if let nested = ActionBatch.of(action) {
+                pending.append((nested.actions, 0))
+                continue
+            }
+            for index in 0..<count { try reducers[index](state, action) }
+        }
+    }
+
+    /// Extends the last logged run when this action directly follows it in the same batch and was
+    /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
+    @inline(__always)
+    private mutating func logCommitted(
+        at index: Int, of batch: [PendingEntry], state: StatePointer
+    ) {
+        loggedActions += 1
+        if let last = log.indices.last, log[last].reducerCount == reducers.count,
+            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
+        {
+            log[last].range = log[last].range.lowerBound..<(index + 1)
+        } else {
+            log.append(LoggedRun(entries: batch, range: index..<(index + 1), reducerCount: reducers.count))
+        }
+        if loggedActions >= checkpointInterval {
+            checkpoints.take(state)
+            clearLog()
+        }
+    }
+
+    /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
+    /// that covers less than half of its batch is copied out. This costs at most
+    /// `checkpointInterval` copies per batch, and keeps memory after a burst at O(interval).
+    private mutating func releaseBatch(_ batch: [PendingEntry]) {
+        for position in log.indices where log[position].entries.isSameBuffer(as: batch) {
+            let run = log[position]
+            guard run.range.count * 2 < run.entries.count else { continue }
+            log[position] = LoggedRun(
+                entries: Array(run.entries[run.range]), range: 0..<run.range.count,
+                reducerCount: run.reducerCount)
+        }
+    }
+
+    /// Rebuilds the state from the checkpoint and the log. A logged action that throws on replay
+    /// is removed from the log and the replay starts over, so this ends after at most
+    /// `loggedActions` restarts.
+    private mutating func restoreCheckpointAndReplay(
+        state: StatePointer, context: ReducerContext?
+    ) -> [(action: any ActionProtocol, error: any Error)] {
+        let wasReplaying = context?.isReplaying ?? false
+        context?.isReplaying = true
+        defer { context?.isReplaying = wasReplaying }
+        var failures: [(action: any ActionProtocol, error: any Error)] = []
+        while let failure = replayLog(state: state) {
+            failures.append(failure)
+        }
+        return failures
+    }
+
+    /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
+    /// returns it with the error; the state must then be rebuilt again.
+    private mutating func replayLog(state: StatePointer) -> (
+        action: any ActionProtocol, error: any Error
+    )? {
+        checkpoints.restore(state)
+        for (position, run) in log.enumerated() {
+            for index in run.range {
+                let entry = run.entries[index]
+                do {
+                    try reducers.withUnsafeBufferPointer { reducers in
+                        try Self.run(reducers, upTo: run.reducerCount, on: entry, state: state)
+                    }
+                } catch {
+                    dropLogged(index, inRunAt: position)
+                    return (entry.announcedAction, error)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Removes one action from the log by splitting its run around it.
+    private mutating func dropLogged(_ index: Int, inRunAt position: Int) {
+        let run = log[position]
+        let pieces = [run.range.lowerBound..<index, (index + 1)..<run.range.upperBound]
+            .filter { !$0.isEmpty }
+            .map { LoggedRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
+        log.replaceSubrange(position...position, with: pieces)
+        loggedActions -= 1
+    }
+}
+
+extension Array {
+    /// Whether both arrays share one storage buffer (so indices of one address the other).
+    fileprivate func isSameBuffer(as other: Self) -> Bool {
+        withUnsafeBufferPointer { mine in other.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// One encoded version of a store's state, shared by every reader of that version.
+///
+/// A class, so that handing one to a reader, or naming one in a transition's effects, moves one
+/// reference rather than the whole value.
+final class Snapshot: Sendable {
+    /// The store version it encodes; versions count committed state changes.
+    let version: UInt64
+    /// The JSON, or why the state could not be encoded.
+    let result: Result<Data, SnapshotError>
+    /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
+    let unorderedArrays: [UnorderedArray]
+
+    init(version: UInt64, result: Result<Data, SnapshotError>, unorderedArrays: [UnorderedArray] = []) {
+        self.version = version
+        self.result = result
+        self.unorderedArrays = unorderedArrays
+    }
+}

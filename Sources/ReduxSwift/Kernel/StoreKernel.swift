@@ -1,0 +1,281 @@
+import Dispatch
+import Foundation
+
+/// The heart of a store: its lock and bookkeeping, its two queues, and the effects they ask for.
+///
+/// Every dispatch, read, lock and transaction goes through one kernel method that makes a
+/// transition of the ``StoreMachine`` under the lock and then performs what the transition answers
+/// (one ``StoreMachine/Effects``) after releasing it: wake readers, unblock dispatchers, schedule a
+/// drain on the reducing queue or a delivery on the delivery queue, and say what the calling thread
+/// does next. The drain loop reduces with the store's ``AnyReductionEngine``; the delivery posts the
+/// store's notifications to its ``StoreNotificationCenter``.
+///
+/// Not generic on purpose. `Store` is generic over the client's state and runs unspecialized; from
+/// there, calling `LockedValue<StoreMachine<…>>.withLock` instantiated that type's metadata on
+/// every dispatch, which cost more than the rest of the dispatch. A concrete class keeps every call
+/// on the dispatch path concrete.
+final class StoreKernel: @unchecked Sendable {
+    // `@unchecked Sendable`: the machine is guarded by its lock; `engine` is used only by the owner
+    // of the live state (ownership changes hands under that lock); `sender` is written once, by
+    // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
+    // the other properties are immutable and `Sendable`.
+
+    typealias Machine = StoreMachine<PendingEntry, Waiter>
+
+    private let machine: LockedValue<Machine>
+    /// The live state, its reducers and middleware; touched only by the owner of the state.
+    let engine: any AnyReductionEngine
+    /// Where the store's notifications go.
+    let notificationCenter: StoreNotificationCenter
+    /// The store, named as the sender of its notifications. Weak, since the store owns its kernel;
+    /// work scheduled on the queues keeps the store alive until it is done (see ``scheduleDrain()``).
+    private weak var sender: (any AnyObject & Sendable)?
+    /// Held by the transaction that uses this store, by the thread that commits it (see
+    /// ``StoreTransaction``).
+    let transactionGate = NSLock()
+    private let reduceQueue: DispatchQueue
+    private let deliveryQueue: DispatchQueue
+
+    init(
+        engine: any AnyReductionEngine, initialSnapshot: Snapshot, notificationCenter: StoreNotificationCenter,
+        label: String
+    ) {
+        machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
+        self.engine = engine
+        engine.checksOwnership = true
+        self.notificationCenter = notificationCenter
+        reduceQueue = DispatchQueue(label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
+        deliveryQueue = DispatchQueue(
+            label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
+    }
+
+    /// The store, while it exists.
+    var store: (any AnyObject & Sendable)? { sender }
+
+    /// Names the store as the sender of its notifications; called once, by its initializer.
+    func attach(sender: any AnyObject & Sendable) {
+        self.sender = sender
+    }
+
+    // MARK: Dispatching
+
+    /// Dispatches `entry` from the calling thread: deferred until the current action commits when
+    /// called from store code (see ``ReducerContext``), queued otherwise.
+    @inline(__always)
+    func dispatch(_ entry: PendingEntry) {
+        if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return }
+        enqueue(entry)
+    }
+
+    /// Queues `entry`; a dispatcher that filled the queue waits for room where it may.
+    func enqueue(_ entry: consuming PendingEntry, _ admission: Machine.Admission = .pending) {
+        var entry = Optional(entry)
+        let effects = machine.withLock { $0.enqueue(entry.take()!, admission) }
+        perform(effects)
+    }
+
+    /// Back-pressure: a dispatcher that filled the queue waits until the drainer takes it, so that a
+    /// tight loop cannot run ahead of the reducers without bound. Never where the drainer, or
+    /// whatever it waits for, could be waiting for this thread: in store code (a reducer, a
+    /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
+    /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
+    private func waitForRoom() {
+        guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
+        lendPriorityIfMainThread()
+        if case .waitForRoom(let waiter) = perform(machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) }) {
+            waiter.waitUntilUnblocked()
+        }
+    }
+
+    // MARK: Locks
+
+    /// Takes a dispatch lock; returns its identifier.
+    func lock() -> UInt64 {
+        machine.withLock { $0.lock() }
+    }
+
+    /// Releases the dispatch lock `id`.
+    func unlock(_ id: UInt64) {
+        perform(machine.withLock { $0.unlock(id) })
+    }
+
+    /// Releases a dispatch lock nobody released, and reports it.
+    func abandonLock(_ id: UInt64, report: DispatchLockError) {
+        perform(machine.withLock { $0.abandonLock(id, report: report) })
+    }
+
+    /// Dispatch locks held now.
+    var lockCount: Int {
+        machine.withLock { $0.lockCount }
+    }
+
+    // MARK: Reading
+
+    /// A snapshot that covers every entry enqueued before the call: the published one, one this
+    /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
+    /// Inside store code it never waits (see ``ReducerContext``).
+    func latestSnapshot() -> Snapshot {
+        let waiting = ReducerContext.current == nil
+        switch perform(machine.withLock { $0.beginRead(waiting: waiting, makeWaiter: Waiter.init) }) {
+        case .read(let snapshot):
+            return snapshot
+        case .encode(let version):
+            let snapshot = encodeOwnedState(version: version)
+            perform(machine.withLock { $0.snapshotterDidEncode(snapshot) })
+            return snapshot
+        case .waitForSnapshot(let waiter):
+            lendPriorityIfMainThread()
+            return waiter.wait()
+        case .nothing, .reduce, .waitForRoom:
+            preconditionFailure("a read was answered with work that is not a read's")
+        }
+    }
+
+    /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.
+    func recordRoundTrip(_ snapshot: Snapshot) {
+        machine.withLock { $0.recordRoundTrip(snapshot) }
+    }
+
+    /// The newest snapshot that encoded and the newest that decoded, for a failing read to fall
+    /// back on.
+    var fallbacks: (encoded: Snapshot?, roundTripped: Snapshot?) {
+        machine.withLock { ($0.lastEncoded, $0.lastRoundTripped) }
+    }
+
+    /// Committed state changes so far.
+    var committedVersion: UInt64 {
+        machine.withLock { $0.version }
+    }
+
+    /// Encodes the live state as its current owner, in a context without a reducing store, so that
+    /// `encode(to:)` may read stores without waiting and dispatch normally.
+    private func encodeOwnedState(version: UInt64) -> Snapshot {
+        ReducerContext(reducing: nil, owning: engine).install { engine.encodeState(version: version) }
+    }
+
+    // MARK: Performing effects
+
+    /// Performs what a transition asked for, outside the lock; returns what the caller does next.
+    @inline(__always)
+    @discardableResult
+    private func perform(_ effects: Machine.Effects) -> Machine.Next {
+        if let wakeups = effects.wakeups {
+            if let snapshot = wakeups.snapshot {
+                for reader in wakeups.readers { reader.resume(with: snapshot) }
+            }
+            for dispatcher in wakeups.dispatchers { dispatcher.unblock() }
+        }
+        if effects.scheduleDrain { scheduleDrain() }
+        if effects.scheduleDelivery { scheduleDelivery() }
+        if effects.queueIsFull { waitForRoom() }
+        return effects.next
+    }
+
+    /// Runs ``drain()`` on the reducing queue. The block keeps the store alive until it runs, as it
+    /// did when the store scheduled itself: a store with queued actions lives to announce them.
+    private func scheduleDrain() {
+        let sender = sender
+        reduceQueue.async { withExtendedLifetime(sender) { self.drain() } }
+    }
+
+    private func scheduleDelivery() {
+        let sender = sender
+        deliveryQueue.async { withExtendedLifetime(sender) { self.deliver() } }
+    }
+
+    // MARK: Reducing (on the reducing queue, as the owner of the live state)
+
+    /// Reduces queued entries until none are left, then gives up ownership.
+    private func drain() {
+        var next = perform(machine.withLock { $0.startDrain() })
+        guard case .reduce = next else { return }
+        let context = ReducerContext(reducing: self, owning: engine)
+        context.install {
+            while true {
+                switch next {
+                case .reduce(let batch):
+                    let reduced = engine.reduce(batch, context: context)
+                    next = perform(
+                        machine.withLock {
+                            $0.finishPass(processed: batch.count, changes: reduced.changes, events: reduced.events)
+                        })
+                case .encode(let version):
+                    let snapshot = encodeOwnedState(version: version)
+                    next = perform(machine.withLock { $0.drainerDidEncode(snapshot) })
+                case .nothing, .read, .waitForSnapshot, .waitForRoom:
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: Delivering (on the delivery queue)
+
+    /// Posts every undelivered event, in order, to the store's notification center.
+    private func deliver() {
+        DeliveryThread.run {
+            let events = machine.withLock { $0.takeEvents() }
+            guard let sender else { return }
+            for event in events { notificationCenter.post(event.notification(from: sender)) }
+        }
+    }
+
+    // MARK: Priority
+
+    /// Called by the main thread before it blocks until the reducing queue gets somewhere (a read,
+    /// a full queue, a transaction): lends the main thread's priority to the work ahead of it.
+    ///
+    /// A semaphore donates no priority, so the main thread (user-interactive) would wait behind the
+    /// store's user-initiated queue: a priority inversion. A block queued on a serial queue at a
+    /// higher QoS than the blocks ahead of it raises the queue to that QoS until the block runs, so
+    /// an empty one at the main thread's QoS does the lending. It runs on every platform (QoS has
+    /// no effect on Linux), so the tests exercise the same path.
+    func lendPriorityIfMainThread() {
+        guard MainThread.isCurrent else { return }
+        machine.withLock { $0.priorityLoans += 1 }
+        reduceQueue.async(qos: .userInteractive, flags: .enforceQoS) {}
+    }
+
+    // MARK: For tests
+
+    /// Sets the queue's high-water mark (tests lower it).
+    func setHighWaterMark(_ mark: Int) {
+        precondition(mark > 0, "the high-water mark must be positive")
+        machine.withLock { $0.highWaterMark = mark }
+    }
+
+    /// Reads the bookkeeping under the lock (tests use it to wait for a state of the store).
+    func inspect<Result>(_ body: (Machine) -> Result) -> Result {
+        machine.withLock { body($0) }
+    }
+}
+
+/// A thread blocked on a store: a reader until a snapshot that covers its target is published, or a
+/// dispatcher until the drainer takes the entries of a full queue (which uses only `unblock()` and
+/// `waitUntilUnblocked()`).
+///
+/// `@unchecked Sendable`: `snapshot` is written once, before `semaphore.signal()`, and read only
+/// after `semaphore.wait()` returns, which orders the two.
+final class Waiter: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var snapshot: Snapshot?
+
+    func resume(with snapshot: Snapshot) {
+        self.snapshot = snapshot
+        semaphore.signal()
+    }
+
+    func wait() -> Snapshot {
+        semaphore.wait()
+        guard let snapshot else { preconditionFailure("a waiter was resumed without a snapshot") }
+        return snapshot
+    }
+
+    func unblock() {
+        semaphore.signal()
+    }
+
+    func waitUntilUnblocked() {
+        semaphore.wait()
+    }
+}

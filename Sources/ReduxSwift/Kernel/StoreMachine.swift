@@ -1,0 +1,443 @@
+import Foundation
+
+/// The store's bookkeeping: a pure, synchronous state machine with no locks, threads or user code.
+///
+/// `Store` keeps one of these behind a lock and performs what each transition returns (schedule a
+/// drain, encode, wake readers, schedule a delivery) after releasing the lock. Keeping the rules
+/// here makes them testable without threads.
+///
+/// The live state has exactly one **owner** at a time: nobody, the drainer (reducing on the
+/// store's queue) or a snapshotter (a reader encoding an idle store). Only the owner touches it.
+/// Readers ask for a ``Snapshot`` that covers every entry enqueued before they asked; they use the
+/// published one when it is current, encode the state themselves when the store is idle, and
+/// otherwise wait for the owner to publish.
+struct StoreMachine<Entry, Waiter> {
+    enum Owner: Equatable {
+        case nobody
+        case drainer
+        case snapshotter
+    }
+
+    /// What the thread that made a transition does next.
+    enum Next {
+        /// Nothing: return.
+        case nothing
+        /// Reduce this batch (the caller owns the state), then report ``finishPass(processed:changes:events:)``.
+        case reduce([Entry])
+        /// Encode the state (the caller owns it) at this version, then report
+        /// ``drainerDidEncode(_:)`` or ``snapshotterDidEncode(_:)``.
+        case encode(version: UInt64)
+        /// A reader: this snapshot is current enough.
+        case read(Snapshot)
+        /// A reader: wait until this waiter is resumed; the snapshot comes with the resumption.
+        case waitForSnapshot(Waiter)
+        /// A dispatcher: wait until this waiter is unblocked, when the drainer takes the full queue.
+        case waitForRoom(Waiter)
+    }
+
+    /// What a transition asks for, performed by the caller after the lock is released: every
+    /// transition that can lead to work answers in this one shape.
+    struct Effects {
+        /// What the caller does next.
+        var next = Next.nothing
+        /// Threads to wake; `nil` in the common case, so that the effects of a plain dispatch hold
+        /// nothing to release.
+        var wakeups: Wakeups?
+        /// Schedule a drain on the store's queue.
+        var scheduleDrain = false
+        /// Schedule a delivery on the store's delivery queue.
+        var scheduleDelivery = false
+        /// The entry just queued filled the queue: a dispatcher that may wait calls
+        /// ``blockUntilTaken(makeWaiter:)`` (see ``isFull``).
+        var queueIsFull = false
+
+        /// Readers to wake, each with ``snapshot``.
+        var resumed: [Waiter] { wakeups?.readers ?? [] }
+        /// The snapshot the resumed readers receive.
+        var snapshot: Snapshot? { wakeups?.snapshot }
+        /// Dispatchers blocked by a full queue, to wake: the drainer took the entries they waited on.
+        var unblocked: [Waiter] { wakeups?.dispatchers ?? [] }
+    }
+
+    /// Threads a transition wakes. A class, so that effects that wake nobody (a plain dispatch's)
+    /// hold one null reference: their copies and destruction stay a few instructions.
+    final class Wakeups {
+        var readers: [Waiter] = []
+        var snapshot: Snapshot?
+        var dispatchers: [Waiter] = []
+    }
+
+    /// The default ``highWaterMark``: 16,384 entries, about 0.8 MB of queue.
+    static var defaultHighWaterMark: Int { 16_384 }
+    /// The capacity, in entries, the queue keeps once a drain finishes; a larger buffer, left by a
+    /// burst, is released then, so that an idle store holds nothing extra while a steady stream
+    /// of dispatches does not reallocate it.
+    static var retainedCapacity: Int { 1_024 }
+
+    private var pending: [Entry] = []
+    /// Entries reduced even while locked, ahead of `pending`: those dispatched before the locks
+    /// that are held were taken, and those dispatched through a lock.
+    private var exclusive: [Entry] = []
+    /// The dispatch locks held, oldest first: each one's identifier, and how many entries at the
+    /// front of `pending` were queued before it was taken (it does not hold those). While any lock
+    /// is held, `pending` holds only entries that some held lock was taken before.
+    private var locks: [(id: UInt64, heldFrom: Int)] = []
+    private var nextLockID: UInt64 = 0
+    /// Entries ever enqueued; a reader's target is this count when it asks.
+    private(set) var enqueuedCount: UInt64 = 0
+    /// Entries ever reduced, successfully or not.
+    private(set) var processedCount: UInt64 = 0
+    /// Committed state changes.
+    private(set) var version: UInt64 = 0
+    private(set) var owner = Owner.nobody
+    private(set) var isDrainScheduled = false
+    /// The newest encoded version.
+    private(set) var published: Snapshot {
+        didSet { if case .success = published.result { lastEncoded = published } }
+    }
+    /// The newest snapshot that encoded, decoded or not yet: a fallback for a later version that
+    /// cannot be encoded, even when no reader has decoded anything yet.
+    private(set) var lastEncoded: Snapshot?
+    /// The newest snapshot some reader decoded successfully.
+    private(set) var lastRoundTripped: Snapshot?
+    private var waiters: [(target: UInt64, waiter: Waiter)] = []
+    /// Readers waiting for queued entries, for tests that need a reader to be waiting.
+    var waitingReaderCount: Int { waiters.count }
+    /// How often a main thread lent its priority to the store's queue before waiting for it (see
+    /// `Store.lendPriorityIfMainThread()`), for the tests: QoS cannot be observed on Linux.
+    var priorityLoans = 0
+    /// How many pending entries make the queue full: a dispatcher that may wait, and queues an entry
+    /// that brings `pending` to this count while no lock holds it, waits until the drainer takes
+    /// them (see ``isFull``). Bounds the queue under a tight loop of dispatches.
+    var highWaterMark = Self.defaultHighWaterMark
+    /// Dispatchers waiting for the drainer to take the pending entries.
+    private var blockedDispatchers: [Waiter] = []
+    /// Dispatchers the drainer unblocked by taking the pending entries, until the caller takes them.
+    private var unblockedDispatchers: [Waiter] = []
+    private var undelivered: [StoreEvent] = []
+    private(set) var isDeliveryScheduled = false
+
+    init(initialSnapshot: Snapshot) {
+        published = initialSnapshot
+        if case .success = initialSnapshot.result { lastEncoded = initialSnapshot }
+    }
+
+    // MARK: Dispatch
+
+    /// How an entry joins the queue.
+    enum Admission {
+        /// Behind every pending entry, held by the dispatch locks taken before it.
+        case pending
+        /// Through the dispatch locks: ahead of what they hold, behind earlier entries that pass them.
+        case passingLocks
+        /// Behind the other pending entries while no lock is held, through the locks otherwise:
+        /// for entries that no lock may hold (a transaction's part, a recording's start or stop).
+        case neverHeld
+    }
+
+    /// Queues an entry.
+    @inline(__always)
+    mutating func enqueue(_ entry: consuming Entry, _ admission: Admission = .pending) -> Effects {
+        switch admission {
+        case .pending: pending.append(entry)
+        case .passingLocks: exclusive.append(entry)
+        case .neverHeld:
+            if lockCount == 0 { pending.append(entry) } else { exclusive.append(entry) }
+        }
+        enqueuedCount += 1
+        var effects = Effects()
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        effects.queueIsFull = isFull
+        return effects
+    }
+
+    // MARK: Back-pressure
+
+    /// Whether the queue is full: a dispatcher that just queued an entry should call
+    /// ``blockUntilTaken(makeWaiter:)``. Never while a lock holds the pending entries, which no
+    /// wait could drain. While this holds, the pending entries are reducible, so a drain is
+    /// scheduled or an owner will take them when it is done.
+    var isFull: Bool { lockCount == 0 && pending.count >= highWaterMark }
+
+    /// Blocks a dispatcher until the drainer takes the pending entries, if the queue is still full
+    /// (`next` is then ``Next/waitForRoom(_:)``).
+    mutating func blockUntilTaken(makeWaiter: () -> Waiter) -> Effects {
+        var effects = Effects()
+        guard isFull else { return effects }
+        let waiter = makeWaiter()
+        blockedDispatchers.append(waiter)
+        effects.next = .waitForRoom(waiter)
+        return effects
+    }
+
+    /// Hands over the dispatchers unblocked since the last call, to wake outside the lock.
+    private mutating func takeUnblockedDispatchers() -> [Waiter] {
+        guard !unblockedDispatchers.isEmpty else { return [] }
+        defer { unblockedDispatchers = [] }
+        return unblockedDispatchers
+    }
+
+    /// The capacity of the queue of pending entries (tests read it).
+    var pendingCapacity: Int { pending.capacity }
+
+    /// Dispatchers waiting for room (tests read it).
+    var blockedDispatcherCount: Int { blockedDispatchers.count }
+
+    // MARK: Locks
+
+    /// Dispatch locks held; while any is, the entries dispatched after it was taken wait.
+    var lockCount: Int { locks.count }
+
+    /// Holds every entry dispatched from now on until this lock is released (and each entry until
+    /// every lock taken before it is); entries already queued are not held by it. Returns the
+    /// lock's identifier, for `unlock(_:)`.
+    mutating func lock() -> UInt64 {
+        if locks.isEmpty, !pending.isEmpty {
+            exclusive.append(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        nextLockID += 1
+        locks.append((nextLockID, pending.count))
+        return nextLockID
+    }
+
+    /// Releases the lock `id`, and lets through the entries that no lock still held was taken
+    /// before.
+    mutating func unlock(_ id: UInt64) -> Effects {
+        guard let index = locks.firstIndex(where: { $0.id == id }) else {
+            preconditionFailure("a dispatch lock was released more often than taken")
+        }
+        locks.remove(at: index)
+        // `heldFrom` never decreases from older locks to newer ones, and the oldest lock holds
+        // every entry from its own on: what lies before the oldest lock left is held by none.
+        if let oldest = locks.first, oldest.heldFrom > 0 {
+            let released = oldest.heldFrom
+            exclusive.append(contentsOf: pending[..<released])
+            pending.removeFirst(released)
+            for position in locks.indices { locks[position].heldFrom -= released }
+        }
+        var effects = Effects()
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        return effects
+    }
+
+    /// Releases a lock nobody released, and queues the report.
+    mutating func abandonLock(_ id: UInt64, report: DispatchLockError) -> Effects {
+        var effects = unlock(id)
+        effects.scheduleDelivery = append([.lockAbandoned(report)])
+        return effects
+    }
+
+    /// Called by a scheduled drain: takes ownership and the pending entries (`next` is
+    /// ``Next/reduce(_:)``), unless another owner holds the state (it schedules a drain when it is
+    /// done) or nothing is pending.
+    mutating func startDrain() -> Effects {
+        isDrainScheduled = false
+        var effects = Effects()
+        guard owner == .nobody, hasReducibleEntries else { return effects }
+        owner = .drainer
+        effects.next = .reduce(takePending())
+        effects.wakeUp(dispatchers: takeUnblockedDispatchers())
+        return effects
+    }
+
+    /// Records a reduced batch and says what the drainer does next.
+    /// - Parameters:
+    ///   - processed: Entries in the batch.
+    ///   - changes: State changes the batch committed.
+    ///   - events: Notifications to post, in order.
+    mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> Effects {
+        precondition(owner == .drainer, "finishPass called by a drainer that does not own the state")
+        processedCount += UInt64(processed)
+        version += UInt64(changes)
+        var effects = Effects()
+        effects.scheduleDelivery = append(events)
+        return continueDraining(effects)
+    }
+
+    /// Publishes what the drainer encoded and says what it does next.
+    mutating func drainerDidEncode(_ snapshot: Snapshot) -> Effects {
+        precondition(owner == .drainer, "drainerDidEncode called by a drainer that does not own the state")
+        published = snapshot
+        return continueDraining(Effects())
+    }
+
+    private mutating func continueDraining(_ effects: Effects) -> Effects {
+        var effects = effects
+        resumeSatisfiedWaiters(&effects)
+        if published.version != version, waiters.contains(where: { $0.target <= processedCount }) {
+            effects.next = .encode(version: version)
+            return effects
+        }
+        if hasReducibleEntries {
+            effects.next = .reduce(takePending())
+            effects.wakeUp(dispatchers: takeUnblockedDispatchers())
+            return effects
+        }
+        owner = .nobody
+        // What a burst left: released now, not when the next dispatch comes.
+        if pending.isEmpty, pending.capacity > Self.retainedCapacity {
+            pending = []
+        }
+        return effects
+    }
+
+    // MARK: Reading
+
+    /// Starts a read.
+    /// - Parameters:
+    ///   - waiting: `false` inside a reducer or an encode: use the published snapshot whatever its
+    ///     age, because waiting there could wait for the caller itself.
+    ///   - makeWaiter: Creates the waiter when the reader has to wait.
+    mutating func beginRead(waiting: Bool, makeWaiter: () -> Waiter) -> Effects {
+        var effects = Effects()
+        guard waiting else {
+            effects.next = .read(published)
+            return effects
+        }
+        // Entries held by a lock are not waited for: they may wait for this very reader.
+        let target = lockCount > 0 ? enqueuedCount - UInt64(pending.count) : enqueuedCount
+        if processedCount >= target {
+            if published.version == version {
+                effects.next = .read(published)
+                return effects
+            }
+            if owner == .nobody {
+                owner = .snapshotter
+                effects.next = .encode(version: version)
+                return effects
+            }
+        }
+        let waiter = makeWaiter()
+        waiters.append((target, waiter))
+        effects.next = .waitForSnapshot(waiter)
+        return effects
+    }
+
+    /// Publishes what a snapshotter encoded and gives the state back.
+    mutating func snapshotterDidEncode(_ snapshot: Snapshot) -> Effects {
+        precondition(
+            owner == .snapshotter, "snapshotterDidEncode called by a reader that does not own the state")
+        published = snapshot
+        owner = .nobody
+        var effects = Effects()
+        resumeSatisfiedWaiters(&effects)
+        effects.scheduleDrain = scheduleDrainIfIdle()
+        return effects
+    }
+
+    /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.
+    mutating func recordRoundTrip(_ snapshot: Snapshot) {
+        if lastRoundTripped.map({ snapshot.version > $0.version }) ?? true {
+            lastRoundTripped = snapshot
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Hands the delivery thread every undelivered event, oldest first.
+    mutating func takeEvents() -> [StoreEvent] {
+        isDeliveryScheduled = false
+        defer { undelivered.removeAll() }
+        return undelivered
+    }
+
+    /// Appends events, merging a change into an undelivered change just before it (coalescing).
+    /// Returns whether a delivery must be scheduled.
+    private mutating func append(_ events: [StoreEvent]) -> Bool {
+        for event in events {
+            if case .changed(let runs) = event {
+                undelivered.appendChange(runs)
+            } else {
+                undelivered.append(event)
+            }
+        }
+        guard !undelivered.isEmpty, !isDeliveryScheduled else { return false }
+        isDeliveryScheduled = true
+        return true
+    }
+
+    // MARK: Helpers
+
+    private mutating func scheduleDrainIfIdle() -> Bool {
+        guard owner == .nobody, !isDrainScheduled, hasReducibleEntries else { return false }
+        isDrainScheduled = true
+        return true
+    }
+
+    /// Whether there is something to reduce now: exclusive entries, or pending ones when unlocked.
+    private var hasReducibleEntries: Bool {
+        !exclusive.isEmpty || (lockCount == 0 && !pending.isEmpty)
+    }
+
+    /// Hands over the entries to reduce: exclusive ones first, then the pending ones unless a lock
+    /// holds them, and unblocks the dispatchers waiting for room. The new queue starts with the
+    /// capacity of the batch taken (up to the high-water mark), so that a steady stream of
+    /// dispatches does not regrow it from empty after every pass.
+    private mutating func takePending() -> [Entry] {
+        if !blockedDispatchers.isEmpty {
+            unblockedDispatchers.append(contentsOf: blockedDispatchers)
+            blockedDispatchers.removeAll()
+        }
+        if !exclusive.isEmpty {
+            var batch: [Entry] = []
+            swap(&batch, &exclusive)
+            if lockCount == 0 {
+                batch.append(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            return batch
+        }
+        var batch: [Entry] = []
+        batch.reserveCapacity(min(pending.count, highWaterMark))
+        swap(&batch, &pending)
+        return batch
+    }
+
+    /// Wakes every waiter whose target is processed, when the published snapshot is current.
+    private mutating func resumeSatisfiedWaiters(_ effects: inout Effects) {
+        guard published.version == version, !waiters.isEmpty else { return }
+        var resumed: [Waiter] = []
+        var stillWaiting: [(target: UInt64, waiter: Waiter)] = []
+        for entry in waiters {
+            if entry.target <= processedCount {
+                resumed.append(entry.waiter)
+            } else {
+                stillWaiting.append(entry)
+            }
+        }
+        waiters = stillWaiting
+        guard !resumed.isEmpty else { return }
+        let wakeups = effects.wakeups ?? Wakeups()
+        wakeups.readers = resumed
+        wakeups.snapshot = published
+        effects.wakeups = wakeups
+    }
+}
+
+extension StoreMachine.Effects {
+    /// Adds dispatchers to wake.
+    fileprivate mutating func wakeUp(dispatchers: [Waiter]) {
+        guard !dispatchers.isEmpty else { return }
+        let wakeups = self.wakeups ?? StoreMachine.Wakeups()
+        wakeups.dispatchers.append(contentsOf: dispatchers)
+        self.wakeups = wakeups
+    }
+}
+
+extension Array where Element == StoreEvent {
+    /// Appends committed runs, into the change event at the end when there is one (coalescing).
+    ///
+    /// Amortized O(runs): the last event's array is taken out of the enum before it grows, so that
+    /// it is uniquely referenced and grows in place. Copying it on every append made a pass of many
+    /// small runs (each action a middleware passes on is one) quadratic.
+    mutating func appendChange(_ runs: [ActionRun]) {
+        guard let last = indices.last, case .changed(var earlier) = self[last] else {
+            append(.changed(runs))
+            return
+        }
+        self[last] = .changed([])
+        earlier.append(contentsOf: runs)
+        self[last] = .changed(earlier)
+    }
+}

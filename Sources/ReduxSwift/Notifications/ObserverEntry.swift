@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+
+/// One registered observer: its filter, where it is delivered, and the gate its calls pass.
+///
+/// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
+/// every other stored property is a `let` of a `Sendable` type.
+final class ObserverEntry: CallGate, @unchecked Sendable {
+    let id: UInt64
+    let name: Notification.Name?
+    let objectID: ObjectIdentifier?
+    /// The sender this entry observes, shared by every entry that observes it.
+    let sender: SenderBox?
+    let queue: DispatchQueue?
+    /// The gate that `block` itself passes around the call of the user's code only (selector and
+    /// key-path observers, which wait for the store and decode before they call it); `nil` when
+    /// the entry is the gate of its block's calls.
+    private let sharedGate: CallGate?
+    private let block: @Sendable (StoreNotification) -> Void
+    /// Notifications waiting for the observer's queue; `nil` without a queue.
+    private let mailbox: QueueMailbox?
+    /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
+    /// cycle it forms with the bucket ends when the entry is removed, which every token does.
+    /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
+    /// exclusive already.
+    @exclusivity(unchecked) var bucket: ObserverBucket?
+
+    init(
+        id: UInt64,
+        name: Notification.Name?,
+        sender: SenderBox?,
+        queue: DispatchQueue?,
+        gate: CallGate?,
+        block: @escaping @Sendable (StoreNotification) -> Void
+    ) {
+        self.id = id
+        self.name = name
+        self.objectID = sender?.id
+        self.sender = sender
+        self.queue = queue
+        sharedGate = gate
+        mailbox = queue == nil ? nil : QueueMailbox()
+        self.block = block
+        super.init()
+    }
+
+    /// Every call of the observer's code passes it; cancelling closes it.
+    var gate: CallGate { sharedGate ?? self }
+
+    var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
+
+    /// Stops future calls and drops the notifications waiting for the queue; returns whether the
+    /// entry was still active. Calls under way are not waited for.
+    func deactivate() -> Bool {
+        guard gate.close() else { return false }
+        mailbox?.removeAll()
+        return true
+    }
+
+    /// Delivers `notification` now (no queue) or on the observer's queue.
+    ///
+    /// `sender` is the box of the notification's object, or `nil` when that object has no
+    /// observers of its own. An address can be reused after its object is freed, so an entry that
+    /// filters on a sender matches by box, never by address.
+    ///
+    /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
+    /// closed, including calls already queued. With a queue, notifications wait in the mailbox and
+    /// at most one block per observer is queued: notifications that arrive while it waits merge
+    /// into it (see ``QueueMailbox``).
+    @inline(__always)
+    func deliver(_ notification: StoreNotification, sender: SenderBox?) {
+        if let observed = self.sender {
+            guard observed === sender else { return }
+        }
+        if let mailbox, let queue {
+            if mailbox.add(notification) {
+                queue.async { self.deliverQueued() }
+            }
+        } else {
+            invoke(notification)
+        }
+    }
+
+    private func deliverQueued() {
+        guard let mailbox else { return }
+        for notification in mailbox.takeAll() {
+            invoke(notification)
+        }
+    }
+
+    @inline(__always)
+    private func invoke(_ notification: StoreNotification) {
+        if let sharedGate {
+            if sharedGate.isOpen { block(notification) }
+        } else {
+            run { block(notification) }
+        }
+    }
+}

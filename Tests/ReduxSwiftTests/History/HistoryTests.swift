@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct HistoryTests {
+    @Test func undoAndRedoWalkThroughTheCommittedStates() {
+        let store = makeStore(state: TestState(counter: 10))
+        let history = store.recordHistory()
+        for amount in [1, 2, 3] { store.dispatch(TestAction.add(amount)) }
+        #expect(history.status == HistoryStatus(steps: 4, position: 3, byteCount: history.status.byteCount))
+        history.undo()
+        #expect(store.currentState().counter == 13)
+        history.undo()
+        history.undo()
+        #expect(store.currentState().counter == 10)
+        #expect(history.status.canUndo == false)
+        history.undo()
+        #expect(store.currentState().counter == 10)
+        history.redo()
+        #expect(store.currentState().counter == 11)
+        #expect(history.status.position == 1)
+        #expect(history.status.canRedo)
+    }
+
+    @Test func eachMoveIsAnnouncedAsOneChangeWithItsAction() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        let announced = Recorder<String>()
+        let token = store.observeChanges { note in
+            for action in note.actions { announced.append("\(action)") }
+        }
+        store.dispatch(TestAction.increment)
+        history.undo()
+        history.undo()  // nothing to undo: no change, nothing announced
+        history.redo()
+        #expect(store.currentState().counter == 1)
+        #expect(announced.wait(forCount: 3))
+        #expect(announced.values == ["increment", "undo", "redo"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aNewActionAfterUndoDropsTheRedoSteps() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        store.dispatch(TestAction.append("a"))
+        store.dispatch(TestAction.append("b"))
+        history.undo()
+        store.dispatch(TestAction.append("c"))
+        #expect(store.currentState().log == ["a", "c"])
+        #expect(history.status.steps == 3)
+        #expect(history.status.canRedo == false)
+        history.redo()
+        #expect(store.currentState().log == ["a", "c"])
+        history.jump(to: 0)
+        #expect(store.currentState().log == [])
+    }
+
+    @Test func jumpingToAStepTheHistoryDoesNotHaveIsReportedAndChangesNothing() {
+        let center = StoreNotificationCenter()
+        let store = makeStore(center: center)
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let history = store.recordHistory()
+        store.dispatch(TestAction.increment)
+        history.jump(to: 7)
+        #expect(store.currentState().counter == 1)
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values[0].error as? HistoryError == HistoryError(.noSuchStep(7), steps: 2))
+        #expect(failures.values[0].failedAction as? HistoryAction == .jump(to: 7))
+        #expect(
+            HistoryError(.noSuchStep(7), steps: 2).description
+                == "the history has no step 7; it keeps steps 0 to 1")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func theOldestStepsGoFirstWhenTheStepLimitIsPassed() {
+        let store = makeStore()
+        let history = store.recordHistory(limit: HistoryLimit(steps: 3, bytes: 1 << 20))
+        for _ in 0..<10 { store.dispatch(TestAction.increment) }
+        #expect(history.status.steps == 3)
+        history.jump(to: 0)
+        #expect(store.currentState().counter == 8)
+    }
+
+    @Test func theByteLimitBoundsTheEncodedStatesKept() throws {
+        let store = makeStore()
+        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, bytes: 4096))
+        for index in 0..<200 { store.dispatch(TestAction.append("entry \(index)")) }
+        let status = history.status
+        #expect(status.byteCount <= 4096)
+        #expect(status.steps > 1)
+        #expect(status.steps < 200)
+        let newest = try JSONEncoder().encode(store.currentState())
+        #expect(status.byteCount >= newest.count)
+        history.jump(to: 0)
+        #expect(store.currentState().log.count == 201 - status.steps)
+    }
+
+    @Test func aStepCostsAboutTheSizeOfItsChangeNotOfTheState() throws {
+        let store = makeStore(state: TestState(todos: (0..<1_000).map { Todo(id: $0, title: "Todo \($0)") }))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, bytes: .max))
+        for index in 0..<100 { store.dispatch(TestAction.toggle(index * 7)) }
+        let status = history.status
+        let stateSize = try JSONEncoder().encode(store.currentState()).count
+        #expect(status.steps == 101)
+        // One whole state, then a few dozen bytes per toggle.
+        #expect(status.byteCount < stateSize + 100 * 64)
+        var expected = store.currentState()
+        for back in 0..<100 {
+            history.undo()
+            expected.todos[(99 - back) * 7].done.toggle()
+            #expect(store.currentState() == expected)
+        }
+        history.jump(to: 100)
+        for index in 0..<100 { expected.todos[index * 7].done.toggle() }
+        #expect(store.currentState() == expected)
+    }
+
+    @Test func aBatchIsOneStepAndAFailedActionIsNone() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        store.dispatch(batch: [TestAction.increment, TestAction.append("x")])
+        store.dispatch(TestAction.fail)
+        store.dispatch(batch: [TestAction.increment, TestAction.fail])
+        #expect(history.status.steps == 2)
+        history.undo()
+        #expect(store.currentState() == TestState())
+    }
+
+    @Test func aRollbackAfterAnUndoNeverGoesBackAcrossIt() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        store.dispatch(TestAction.add(5))
+        store.dispatch(TestAction.add(7))
+        history.undo()
+        store.dispatch(TestAction.append("kept"))
+        store.dispatch(TestAction.fail)
+        #expect(store.currentState() == TestState(counter: 5, log: ["kept"]))
+    }
+
+    @Test func recordingStartsFromTheStateWhenTheHistoryWasRegistered() {
+        let store = makeStore()
+        store.dispatch(TestAction.add(3))
+        let history = store.recordHistory()
+        store.dispatch(TestAction.add(4))
+        history.jump(to: 0)
+        #expect(store.currentState().counter == 3)
+    }
+
+    @Test func movesAndDispatchesFromManyThreadsKeepTheHistoryConsistent() {
+        let store = makeStore()
+        let history = store.recordHistory(limit: HistoryLimit(steps: 50, bytes: 1 << 20))
+        concurrently(6) { thread in
+            for step in 0..<100 {
+                switch (thread + step) % 5 {
+                case 0: history.undo()
+                case 1: history.redo()
+                default: store.dispatch(TestAction.increment)
+                }
+                if step % 25 == 0 { _ = history.status }
+            }
+        }
+        let status = history.status
+        #expect(status.steps <= 50)
+        #expect((0..<status.steps).contains(status.position))
+        // The store's state is exactly the step the history says it is at.
+        let current = store.currentState()
+        history.jump(to: status.position)
+        #expect(store.currentState() == current)
+    }
+}

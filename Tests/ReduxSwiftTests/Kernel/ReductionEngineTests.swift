@@ -1,0 +1,136 @@
+import Testing
+
+@testable import ReduxSwift
+
+@Suite struct ReductionEngineTests {
+    @Test func everyReducerSeesEveryActionInRegistrationOrder() {
+        let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
+        let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
+        let engine = ReductionEngine(state: TestState(), reducers: [first, second])
+        _ = engine.apply(Action("a"), context: nil)
+        _ = engine.apply(Action("b"), context: nil)
+        #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
+    }
+
+    @Test func registeredReducersSeeOnlyLaterActions() {
+        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        _ = engine.apply(TestAction.increment, context: nil)
+        engine.register([{ state, _ in state.log.append("late") }])
+        _ = engine.apply(TestAction.increment, context: nil)
+        #expect(engine.state.counter == 2)
+        #expect(engine.state.log == ["late"])
+    }
+
+    @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
+        let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
+        let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
+        _ = engine.apply(TestAction.add(5), context: nil)
+        let expected = engine.state
+        guard case .failed(let error, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+            Issue.record("expected the action to fail")
+            return
+        }
+        #expect(error as? TestFailure == TestFailure())
+        #expect(replayFailures.isEmpty)
+        #expect(engine.state == expected)
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 100])
+    func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
+        let engine = ReductionEngine(
+            state: TestState(), reducers: [testReducer], checkpointInterval: interval)
+        var expected = TestState()
+        for step in 0..<25 {
+            if step % 4 == 3 {
+                _ = engine.apply(TestAction.fail, context: nil)
+            } else {
+                _ = engine.apply(TestAction.append("\(step)"), context: nil)
+                expected.log.append("\(step)")
+            }
+            #expect(engine.state == expected)
+            #expect(engine.actionsSinceCheckpoint < interval)
+        }
+    }
+
+    @Test func aCheckpointEmptiesTheReplayLog() {
+        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
+        for _ in 0..<10 { _ = engine.apply(TestAction.increment, context: nil) }
+        #expect(engine.actionsSinceCheckpoint == 10)
+        engine.takeCheckpoint()
+        #expect(engine.actionsSinceCheckpoint == 0)
+        _ = engine.apply(TestAction.fail, context: nil)
+        #expect(engine.state.counter == 10)
+    }
+
+    @Test func replayIsMarkedOnTheContextWhileItRuns() {
+        let context = ReducerContext(reducing: nil, owning: nil)
+        let sawReplay = Recorder<Bool>()
+        let probe: Reducer<TestState> = { _, _ in
+            sawReplay.append(ReducerContext.current?.isReplaying ?? false)
+        }
+        let engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
+        context.install {
+            _ = engine.apply(TestAction.increment, context: context)
+            _ = engine.apply(TestAction.fail, context: context)
+        }
+        // increment (live), fail (live), increment again (replay).
+        #expect(sawReplay.values == [false, false, true])
+        #expect(context.isReplaying == false)
+    }
+
+    @Test func anActionThatFailsOnlyOnReplayIsDroppedAndReported() {
+        let calls = Recorder<Int>()
+        // Succeeds the first time it sees "flaky", throws every later time: a non-deterministic reducer.
+        let flaky: Reducer<TestState> = { state, action in
+            guard action.identifier == "flaky" else { return }
+            calls.append(1)
+            if calls.count > 1 { throw TestFailure(reason: "flaky") }
+            state.log.append("flaky")
+        }
+        let engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
+        _ = engine.apply(TestAction.append("a"), context: nil)
+        _ = engine.apply(Action("flaky"), context: nil)
+        _ = engine.apply(TestAction.append("b"), context: nil)
+        guard case .failed(_, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+            Issue.record("expected the action to fail")
+            return
+        }
+        #expect(replayFailures.map(\.action.identifier) == ["flaky"])
+        #expect(engine.state.log == ["a", "b"])
+    }
+
+    @Test(arguments: [1, 2, 3, 5, 4096])
+    func aBatchRollsBackExactlyAroundFailuresAndRegistrations(interval: Int) {
+        let seen: Reducer<TestState> = { state, action in
+            if case .append(let entry)? = action as? TestAction { state.log.append("seen \(entry)") }
+        }
+        let batch: [PendingEntry] = [
+            .action(TestAction.append("0")), .action(TestAction.append("1")),
+            .register(ReductionEngine<TestState>.erase([seen])),
+            .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
+            .action(TestAction.fail), .action(TestAction.append("4")),
+        ]
+        let engine = ReductionEngine(
+            state: TestState(), reducers: [testReducer], checkpointInterval: interval)
+        let reduced = engine.reduce(batch, context: ReducerContext(reducing: nil, owning: nil))
+        #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
+        #expect(engine.state.counter == 0)
+        #expect(reduced.changes == 5)
+        let described = reduced.events.map { event -> String in
+            switch event {
+            case .changed(let runs):
+                return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
+            case .failed(let action, _):
+                return "failed \(action)"
+            case .lockAbandoned(let error):
+                return "\(error)"
+            }
+        }
+        #expect(
+            described == [
+                #"append("0"),append("1"),append("2")"#, "failed fail", #"append("3")"#, "failed fail",
+                #"append("4")"#,
+            ])
+        #expect(engine.actionsSinceCheckpoint < interval)
+    }
+}

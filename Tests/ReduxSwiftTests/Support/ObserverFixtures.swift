@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// A flag that tests set on one thread and read on another.
+final class LockedFlag: @unchecked Sendable {
+    // `@unchecked Sendable`: `value` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// A counter that tests increment on one thread and read on another.
+final class LockedCounter: @unchecked Sendable {
+    // `@unchecked Sendable`: `count` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Waits until `condition` holds, checking it every millisecond, or until `timeout` seconds pass.
+/// - Returns: Whether the condition held.
+@discardableResult
+func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !condition() {
+        if Date() >= deadline { return condition() }
+        Thread.sleep(forTimeInterval: 0.001)
+    }
+    return true
+}
+
+/// Runs `body` on a new thread; the returned gate opens when it returns.
+func onNewThread(_ body: @escaping @Sendable () -> Void) -> Gate {
+    let finished = Gate()
+    Thread {
+        body()
+        finished.open()
+    }.start()
+    return finished
+}
+
+/// Makes `encode(to:)` of a ``HookedState`` stop until released, once armed.
+final class EncodeHook: Sendable {
+    private let armed = LockedFlag()
+    let entered = Gate()
+    let release = Gate()
+
+    func arm() { armed.set() }
+
+    func encodeWillBegin() {
+        guard armed.isSet else { return }
+        entered.open()
+        release.wait()
+    }
+}
+
+/// A counter whose live copy (the one inside the store) can make encoding wait; decoded copies
+/// have no hook.
+struct HookedState: StateProtocol {
+    var counter = 0
+    var hook: EncodeHook?
+
+    enum CodingKeys: String, CodingKey { case counter }
+
+    init(hook: EncodeHook) {
+        self.hook = hook
+    }
+
+    init(from decoder: any Decoder) throws {
+        counter = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .counter)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        hook?.encodeWillBegin()
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(counter, forKey: .counter)
+    }
+}
+
+let hookedReducer: Reducer<HookedState> = { state, action in
+    if case .increment? = action as? TestAction { state.counter += 1 }
+}
+
+/// Holds a token that a block registered with it needs to reach.
+final class TokenBox: @unchecked Sendable {
+    // `@unchecked Sendable`: `token` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var token: ObserverToken?
+
+    var value: ObserverToken? {
+        get { lock.withLock { token } }
+        set { lock.withLock { token = newValue } }
+    }
+}
