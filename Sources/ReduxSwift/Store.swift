@@ -91,7 +91,8 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
         kernel = StoreKernel(
-            engine: ReductionEngine(state: state, reducers: reducers, middleware: middleware, encoder: encoder),
+            engine: ReductionEngine(
+                state: state, reducers: reducers, middleware: middleware, encoder: encoder),
             initialSnapshot: initialSnapshot, notificationCenter: notificationCenter,
             label: "ReduxSwift.Store<\(String(describing: State.self))>")
         kernel.attach(sender: self)

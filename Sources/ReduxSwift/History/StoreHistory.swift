@@ -1,40 +1,5 @@
 import Foundation
 
-extension Store {
-    /// Starts recording the states this store goes through, for undo, redo and time travel.
-    ///
-    /// ```swift
-    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
-    /// store.dispatch(TodoAction.add("Milk"))
-    /// history.undo()
-    /// history.redo()
-    /// history.jump(to: 0)  // the state when recording started
-    /// ```
-    ///
-    /// The history is a middleware added at the end of the chain: each action that reaches it and
-    /// commits adds one step (a batch adds one), encoded as the same JSON as ``currentState()``'s
-    /// snapshots. Only the current step is kept whole; each other step keeps the
-    /// bytes in which it differs from its neighbour, so a step costs about the size of its change.
-    /// Undoing decodes a step and makes it the store's state, as one committed change announced
-    /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
-    /// dropped, oldest first.
-    ///
-    /// A state that cannot be encoded (a cyclic object graph, say) empties the history, since no
-    /// later undo may skip over it; the action stays committed, and
-    /// ``Foundation/NSNotification/Name/dispatchDidFail`` reports it with the ``SnapshotError``.
-    ///
-    /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
-    ///
-    /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to
-    /// the reducers directly, so it is not a step of its own: the next step includes it, and
-    /// moving back to a step recorded before it restores a state without it, in this store only.
-    public func recordHistory(limit: HistoryLimit = .default) -> StoreHistory<State> {
-        let history = StoreHistory(store: self, limit: limit)
-        register(middleware: [Middleware(name: "history", erased: history.recorder.handle)])
-        return history
-    }
-}
-
 /// How much history a store keeps; the oldest steps go first when either bound is passed.
 public struct HistoryLimit: Sendable, Equatable {
     /// The most steps kept, at least 1 (the current state).

@@ -49,8 +49,7 @@ final class ReducerContext {
     /// True while the store re-applies logged actions to restore a checkpoint.
     @exclusivity(unchecked) var isReplaying = false
     /// Dispatches made by the action being reduced, released when it commits.
-    @exclusivity(unchecked) private var deferredDispatches:
-        [(route: DispatchRoute, entry: PendingEntry)] = []
+    @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 

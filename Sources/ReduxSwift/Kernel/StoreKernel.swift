@@ -37,14 +37,16 @@ final class StoreKernel: @unchecked Sendable {
     private let deliveryQueue: DispatchQueue
 
     init(
-        engine: any AnyReductionEngine, initialSnapshot: Snapshot, notificationCenter: StoreNotificationCenter,
+        engine: any AnyReductionEngine, initialSnapshot: Snapshot,
+        notificationCenter: StoreNotificationCenter,
         label: String
     ) {
         machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
         self.engine = engine
         engine.checksOwnership = true
         self.notificationCenter = notificationCenter
-        reduceQueue = DispatchQueue(label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
+        reduceQueue = DispatchQueue(
+            label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
         deliveryQueue = DispatchQueue(
             label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
     }
@@ -82,7 +84,9 @@ final class StoreKernel: @unchecked Sendable {
     private func waitForRoom() {
         guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
         lendPriorityIfMainThread()
-        if case .waitForRoom(let waiter) = perform(machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) }) {
+        if case .waitForRoom(let waiter) = perform(
+            machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) })
+        {
             waiter.waitUntilUnblocked()
         }
     }
@@ -197,7 +201,8 @@ final class StoreKernel: @unchecked Sendable {
                     let reduced = engine.reduce(batch, context: context)
                     next = perform(
                         machine.withLock {
-                            $0.finishPass(processed: batch.count, changes: reduced.changes, events: reduced.events)
+                            $0.finishPass(
+                                processed: batch.count, changes: reduced.changes, events: reduced.events)
                         })
                 case .encode(let version):
                     let snapshot = encodeOwnedState(version: version)

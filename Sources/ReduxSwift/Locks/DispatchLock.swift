@@ -21,7 +21,8 @@ public final class DispatchLock: Sendable {
     private let released = LockedValue(false)
 
     init(
-        name: String, file: StaticString, line: UInt, id: UInt64, kernel: StoreKernel, store: any AnyObject & Sendable
+        name: String, file: StaticString, line: UInt, id: UInt64, kernel: StoreKernel,
+        store: any AnyObject & Sendable
     ) {
         self.name = name
         self.file = file

@@ -43,7 +43,8 @@ extension Store {
     ) -> ObserverToken {
         ObserverToken(
             center: notificationCenter,
-            entry: register(EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil))
+            entry: register(
+                EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil))
     }
 
     /// Observes a value derived from the state on the main actor: its current value, then each new
@@ -230,7 +231,8 @@ extension Store {
     ) -> OwnedObserverToken {
         let link = OwnerLink(owner)
         let selection = OwnedSelection(store: self, select: select, link: link, deliver: block)
-        return OwnedObserverToken(center: notificationCenter, entry: register(selection, queue: queue, owner: link))
+        return OwnedObserverToken(
+            center: notificationCenter, entry: register(selection, queue: queue, owner: link))
     }
 
     /// Observes a value derived from the state on the main actor for as long as `owner` lives.

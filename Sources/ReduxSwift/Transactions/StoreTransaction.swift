@@ -42,8 +42,7 @@ public struct StoreTransaction: Sendable {
     /// Adds an action for a store to the transaction; nothing is dispatched until ``commit()``.
     ///
     /// A store's actions are reduced in the order they were added.
-    public mutating func add<State: StateProtocol>(_ action: any ActionProtocol, to store: Store<State>)
-    {
+    public mutating func add<State: StateProtocol>(_ action: any ActionProtocol, to store: Store<State>) {
         if let index = parts.firstIndex(where: { $0.kernel === store.kernel }) {
             parts[index].actions.append(action)
         } else {

@@ -82,7 +82,9 @@ import Testing
         #expect(eventually { store.kernel.inspect(\.blockedDispatcherCount) == threads })
         #expect(dispatchers.wait(timeout: .now()) == .timedOut)
         // The blocked action, then at most one entry per thread past the mark.
-        #expect(store.kernel.inspect { Int($0.enqueuedCount - $0.processedCount) } <= 1 + Self.highWaterMark + threads)
+        #expect(
+            store.kernel.inspect { Int($0.enqueuedCount - $0.processedCount) } <= 1 + Self.highWaterMark
+                + threads)
         release.open()
         #expect(dispatchers.wait(timeout: .now() + Self.watchdog) == .success)
         #expect(store.currentState().counter == threads * perThread)

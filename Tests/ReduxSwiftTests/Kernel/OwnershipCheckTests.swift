@@ -26,7 +26,8 @@ import Testing
     @Test func aThreadThatDoesNotOwnTheStateCannotReduceIt() async {
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
-            _ = store.kernel.engine.reduce([.action(TestAction.increment)], context: ReducerContext(reducing: nil, owning: nil))
+            _ = store.kernel.engine.reduce(
+                [.action(TestAction.increment)], context: ReducerContext(reducing: nil, owning: nil))
         }
     }
 

@@ -64,7 +64,8 @@ import Testing
         }
         #expect(version == 1)
         #expect(machine.owner == .snapshotter)
-        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }).next else {
+        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }).next
+        else {
             Issue.record("expected the second reader to wait")
             return
         }
@@ -78,7 +79,8 @@ import Testing
     @Test func aReaderWaitsForQueuedEntriesAndTheDrainerEncodesForIt() {
         var machine = makeMachine()
         _ = machine.enqueue("a")
-        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }).next else {
+        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }).next
+        else {
             Issue.record("expected the reader to wait for the queued entry")
             return
         }

@@ -103,7 +103,8 @@ import Testing
         let posted = onNewThread {
             store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
         }
-        #expect(waitUntil { store.kernel.inspect(\.waitingReaderCount) == 1 }, "the selector waits for the store")
+        #expect(
+            waitUntil { store.kernel.inspect(\.waitingReaderCount) == 1 }, "the selector waits for the store")
         release.open()
         #expect(posted.wait(timeout: 10), "the selector and the reducer wait for each other")
         let read = onNewThread { _ = store.currentState() }

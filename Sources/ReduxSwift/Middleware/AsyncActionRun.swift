@@ -1,0 +1,96 @@
+/// The lifecycle of one asynchronous action: not started, running, cancelled, finished.
+final class AsyncActionRun: Sendable {
+    private enum Phase {
+        case idle
+        case running(Task<Void, Never>?)
+        case finished
+    }
+
+    private struct Status {
+        var phase = Phase.idle
+        var isCancelled = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let status = LockedValue(Status())
+
+    var isCancelled: Bool { status.withLock { $0.isCancelled } }
+
+    /// Starts the task unless cancelled (then the run is finished at once).
+    func start(identifier: String, _ makeTask: (AsyncActionRun) -> Task<Void, Never>) throws(AsyncActionError)
+    {
+        var startedBefore = false
+        let shouldStart = status.withLock { status -> Bool in
+            // Cancelled work is finished already; dispatching it again is not a mistake to report.
+            if status.isCancelled { return false }
+            guard case .idle = status.phase else {
+                startedBefore = true
+                return false
+            }
+            status.phase = .running(nil)
+            return true
+        }
+        if startedBefore { throw AsyncActionError(.alreadyStarted, identifier: identifier) }
+        guard shouldStart else { return }
+        let task = makeTask(self)
+        let cancelNow = status.withLock { status -> Bool in
+            if case .running = status.phase { status.phase = .running(task) }
+            return status.isCancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Cancels the task if it runs; work that has not started is finished at once.
+    func cancel() {
+        let (task, wasIdle) = status.withLock { status -> (Task<Void, Never>?, Bool) in
+            status.isCancelled = true
+            switch status.phase {
+            case .running(let task): return (task, false)
+            case .idle: return (nil, true)
+            case .finished: return (nil, false)
+            }
+        }
+        task?.cancel()
+        if wasIdle { finish() }
+    }
+
+    /// Runs `body` while holding the run's lock, unless cancelled, so that a dispatch cannot
+    /// overtake a `cancel()` that has returned.
+    func ifNotCancelled(_ body: () -> Void) {
+        status.withLock { status in
+            guard !status.isCancelled else { return }
+            body()
+        }
+    }
+
+    /// Ends work that has not started and never will: ``finished()`` returns, and dispatching it
+    /// again reports that it already started. Work that did start is left alone.
+    func endWithoutRunning() {
+        let wasIdle = status.withLock { status -> Bool in
+            guard case .idle = status.phase else { return false }
+            status.phase = .finished
+            return true
+        }
+        if wasIdle { finish() }
+    }
+
+    func finish() {
+        let waiters = status.withLock { status -> [CheckedContinuation<Void, Never>] in
+            status.phase = .finished
+            defer { status.waiters.removeAll() }
+            return status.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = status.withLock { status -> Bool in
+                if case .finished = status.phase { return true }
+                status.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+extension Middleware {
+    /// The middleware that runs ``AsyncAction``s and passes every other action on.
+    ///
+    /// An ``ActionBatch`` holding async actions, at any depth, is passed on without them, and they
+    /// start once it has been handled, in batch order, unless it failed (then they end without
+    /// running). An async action that cannot start is reported with
+    /// ``Foundation/NSNotification/Name/dispatchDidFail``, naming it; the others still start.
+    ///
+    /// ```swift
+    /// let store = Store(
+    ///     reducers: reducers, state: AppState(), middleware: [.asyncActions(dependencies: LiveAPI())])
+    /// ```
+    ///
+    /// - Parameter dependencies: What every async action of this store receives as
+    ///   ``AsyncActionContext/dependencies``; use one type (a struct of clients) per store.
+    public static func asyncActions<Dependencies: Sendable>(dependencies: Dependencies) -> Middleware {
+        let dependencies: any Sendable = dependencies
+        return Middleware(
+            name: "asyncActions",
+            erased: { action, call in
+                if let work = action as? any AsyncActionStarting {
+                    try work.start(on: call.kernel, dependencies: dependencies)
+                    return
+                }
+                guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
+                    _ = call.next(action)
+                    return
+                }
+                runAsyncActions(of: batch, call: call, dependencies: dependencies)
+            })
+    }
+
+    /// The middleware that runs ``AsyncAction``s without a dependency (`AsyncAction<State, Void>`).
+    public static func asyncActions() -> Middleware {
+        asyncActions(dependencies: ())
+    }
+}
+
+/// Passes a batch on without its async actions, then starts them in order, or ends them without
+/// running if the rest of the batch failed. Each async action that cannot start is reported on
+/// its own, so that one mistake neither hides the others nor fails actions that committed.
+private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, dependencies: any Sendable) {
+    var asyncActions: [any AsyncActionStarting] = []
+    var otherActions = 0
+    let rest = batch.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
+    // A batch of async actions alone leaves nothing for the reducers: nothing to announce.
+    let outcome = otherActions > 0 ? call.next(rest) : .committed
+    if case .failed = outcome {
+        for work in asyncActions { work.endWithoutRunning() }
+        return
+    }
+    for work in asyncActions {
+        do {
+            try work.start(on: call.kernel, dependencies: dependencies)
+        } catch {
+            FailureReporter(kernel: call.kernel, action: work).report(error)
+        }
+    }
+}
+
+/// The type-erased way the middleware starts an ``AsyncAction``.
+protocol AsyncActionStarting: ActionProtocol {
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError)
+    /// Ends work that will never start because the batch holding it failed.
+    func endWithoutRunning()
+}
+
+extension AsyncAction: AsyncActionStarting {
+    func endWithoutRunning() {
+        run.endWithoutRunning()
+    }
+
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
+        let host = kernel.store
+        guard let store = host as? Store<State> else {
+            throw AsyncActionError(
+                .stateMismatch(
+                    expected: String(describing: State.self),
+                    store: host.map { String(describing: type(of: $0)) } ?? "a store that no longer exists"),
+                identifier: identifier)
+        }
+        guard let dependencies = dependencies as? Dependencies else {
+            throw AsyncActionError(
+                .dependencyMismatch(
+                    expected: String(describing: Dependencies.self),
+                    provided: String(describing: type(of: dependencies))),
+                identifier: identifier)
+        }
+        let job: any AsyncJob = TypedAsyncJob(
+            work: work,
+            context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
+        let failure = FailureReporter(kernel: kernel, action: self)
+        try run.start(identifier: identifier) { run in
+            Task.detached {
+                defer { run.finish() }
+                do {
+                    try await job.run()
+                } catch {
+                    guard !(error is CancellationError) else { return }
+                    // Under the run's lock, so that no failure is reported after cancel() returns.
+                    run.ifNotCancelled { failure.report(error) }
+                }
+            }
+        }
+    }
+}
+
+/// Asynchronous work that needs no generic parameter to start.
+protocol AsyncJob: Sendable {
+    func run() async throws
+}
+
+/// An async action's work and its context. The task that runs it captures this box as an
+/// ``AsyncJob``, so that its closure captures no metatype.
+final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
+    let work: AsyncAction<State, Dependencies>.Work
+    let context: AsyncActionContext<State, Dependencies>
+
+    init(
+        work: @escaping AsyncAction<State, Dependencies>.Work,
+        context: AsyncActionContext<State, Dependencies>
+    ) {
+        self.work = work
+        self.context = context
+    }
+
+    func run() async throws {
+        try await work(context)
+    }
+}
+
+/// Reports an asynchronous action's error to its store, in order with its other notifications.
+struct FailureReporter: Sendable {
+    let kernel: StoreKernel
+    let action: any ActionProtocol
+
+    func report(_ error: any Error) {
+        kernel.enqueue(.failure(action, error))
+    }
+}
