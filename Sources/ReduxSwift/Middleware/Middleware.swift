@@ -108,8 +108,11 @@ public struct MiddlewareContext<State: StateProtocol> {
         call.next(action)
     }
 
-    /// Returns a function that passes an action to the next middleware later, from any thread:
-    /// the action queues behind the actions already dispatched and continues past this middleware.
+    /// Returns a function that passes an action to the next middleware later, at any time and from
+    /// any thread: the action queues behind the actions already dispatched and skips the
+    /// middleware up to and including this one. Called from inside a reducer or a middleware, the
+    /// function queues the action once the current action has been handled, like
+    /// ``Store/dispatch(_:)``.
     ///
     /// ```swift
     /// Middleware<AppState>("delay toasts") { action, context in
@@ -121,9 +124,19 @@ public struct MiddlewareContext<State: StateProtocol> {
     ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
     /// }
     /// ```
-    public func nextLater() -> MiddlewareNext {
+    public func nextLater() -> @Sendable (any ActionProtocol) -> Void {
         call.checkActive()
-        return MiddlewareNext(kernel: call.kernel, store: call.kernel.store, position: call.nextPosition)
+        let kernel = call.kernel
+        // The store stays alive while an action may still be passed on, to announce it.
+        let store = kernel.store
+        let position = call.nextPosition
+        return { action in
+            withExtendedLifetime(store) {
+                let entry = PendingEntry.resume(action, middlewareIndex: position)
+                if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
+                kernel.enqueue(entry)
+            }
+        }
     }
 
     /// Dispatches another action to the store, from the first middleware; it is queued once this
@@ -131,25 +144,6 @@ public struct MiddlewareContext<State: StateProtocol> {
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
         ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
-    }
-}
-
-/// Passes actions to the middleware after the one that created it, at any time and from any thread.
-///
-/// Get one from ``MiddlewareContext/nextLater()``.
-public struct MiddlewareNext: Sendable {
-    let kernel: StoreKernel
-    /// The store, kept alive while an action may still be passed on, to announce it.
-    let store: (any AnyObject & Sendable)?
-    let position: Int
-
-    /// Queues `action` behind the actions already dispatched; it skips the middleware up to and
-    /// including the one that created this function. Called from inside a reducer or middleware,
-    /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
-    public func callAsFunction(_ action: any ActionProtocol) {
-        let entry = PendingEntry.resume(action, middlewareIndex: position)
-        if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
-        kernel.enqueue(entry)
     }
 }
 

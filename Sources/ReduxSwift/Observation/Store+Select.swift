@@ -314,9 +314,13 @@ protocol SelectionHandler: ChangeHandler {
 /// finds one under way leaves its value to that deliverer (newer values replace older ones) and
 /// returns.
 ///
-/// `@unchecked Sendable`: `mailbox` is read and written only while its lock is held; `lastValue`
-/// only by the deliverer, which the mailbox's lock hands from thread to thread; the other
-/// properties are immutable.
+/// `@unchecked Sendable`, because the compiler cannot check a class that is subclassed, nor
+/// `lastValue`, which stays outside the lock so that comparing with it (user code, in a subclass)
+/// holds none: `mailbox` is a `LockedValue`; `lastValue` is read and written only by the
+/// deliverer, which the mailbox's lock hands from thread to thread; `store` is a weak reference
+/// assigned once, in `init`; the other properties are immutable. `Value` need not be `Sendable`:
+/// a value selected on one thread may be delivered by another, the mailbox's lock ordering the
+/// hand-over, and is used by one thread at a time.
 class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Sendable {
     private struct Mailbox {
         /// The newest version offered.
@@ -357,7 +361,7 @@ class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Senda
 
     func stateDidChange() {
         guard let (version, value) = selectNewest() else { return }
-        if offer(value, version: version, asDeliverer: false) { deliverOffered() }
+        if offer(value, version: version, asDeliverer: false).mustDeliver { deliverOffered() }
     }
 
     func becomeDeliverer() {
@@ -387,15 +391,20 @@ class Selection<State: StateProtocol, Value>: SelectionHandler, @unchecked Senda
         return (snapshot.version, select(state))
     }
 
-    /// Offers a value; returns whether the caller must deliver it (no delivery was under way).
-    private func offer(_ value: Value, version: UInt64, asDeliverer: Bool) -> Bool {
+    /// Offers a value; returns whether the caller must deliver it (no delivery was under way), and
+    /// the older value it replaced, which the caller releases after the lock: its `deinit` may be
+    /// user code.
+    private func offer(_ value: Value, version: UInt64, asDeliverer: Bool) -> (
+        mustDeliver: Bool, replaced: Value?
+    ) {
         mailbox.withLock { mailbox in
-            if let newest = mailbox.newestVersion, version <= newest { return false }
+            if let newest = mailbox.newestVersion, version <= newest { return (false, nil) }
             mailbox.newestVersion = version
+            let replaced = mailbox.pending
             mailbox.pending = value
-            if mailbox.isDelivering && !asDeliverer { return false }
+            if mailbox.isDelivering && !asDeliverer { return (false, replaced) }
             mailbox.isDelivering = true
-            return true
+            return (true, replaced)
         }
     }
 
