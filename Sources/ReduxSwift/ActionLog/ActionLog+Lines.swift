@@ -10,6 +10,8 @@ extension ActionLog {
     /// How one registered action type is named, encoded and decoded.
     struct Entry {
         let name: String
+        /// The registered type.
+        let type: ObjectIdentifier
         /// Encodes the action, which has the registered type, into `encoder`.
         let encode: @Sendable (any ActionProtocol, any Encoder) throws -> Void
         let decode: @Sendable (any Decoder) throws -> any ActionProtocol

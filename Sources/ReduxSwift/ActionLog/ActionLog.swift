@@ -51,6 +51,10 @@ public final class ActionLog: Sendable {
 
     /// Registers an action type under `name` (by default its full type name).
     ///
+    /// Registering a type again is harmless. Two types under one name are a programming error,
+    /// which stops the program: the log could not tell their lines apart when it replays them.
+    /// The name `"ActionBatch"` is taken by batches.
+    ///
     /// - Parameters:
     ///   - type: A `Codable` action type.
     ///   - name: The name written in the log; keep it stable across versions of your app.
@@ -58,10 +62,15 @@ public final class ActionLog: Sendable {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         let entry = Entry(
-            name: name,
+            name: name, type: ObjectIdentifier(type),
             encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
             decode: { decoder in try Recorded(from: decoder) })
         entries.withLock { entries in
+            if let registered = entries.byName[name], registered.type != entry.type {
+                preconditionFailure(
+                    "the action log already registers another type as \"\(name)\"; give \(Recorded.self) a name "
+                        + "of its own")
+            }
             entries.byName[name] = entry
             entries.byType[ObjectIdentifier(type)] = entry
         }

@@ -8,6 +8,10 @@ public struct HistoryLimit: Sendable, Equatable {
     public let bytes: Int
 
     /// Creates a limit.
+    ///
+    /// - Parameters:
+    ///   - steps: At least 1; a smaller number is a programming error, which stops the program.
+    ///   - bytes: The most bytes of encoded state kept besides the current state.
     public init(steps: Int, bytes: Int) {
         precondition(steps >= 1, "a history keeps at least one step")
         self.steps = steps

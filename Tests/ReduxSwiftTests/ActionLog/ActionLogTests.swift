@@ -335,3 +335,28 @@ extension ISO8601DateFormatter {
         return formatter
     }
 }
+
+@Suite struct ActionLogRegistrationTests {
+    @Test func registeringATypeTwiceUnderItsNameIsHarmless() throws {
+        let log = ActionLog()
+        log.register(TodoLogAction.self, name: "todo")
+        log.register(TodoLogAction.self, name: "todo")
+        #expect(log.name(of: TodoLogAction.add("Milk")) == "todo")
+    }
+
+    @Test func twoTypesUnderOneNameStopTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let log = ActionLog()
+            log.register(TodoLogAction.self, name: "todo")
+            log.register(OtherLogAction.self, name: "todo")
+        }
+    }
+}
+
+enum TodoLogAction: ActionProtocol, Codable {
+    case add(String)
+}
+
+enum OtherLogAction: ActionProtocol, Codable {
+    case other
+}
