@@ -79,84 +79,6 @@ public struct Middleware<State: StateProtocol>: Sendable {
     var erased: ErasedMiddleware { body }
 }
 
-/// What a middleware may do with the action it handles.
-///
-/// A context is valid only while the middleware that received it runs; to pass an action on later,
-/// take ``nextLater()`` first. It cannot leave the store's thread.
-public struct MiddlewareContext<State: StateProtocol> {
-    let call: MiddlewareCall
-
-    /// The live state, with every action reduced so far, including those passed on by this
-    /// middleware; read only.
-    ///
-    /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
-    /// because holding it while reducers run makes their next change copy what it touches.
-    public var state: State {
-        call.state(as: State.self).pointee
-    }
-
-    /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
-    /// how it ended.
-    ///
-    /// ```swift
-    /// Middleware<AppState>("audit") { action, context in
-    ///     if case .failed(let error) = context.next(action) { audit.record(action, error) }
-    /// }
-    /// ```
-    @discardableResult
-    public func next(_ action: any ActionProtocol) -> DispatchOutcome {
-        call.next(action)
-    }
-
-    /// Returns a function that passes an action to the next middleware later, at any time and from
-    /// any thread: the action queues behind the actions already dispatched and skips the
-    /// middleware up to and including this one. Called from inside a reducer or a middleware, the
-    /// function queues the action once the current action has been handled, like
-    /// ``Store/dispatch(_:)``.
-    ///
-    /// ```swift
-    /// Middleware<AppState>("delay toasts") { action, context in
-    ///     guard case ToastAction.show = action else {
-    ///         context.next(action)
-    ///         return
-    ///     }
-    ///     let next = context.nextLater()
-    ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
-    /// }
-    /// ```
-    public func nextLater() -> @Sendable (any ActionProtocol) -> Void {
-        call.checkActive()
-        let kernel = call.kernel
-        // The store stays alive while an action may still be passed on, to announce it.
-        let store = kernel.store
-        let position = call.nextPosition
-        return { action in
-            withExtendedLifetime(store) {
-                let entry = PendingEntry.resume(action, middlewareIndex: position)
-                if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
-                kernel.enqueue(entry)
-            }
-        }
-    }
-
-    /// Dispatches another action to the store, from the first middleware; it is queued once this
-    /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
-    public func dispatch(_ action: any ActionProtocol) {
-        call.checkActive()
-        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
-    }
-}
-
-/// How an action passed on by a middleware ended.
-public enum DispatchOutcome {
-    /// The reducers applied it and the change stands.
-    case committed
-    /// A reducer or a later middleware threw this error; the state is as it was before the action.
-    case failed(any Error)
-    /// No reducer saw it: a later middleware dropped it or holds it back.
-    case dropped
-}
-
 /// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
 /// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.
 protocol MiddlewareBox: Sendable {
@@ -174,28 +96,5 @@ final class TypedMiddleware<State: StateProtocol>: MiddlewareBox {
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
         try body(action, MiddlewareContext(call: call))
-    }
-}
-
-/// A middleware as a type: ``handle(_:context:)`` is called for every action, like the closure
-/// given to ``Middleware/init(_:_:)``. Wrap one with ``Middleware/init(_:handler:)``.
-public protocol MiddlewareHandler: Sendable {
-    /// The state of the stores this middleware is for.
-    associatedtype State: StateProtocol
-
-    /// Handles one action; pass it on with `context.next(action)`, throw to reject it.
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws
-}
-
-/// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
-final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareBox {
-    let handler: Handler
-
-    init(_ handler: Handler) {
-        self.handler = handler
-    }
-
-    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
-        try handler.handle(action, context: MiddlewareContext(call: call))
     }
 }
