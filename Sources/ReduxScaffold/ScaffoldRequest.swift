@@ -1,6 +1,7 @@
 import Foundation
 
-/// What to generate, checked: a valid name, and output folders inside the package.
+/// What to generate, checked: a valid name, and output folders inside the package, in targets that
+/// SwiftPM compiles.
 struct ScaffoldRequest: Equatable {
     var name: String
     var module: String
@@ -10,23 +11,36 @@ struct ScaffoldRequest: Equatable {
     var force: Bool
 
     /// Checks the options and resolves every path against the package.
+    ///
+    /// With `checkTargets`, reads the package's targets with `swift package` and refuses folders that
+    /// SwiftPM would not compile (see ``FeaturePlacement``); without, follows SwiftPM's conventions.
     init(
-        name: String, output: String, testsOutput: String?, module: String?, packagePath: String, force: Bool
+        name: String, output: String, testsOutput: String?, module: String?, packagePath: String, force: Bool,
+        checkTargets: Bool
     ) throws(ScaffoldError) {
         try Self.validateTypeName(name)
+        if let module { try Self.validateModuleName(module) }
         let root = URL(fileURLWithPath: packagePath, isDirectory: true).standardizedFileURL
             .resolvingSymlinksInPath()
         guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
             throw .notAPackage(root.path)
         }
         let sources = try Self.resolve(output, inside: root)
-        let moduleName = module ?? Self.moduleName(fromDirectory: sources.lastPathComponent)
-        try Self.validateModuleName(moduleName)
+        var tests: URL?
+        if let testsOutput { tests = try Self.resolve(testsOutput, inside: root) }
+        let placement =
+            checkTargets
+            ? try FeaturePlacement(
+                sources: sources, tests: tests, module: module,
+                targets: PackageTargets.read(packageRoot: root),
+                packageRoot: root)
+            : FeaturePlacement(unchecked: sources, tests: tests, module: module, packageRoot: root)
+        try Self.validateModuleName(placement.module)
         self.name = name
-        self.module = moduleName
+        self.module = placement.module
         packageRoot = root
         sourcesDirectory = sources
-        testsDirectory = try Self.resolve(testsOutput ?? "Tests/\(moduleName)Tests", inside: root)
+        testsDirectory = placement.testsDirectory
         self.force = force
     }
 
@@ -39,7 +53,7 @@ struct ScaffoldRequest: Equatable {
         "rethrows", "super", "self", "throw", "throws", "true", "try",
     ]
 
-    /// A type name: an ASCII letter, then letters, digits or underscores; upper camel case.
+    /// A type name: an uppercase ASCII letter, then ASCII letters, digits or underscores.
     static func validateTypeName(_ name: String) throws(ScaffoldError) {
         guard let first = name.unicodeScalars.first else {
             throw .invalidName(name, reason: "it is empty")
@@ -50,10 +64,14 @@ struct ScaffoldRequest: Equatable {
             })
         else {
             throw .invalidName(
-                name, reason: "use only letters, digits and underscores, as in a Swift type name")
+                name,
+                reason:
+                    "use only ASCII letters (A-Z, a-z), digits (0-9) and underscores, as in a Swift type name"
+            )
         }
         guard CharacterSet.uppercaseLetters.contains(first) else {
-            throw .invalidName(name, reason: "a type name starts with an uppercase letter, as in Counter")
+            throw .invalidName(
+                name, reason: "a type name starts with an uppercase ASCII letter (A-Z), as in Counter")
         }
         guard !keywords.contains(name) else {
             throw .invalidName(name, reason: "it is a Swift keyword")
@@ -76,7 +94,11 @@ struct ScaffoldRequest: Equatable {
             && name.unicodeScalars.allSatisfy {
                 $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_")
             }
-        if !valid { throw .usage("'\(name)' is not a valid module name; pass --module") }
+        if !valid {
+            throw .usage(
+                "'\(name)' is not a module name: use ASCII letters, digits and underscores, not starting with a digit"
+            )
+        }
     }
 
     /// Resolves `path` (relative to the package, or absolute) and checks it stays inside the package,
@@ -87,23 +109,10 @@ struct ScaffoldRequest: Equatable {
             path.hasPrefix("/")
             ? URL(fileURLWithPath: path, isDirectory: true)
             : root.appendingPathComponent(path, isDirectory: true)
-        let resolved = resolvingExistingSymlinks(url.standardizedFileURL)
+        let resolved = url.standardizedFileURL.resolvingExistingSymlinks()
         guard resolved.path.hasPrefix(root.path + "/") else {
             throw .outsidePackage(path, package: root.path)
         }
-        return resolved
-    }
-
-    /// Resolves symbolic links in the longest part of `url` that exists, and keeps the rest.
-    private static func resolvingExistingSymlinks(_ url: URL) -> URL {
-        var existing = url
-        var rest: [String] = []
-        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
-            rest.insert(existing.lastPathComponent, at: 0)
-            existing.deleteLastPathComponent()
-        }
-        var resolved = existing.resolvingSymlinksInPath()
-        for component in rest { resolved.appendPathComponent(component) }
         return resolved
     }
 }
