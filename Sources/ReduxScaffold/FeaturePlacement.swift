@@ -78,10 +78,10 @@ struct FeaturePlacement: Equatable {
             throw .misplaced(
                 path,
                 reason: """
-                    it is in no target of the package, so SwiftPM would never compile the tests written \
-                    there. Add a test target to Package.swift, as in
+                    it is in no target of the package, so SwiftPM would never compile the tests. Add a \
+                    test target to the targets in Package.swift, as in
                         \(testTargetDeclaration(for: owner.name))
-                    or choose a folder in a test target; or pass --skip-target-check to write anyway
+                    and choose a folder in it; or pass --skip-target-check to write anyway
                     """)
         }
         guard testTarget.kind == .test else {
@@ -175,8 +175,8 @@ struct FeaturePlacement: Equatable {
                 """
         }
         return """
-            no test target depends on it, so the tests would never be compiled. Add one to \
-            Package.swift, as in
+            no test target depends on it, so SwiftPM would never compile the tests. Add one to the \
+            targets in Package.swift:
                 \(testTargetDeclaration(for: target))
             or pass --tests-output with a folder in a test target that depends on \(target)
             """
