@@ -155,8 +155,8 @@ struct FeaturePlacement: Equatable {
         let existing = targets.targets.filter { $0.kind == .code }
             .map { "\($0.name) in \($0.directory.path(relativeTo: root))" }
         return [
-            "it is in no target of the package, so SwiftPM would never compile the files. Add the target",
-            "and its tests to the targets in Package.swift:",
+            "it is in no target of the package, so SwiftPM would never compile the files. Add the target "
+                + "and its tests to the targets in Package.swift:",
             "    .target(name: \"\(target)\", dependencies: [.product(name: \"ReduxSwift\", package: \"ReduxSwift\")]"
                 + "\(pathArgument)),",
             "    " + testTargetDeclaration(for: target),

@@ -98,6 +98,19 @@ import Testing
         #expect(package.tree().isEmpty)
     }
 
+    @Test func theReadmeShowsTheMessageForAFolderInNoTargetAsItIsPrinted() throws {
+        let package = ScratchPackage(targets: Self.todoKit)
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App"])
+        }
+        let readme = try String(
+            contentsOf: TemplateSet.defaultDirectory.deletingLastPathComponent().appendingPathComponent(
+                "README.md"),
+            encoding: .utf8)
+        let printed = "redux-scaffold: \(try #require(error))\n"
+        #expect(readme.contains("```\n" + printed + "```\n"), "the README should show:\n\(printed)")
+    }
+
     @Test func aFolderOutsideThePredefinedOnesIsSuggestedAsATargetWithAPath() {
         let package = ScratchPackage(targets: Self.todoKit)
         let error = #expect(throws: ScaffoldError.self) {
