@@ -36,6 +36,10 @@ final class ScratchPackage {
 
     deinit {
         try? FileManager.default.removeItem(at: root)
+        // `swift package` leaves an empty lock file for the package's `.build` folder in the
+        // temporary folder, named after its path, as it does for every package it works on.
+        let lock = (root.path + "/.build").replacingOccurrences(of: "/", with: "_") + ".lock"
+        try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/" + lock)
     }
 
     func run(_ arguments: [String]) throws(ScaffoldError) -> [String] {
