@@ -49,6 +49,14 @@ let package = Package(
             name: "GettingStartedSnippets",
             dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking"],
             path: "Tests/DocSnippets/GettingStarted"),
+        .testTarget(
+            name: "ArticleSnippets",
+            dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetApp"],
+            path: "Tests/DocSnippets/Articles"),
+        .testTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetApp"],
+            path: "Tests/DocSnippets/README"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Every ```` ```swift ```` block of the README and of the DocC articles is kept, as written, in a
 /// source file of a snippet test target, at file scope or inside a function (a block with
-/// statements) or a namespace. ``missingBlocks(in:compiledIn:)`` compares the two line by line,
+/// statements) or a namespace; a block's `import` lines need only be among the file's imports. ``missingBlocks(in:compiledIn:)`` compares the two line by line,
 /// ignoring indentation, blank lines and the width of runs of spaces (swift-format aligns comments
 /// differently), so that a block edited in the document and not in its compiled copy, or the other
 /// way round, fails the check.
@@ -61,7 +61,13 @@ public enum DocBlocks {
             normalized(try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8))
         }
         return try swiftBlocks(inDocumentAt: document).filter { block in
-            !isManifestFragment(block) && !compiled.containsRun(normalized(block.code))
+            guard !isManifestFragment(block) else { return false }
+            // A file's imports come first, sorted by swift-format: a block's imports need only be
+            // among them.
+            let lines = normalized(block.code)
+            let imports = lines.filter { $0.hasPrefix("import ") }
+            let code = lines.filter { !$0.hasPrefix("import ") }
+            return !imports.allSatisfy(compiled.contains) || !compiled.containsRun(code)
         }
     }
 
