@@ -10,6 +10,11 @@ import Foundation
 /// // stored under "com.example.myapp.AppState" in UserDefaults.standard
 /// ```
 ///
+/// A name contains no `.`, so that the last `.` of a key separates the namespace from the name and
+/// no two pairs make the same key (`"b.c"` in `"a"` would be `"c"` in `"a.b"`). To keep a key that
+/// has a `.` in its last part, such as `com.example.myapp.State.v2`, move the dots into the
+/// namespace: `name: "v2", namespace: "com.example.myapp.State"`.
+///
 /// A save sets the value and calls `synchronize()`, which writes the domain to disk on Linux.
 /// On Apple platforms the system decides when defaults reach the disk, so a save there is durable
 /// once the system has written it; use ``FileArchiveBackend`` when a save must be on disk when it
@@ -27,14 +32,21 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     /// The key, for errors.
     public var location: String { "UserDefaults key \"\(key)\"" }
 
-    /// Creates a backend stored under `<namespace>.<name>`.
+    /// Creates a backend stored under `<namespace>.<name>`, or under `name` alone when the namespace
+    /// is empty.
+    ///
+    /// - Precondition: `name` is not empty and contains no `.`; the program stops otherwise. Dots
+    ///   belong in the namespace, where they cannot make two pairs share a key.
     ///
     /// - Parameters:
     ///   - name: The archive's name, usually the state type's name.
     ///   - namespace: A prefix that keeps the key apart from others, usually your bundle identifier.
     ///   - defaults: Where to store it; `.standard` unless you pass a suite.
     public init(name: String, namespace: String, defaults: UserDefaults = .standard) {
-        precondition(!name.isEmpty, "UserDefaultsArchiveBackend needs a non-empty name")
+        precondition(
+            !name.isEmpty && !name.contains("."),
+            "UserDefaultsArchiveBackend's name must be non-empty and contain no \".\" (put dots in the "
+                + "namespace, so that no two names and namespaces make the same key), not \"\(name)\"")
         self.defaults = defaults
         key = namespace.isEmpty ? name : "\(namespace).\(name)"
     }

@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    @Test func aNamespaceMayHoldDotsAndMayBeEmpty() {
+        let defaults = UserDefaults.standard
+        #expect(UserDefaultsArchiveBackend(name: "c", namespace: "a.b", defaults: defaults).key == "a.b.c")
+        #expect(UserDefaultsArchiveBackend(name: "c", namespace: "", defaults: defaults).key == "c")
+    }
+
+    /// A name with a dot could make the key of another pair: `"b.c"` in `"a"` is `"c"` in `"a.b"`.
+    @Test func aNameThatIsEmptyOrHoldsADotIsAProgrammerError() async {
+        await #expect(processExitsWith: .failure) { _ = UserDefaultsArchiveBackend(name: "", namespace: "a") }
+        await #expect(processExitsWith: .failure) {
+            _ = UserDefaultsArchiveBackend(name: "b.c", namespace: "a")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = UserDefaultsArchiveBackend(name: "a.b", namespace: "")
+        }
+    }
+
     @Test func aValueThatIsNotDataIsRefusedAndKept() throws {
         try withDefaults { defaults in
             defaults.set("surprise", forKey: "app.TestState")
