@@ -47,8 +47,16 @@ public struct FileArchiveBackend: ArchiveBackend {
     /// is `$XDG_DATA_HOME/<name>`, or `~/.local/share/<name>` when `XDG_DATA_HOME` is not set to
     /// an absolute path, as the XDG Base Directory specification says.
     ///
+    /// - Precondition: `name` is one path component: not empty, not `.` or `..`, and without `/`
+    ///   or a NUL character. The program stops otherwise, rather than return the shared data
+    ///   directory itself or a directory outside it.
+    ///
     /// - Parameter name: The application's name, used as the last path component.
     public static func defaultDirectory(forApplication name: String) -> URL {
+        precondition(
+            !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0"),
+            "defaultDirectory(forApplication:) needs a name that is one path component (not empty, not "
+                + "\".\" or \"..\", without \"/\" or NUL), not \"\(name)\"")
         #if canImport(Darwin)
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first

@@ -124,6 +124,35 @@ import Testing
         #endif
     }
 
+    /// A name that is not one path component would name the shared data directory itself, or a
+    /// directory outside it.
+    @Test func aDefaultDirectoryNameThatIsNotOnePathComponentIsAProgrammerError() async {
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: "")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: ".")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: "..")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: "../../etc")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: "a/b")
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FileArchiveBackend.defaultDirectory(forApplication: "a\u{0}b")
+        }
+    }
+
+    @Test func aDefaultDirectoryNameMayHoldDotsAndSpaces() {
+        for name in ["My App", "com.example.app", "...", ".hidden"] {
+            #expect(FileArchiveBackend.defaultDirectory(forApplication: name).lastPathComponent == name)
+        }
+    }
+
     // MARK: Files that are not regular files
 
     /// Loads through `archive` on another thread; if it has not returned after 10 seconds, opens
