@@ -72,6 +72,9 @@ public struct ArchiveMigration: Sendable {
 
     /// Creates a migration from `version` to `version + 1`.
     ///
+    /// A ``StateArchive`` takes at most one migration from each version, each from a version below
+    /// its schema version; its initializer stops the program otherwise.
+    ///
     /// - Parameters:
     ///   - version: The schema version the archived state has before this migration runs.
     ///   - body: Changes the decoded JSON object to the shape of version `version + 1`.

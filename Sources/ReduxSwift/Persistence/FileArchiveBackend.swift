@@ -35,6 +35,8 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     /// Creates a backend for the file at `url`.
     ///
+    /// - Precondition: `url` is a file URL (`url.isFileURL`); the program stops otherwise.
+    ///
     /// - Parameter url: A file URL. The file and its directories need not exist yet.
     public init(url: URL) {
         precondition(url.isFileURL, "FileArchiveBackend needs a file URL, not \(url)")

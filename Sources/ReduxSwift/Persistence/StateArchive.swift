@@ -81,6 +81,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Creates an archive on any backend.
     ///
+    /// - Precondition: `schemaVersion` is 1 or more, and `migrations` has at most one migration
+    ///   from each version, each from a version below `schemaVersion`. The program stops otherwise.
+    ///
     /// - Parameters:
     ///   - backend: Where the bytes are kept.
     ///   - schemaVersion: The version of the state's JSON shape that this program writes. Raise it
@@ -104,7 +107,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             )
             precondition(
                 table.updateValue(migration, forKey: migration.fromVersion) == nil,
-                "Two migrations from version \(migration.fromVersion)")
+                "StateArchive got two migrations from version \(migration.fromVersion); give it one from each version"
+            )
         }
         self.backend = backend
         self.schemaVersion = schemaVersion
@@ -126,6 +130,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// ```swift
     /// let archive = StateArchive<AppState>(file: URL(fileURLWithPath: "/var/lib/myapp/state.json"))
     /// ```
+    ///
+    /// - Precondition: `url` is a file URL; `schemaVersion` is 1 or more; and `migrations` has at
+    ///   most one migration from each version, each from a version below `schemaVersion`. The
+    ///   program stops otherwise.
+    ///
+    /// - Parameters:
+    ///   - url: The archive file. The file and its directories need not exist yet.
+    ///   - schemaVersion: The version of the state's JSON shape that this program writes. Raise it
+    ///     when the shape changes, and add a migration from the previous version.
+    ///   - migrations: One migration from each older version you still accept, to the next one.
+    ///   - excludesUnderscoredKeys: Whether to leave out object members whose names start with `_`.
+    ///   - sizeLimit: The largest archive to read, in bytes.
     public convenience init(
         file url: URL,
         schemaVersion: Int = 1,
