@@ -31,7 +31,7 @@ enum FoundationCollection {
         let keys = dictionary.allKeys
         let values = dictionary.allValues
         guard keys.count == dictionary.count, values.count == keys.count else {
-            return keys.map { ($0, dictionary.object(forKey: $0) as Any) }
+            return keys.map { ($0, dictionary.object(forKey: $0) ?? NSNull()) }
         }
         return zip(keys.map(shallowlyConverted), values.map(shallowlyConverted)).map { ($0, $1) }
         #endif

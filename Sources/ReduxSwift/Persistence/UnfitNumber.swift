@@ -36,12 +36,12 @@ enum JSONPathComponent: Equatable {
 /// For a number that does not fit (`1e400` for any type, `1.5` or `18446744073709551615` for an
 /// `Int`, `300` for a `UInt8`), Foundation's `JSONDecoder` throws `DecodingError.dataCorrupted`
 /// with no coding path and the message "The given data was not valid JSON.", although it is.
-/// ``explain(_:in:under:decode:)`` decodes again with numbers replaced by `0`, which every number
-/// type holds. When that succeeds, a number was the cause, and bisection finds the first one: all
-/// but the first `k` numbers are replaced, for a `k` halved each time, so the search decodes once
-/// per halving of the count of numbers. It runs only after a load has failed, and only when the
-/// bytes it would decode stay within ``searchBudget``; past it, the error says that a number does
-/// not fit without naming it.
+/// ``explain(_:in:under:budget:decode:)`` decodes again with numbers replaced by `0`, which every
+/// number type holds. When that succeeds, a number was the cause, and bisection finds the first
+/// one: it decodes with all but the first `k` numbers replaced, halving the range of `k` each
+/// time, so it decodes once per halving of the count of numbers. It runs only after a load has
+/// failed, and only when the bytes it would decode stay within ``searchBudget``; past it, the
+/// error says that a number does not fit without naming it.
 enum UnfitNumber {
     /// The most bytes a search decodes in all: about two seconds' work for `JSONDecoder` on Linux,
     /// less on Apple platforms, and enough for an archive of a megabyte or so.
