@@ -40,7 +40,8 @@ extension ActionProtocol {
 }
 
 /// The default identifier of `action`, read by reflection: `"TypeName.caseName"` for an enum,
-/// `"TypeName"` for other types. It costs microseconds, so `defaultIdentifier(of:)` calls it once per type and case.
+/// `"TypeName"` for other types. It costs microseconds, so `defaultIdentifier(of:)` calls it once
+/// per type and case.
 func reflectedIdentifier<Action: ActionProtocol>(of action: Action) -> String {
     let typeName = String(describing: Action.self)
     let mirror = Mirror(reflecting: action)

@@ -199,7 +199,7 @@ struct IdentifierTable {
 /// The tag comes from the `getEnumTag` entry of the enum's value witness table, the function the
 /// runtime itself uses to tell cases apart, so it costs one indirect call. The layouts read here
 /// (the metadata's kind, the witness table pointer just before the metadata, the table's fields)
-/// are part of Swift's stable ABI. On arm64e that pointer and the table's functions are signed,
+/// are part of Swift's ABI, stable on Apple platforms since Swift 5 and the same on Linux. On arm64e that pointer and the table's functions are signed,
 /// and a plain call would fail authentication, so there enums have no key.
 @inline(__always)
 func identifierKey<Value>(of value: Value) -> IdentifierTable.Key? {
