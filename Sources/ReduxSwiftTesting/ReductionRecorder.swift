@@ -47,7 +47,8 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         // A middleware of the app that throws (or a later one that drops the action) stops it
         // before the recording middleware: record the failure here, so that it is not lost.
         if case .failed(let error) = context.next(passedOn), recordsInCurrentAction == 0 {
-            append(Reduction(action: passedOn, after: context.currentState(), error: error, sendID: currentSend))
+            append(
+                Reduction(action: passedOn, after: context.currentState(), error: error, sendID: currentSend))
         }
     }
 
