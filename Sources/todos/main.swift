@@ -8,10 +8,9 @@ func printError(_ message: String) {
 }
 
 let options: Options
-switch Launch.options {
-case .success(let parsed):
-    options = parsed
-case .failure(let error):
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
     printError("\(error)\n\(Command.usage)")
     exit(error.exitCode)
 }
@@ -42,15 +41,25 @@ do {
             printError("waiting for another \(who) to finish with \(options.dataDirectory.path)")
         }
     }
+} catch .notADirectory(let message) where options.givenDataDirectory != nil {
+    // `--data-dir` named it, so the mistake is in the command line.
+    printError(message)
+    exit(CommandError.usage(message).exitCode)
 } catch {
     printError("\(error)")
     exit(error.exitCode)
 }
 
-let store = AppStore.shared
-let persistence = PersistenceService(store: store, archive: AppStore.archive)
+let archive = DataFile.archive(in: options.dataDirectory)
+let store: AppStore
+do {
+    store = AppStore(state: try DataFile.restore(from: archive, warn: printError))
+} catch {
+    printError("\(error)")
+    exit(error.exitCode)
+}
 let logger = options.isVerbose ? ChangeLogger(store: store) : nil
-var console = Console(store: store, persistence: persistence, logger: logger)
+var console = Console(store: store, archive: archive, logger: logger)
 var status: Int32 = 0
 
 if let command {
@@ -78,10 +87,11 @@ if let command {
 
 console.finishLogging()
 do {
-    try persistence.stop()
+    try console.stop()
 } catch {
-    printError("cannot save: \(error)")
     status = 1
+    // This save tries again what the last command could not save, and that command has said why.
+    if !console.lastSaveFailed { printError("\(error)") }
 }
 lock.release()
 exit(status)

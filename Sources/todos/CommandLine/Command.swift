@@ -25,9 +25,12 @@ enum Command: Equatable {
         One todos at a time uses DIR, from reading the todos to saving them (an interactive session
         holds it until it ends); another waits up to SECONDS for it, \(Int(Options.defaultWait)) by default.
         A todo's text is one line: control characters such as newlines, tabs and escapes are
-        refused, and any found in DIR are shown as \\u{1B}.
-        Exit codes: 0 done, 2 a mistake in the command line, 1 anything else (an unknown ID, DIR
-        in use, a failed save); a command that fails changes nothing.
+        refused, and any found in DIR are shown as \\u{1B}. A data file saved by a newer todos is
+        refused and left untouched; a damaged one is kept aside as todos.json.corrupt-<time>,
+        and the list starts empty.
+        Exit codes: 0 done, 2 a mistake in the command line (including a DIR that is not a
+        directory), 1 anything else (an unknown ID, DIR in use, a data file this todos cannot
+        read, a failed save); a command that fails changes nothing.
         """
 
     /// Parses a command and its arguments, as given on the command line.
@@ -101,6 +104,11 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
     case rejected(TodoError)
     /// The data directory cannot be locked, or another `todos` kept it too long (exit code 1).
     case dataDirectoryUnavailable(String)
+    /// The data directory, or a folder on its path, is something other than a directory (exit
+    /// code 1; `main` reports it as ``usage(_:)`` when `--data-dir` named it).
+    case notADirectory(String)
+    /// The data file cannot be used and is left as it is, as one from a newer `todos` (exit code 1).
+    case dataFileUnusable(String)
     /// The state could not be saved (exit code 1).
     case saveFailed(String)
 
@@ -109,6 +117,8 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
         case .usage(let message): return message
         case .rejected(let error): return "\(error)"
         case .dataDirectoryUnavailable(let message): return message
+        case .notADirectory(let message): return message
+        case .dataFileUnusable(let message): return message
         case .saveFailed(let message): return message
         }
     }
@@ -116,7 +126,7 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .usage: return 2
-        case .rejected, .dataDirectoryUnavailable, .saveFailed: return 1
+        case .rejected, .dataDirectoryUnavailable, .notADirectory, .dataFileUnusable, .saveFailed: return 1
         }
     }
 }

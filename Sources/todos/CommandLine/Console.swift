@@ -3,15 +3,24 @@ import ReduxSwift
 
 /// Runs commands against the store the way the app's services see it: dispatch, then save.
 struct Console {
+    /// Saves only when a command asks: each command that changes the list saves it and reports a
+    /// failure itself, and a timer's save would try a failed save again between commands and
+    /// report it a second time.
+    static let savePolicy = SavePolicy(idleDelay: .infinity, maximumDelay: .infinity)
+
     let store: AppStore
     let persistence: PersistenceService<AppState>
     let logger: ChangeLogger?
     /// Log lines the logger owes: one per dispatched action.
     private var expectedLogLines = 0
+    /// Whether the last save failed; the command that tried it has reported why.
+    private(set) var lastSaveFailed = false
 
-    init(store: AppStore, persistence: PersistenceService<AppState>, logger: ChangeLogger?) {
+    init(store: AppStore, archive: StateArchive<AppState>, logger: ChangeLogger?) {
         self.store = store
-        self.persistence = persistence
+        persistence = PersistenceService(
+            store: store, archive: archive, policy: Self.savePolicy,
+            onError: { error in printError(DataFile.message(error)) })
         self.logger = logger
     }
 
@@ -35,8 +44,10 @@ struct Console {
         }
         do {
             try persistence.flush()
+            lastSaveFailed = false
         } catch {
-            throw .saveFailed("\(error)")
+            lastSaveFailed = true
+            throw .saveFailed(DataFile.message(error))
         }
         return Self.render(store.currentState())
     }
@@ -44,6 +55,17 @@ struct Console {
     /// Waits for `--verbose`'s log of everything dispatched so far.
     func finishLogging() {
         logger?.waitUntilLogged(expectedLogLines)
+    }
+
+    /// Saves what is not saved yet, and stops saving.
+    ///
+    /// - Throws: ``CommandError/saveFailed(_:)`` when that save fails.
+    func stop() throws(CommandError) {
+        do {
+            try persistence.stop()
+        } catch {
+            throw .saveFailed(DataFile.message(error))
+        }
     }
 
     private mutating func dispatch(_ action: any ActionProtocol) {
