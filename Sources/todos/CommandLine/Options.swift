@@ -2,6 +2,11 @@ import Foundation
 import ReduxSwift
 
 /// The command line: global options, then a command and its arguments.
+///
+/// Options come before the command. The first word that is not an option is the command, and it
+/// and every word after it are the command's, taken as typed: `todos add --verbose mode` adds the
+/// todo "--verbose mode". A `--` before the command ends the options, so a command may begin
+/// with `-` too.
 struct Options: Equatable {
     /// `$XDG_DATA_HOME/reduxswift-todos` (or `~/.local/share/…`); Application Support on Apple.
     static var defaultDataDirectory: URL {
@@ -41,10 +46,15 @@ struct Options: Equatable {
             case "--verbose", "-v":
                 isVerbose = true
             case "--":
-                words.append(contentsOf: remaining)
-                remaining = []
+                words = Array(remaining)
+                return
+            case _ where argument.hasPrefix("-") && !Command.helpNames.contains(argument):
+                throw .usage(
+                    "unknown option '\(TodoText.escaped(argument))'; the options are --data-dir, --wait, --verbose"
+                )
             default:
-                words.append(argument)
+                words = [argument] + remaining
+                return
             }
         }
     }
