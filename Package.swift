@@ -41,6 +41,18 @@ let package = Package(
                 .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
                 .enableUpcomingFeature("InferIsolatedConformances"),
             ]),
+        // The code blocks of the README and the DocC articles, compiled and run; each target checks
+        // that the documents still show exactly its code (see DocBlocks).
+        .target(name: "DocSnippetChecking", path: "Tests/DocSnippets/Checking"),
+        .target(name: "DocSnippetApp", dependencies: ["ReduxSwift"], path: "Tests/DocSnippets/App"),
+        .testTarget(
+            name: "GettingStartedSnippets",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking"],
+            path: "Tests/DocSnippets/GettingStarted"),
+        .testTarget(
+            name: "ArticleSnippets",
+            dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetApp"],
+            path: "Tests/DocSnippets/Articles"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,12 +1,25 @@
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// Records a store's committed actions as JSON Lines, with timestamps, and replays them.
 ///
-/// ```swift
-/// let codec = ActionCodec()
-/// codec.register(TodoAction.self)
+/// A log needs to know which type each line holds: register every `Codable` action type you want
+/// recorded and replayed, then record a store and replay what it recorded:
 ///
-/// let log = ActionLog(codec: codec)
+/// ```swift
+/// let log = ActionLog()
+/// log.register(TodoAction.self)
+/// log.register(FilterAction.self)
+///
 /// let recording = log.record(store)           // keep it while recording
 /// // … later …
 /// let lines = recording.stop()                // the log, one JSON object per line
@@ -25,13 +38,56 @@ import Foundation
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting.
-public struct ActionLog: Sendable {
-    /// How actions are named and encoded.
-    public let codec: ActionCodec
+///
+/// Types may be registered from any thread, at any time; a recording encodes each action with
+/// the registrations in place when it is read.
+public final class ActionLog: Sendable {
+    /// The registered action types, by name and by type.
+    private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
+        ([:], [:]))
 
-    /// Creates a log that encodes actions with `codec`.
-    public init(codec: ActionCodec) {
-        self.codec = codec
+    /// Creates a log that knows no action types yet.
+    public init() {}
+
+    /// Registers an action type under `name` (by default its full type name).
+    ///
+    /// Registering a type again is harmless. Two types under one name are a programming error,
+    /// which stops the program: the log could not tell their lines apart when it replays them.
+    /// The name `"ActionBatch"` is taken by batches.
+    ///
+    /// - Parameters:
+    ///   - type: A `Codable` action type.
+    ///   - name: The name written in the log; keep it stable across versions of your app.
+    public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
+        let name = name ?? String(reflecting: type)
+        precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
+        let entry = Entry(
+            name: name, type: ObjectIdentifier(type),
+            encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
+            decode: { decoder in try Recorded(from: decoder) })
+        entries.withLock { entries in
+            if let registered = entries.byName[name], registered.type != entry.type {
+                preconditionFailure(
+                    "the action log already registers another type as \"\(name)\"; give \(Recorded.self) a name "
+                        + "of its own")
+            }
+            entries.byName[name] = entry
+            entries.byType[ObjectIdentifier(type)] = entry
+        }
+    }
+
+    /// The registered name of `action`'s type, or `nil` if it is not registered.
+    public func name(of action: any ActionProtocol) -> String? {
+        if action is ActionBatch { return Self.batchName }
+        return entry(for: action)?.name
+    }
+
+    func entry(for action: any ActionProtocol) -> Entry? {
+        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
+    }
+
+    func entry(named name: String) -> Entry? {
+        entries.withLock { $0.byName[name] }
     }
 
     /// Starts recording `store`'s committed actions: the recording holds every action dispatched
@@ -40,7 +96,7 @@ public struct ActionLog: Sendable {
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
-        ActionRecording(codec: codec, kernel: store.kernel)
+        ActionRecording(log: self, kernel: store.kernel)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -59,7 +115,7 @@ public struct ActionLog: Sendable {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
             do throws(UnreadableLine) {
-                actions.append(try codec.action(from: Data(line), with: decoder))
+                actions.append(try action(from: Data(line), with: decoder))
             } catch {
                 failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break
@@ -77,49 +133,64 @@ public struct ActionLog: Sendable {
 /// The store hands the recording its committed actions on its own queue, cheaply; they are
 /// encoded when you read ``data`` or ``skippedActions``, or call ``stop()``. Releasing a recording
 /// without stopping it stops it.
-public final class ActionRecording: @unchecked Sendable {
-    // `@unchecked Sendable`: `lines`, `skipped` and `isStopped` are read and written only while
-    // `lock` is held; `encoder` and `formatter` are used only inside the lock too. `codec`, `sink`
-    // and `kernel` are immutable and thread-safe (`kernel` is a `weak var` only because `weak let`
-    // is newer than Swift 6.2, the oldest toolchain supported; it is assigned once, in `init`).
-    private let lock = NSLock()
-    private let codec: ActionCodec
-    private let encoder = SnapshotCoder.makeJSONEncoder()
-    private let formatter = ISO8601DateFormatter()
-    private let sink = RecordingSink()
-    private weak var kernel: StoreKernel?
-    private var lines = Data()
-    private var skipped = 0
-    private var isStopped = false
+///
+/// No lock is held while actions are encoded, so an action's `encode(to:)` may read the recording
+/// too: on the thread that is encoding it, ``data`` returns the lines encoded before it. Readers
+/// on other threads never wait for each other: each encodes what has not been written yet (two at
+/// once may both encode an action; its line is written once, in order).
+public final class ActionRecording: Sendable {
+    /// Handed-over actions that committed together, numbered in the order the store handed them
+    /// over, with their timestamp.
+    private struct Batch {
+        let number: Int
+        let time: String
+        let actions: ActionList
+    }
 
-    init(codec: ActionCodec, kernel: StoreKernel) {
-        self.codec = codec
-        self.kernel = kernel
+    private struct Progress {
+        /// The store's kernel, weakly: a recording does not keep its store alive.
+        weak var kernel: StoreKernel?
+        var isStopped = false
+        /// The lines of the batches written so far, in order.
+        var lines = Data()
+        var skipped = 0
+        /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
+        var unwritten: [Batch] = []
+        var nextNumber = 0
+        var nextToWrite = 0
+        /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
+        var encodingThreads: [pthread_t] = []
+        let formatter: ISO8601DateFormatter
+    }
+
+    /// The log whose registered types the recording encodes.
+    private let log: ActionLog
+    private let sink = RecordingSink()
+    private let progress: LockedValue<Progress>
+
+    init(log: ActionLog, kernel: StoreKernel) {
+        self.log = log
+        let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        encoder.outputFormatting = [.sortedKeys]
+        progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
         kernel.enqueue(.startRecording(sink), .neverHeld)
     }
 
     deinit {
+        let (isStopped, kernel) = progress.withLock { ($0.isStopped, $0.kernel) }
         guard !isStopped else { return }
         kernel?.enqueue(.stopRecording(sink), .neverHeld)
     }
 
     /// The lines recorded so far.
     public var data: Data {
-        lock.withLock {
-            encodeRecorded()
-            return lines
-        }
+        encodeRecorded().lines
     }
 
     /// How many committed actions were left out so far: their type is not registered with the
-    /// codec, or their own `encode(to:)` threw. Each action of a batch counts on its own.
+    /// log, or their own `encode(to:)` threw. Each action of a batch counts on its own.
     public var skippedActions: Int {
-        lock.withLock {
-            encodeRecorded()
-            return skipped
-        }
+        encodeRecorded().skipped
     }
 
     /// Stops recording and returns the log: every action dispatched to the store before this call
@@ -133,9 +204,9 @@ public final class ActionRecording: @unchecked Sendable {
     /// Calling it again returns ``data``.
     @discardableResult
     public func stop() -> Data {
-        let wasStopped = lock.withLock {
-            defer { isStopped = true }
-            return isStopped
+        let (wasStopped, kernel) = progress.withLock { progress in
+            defer { progress.isStopped = true }
+            return (progress.isStopped, progress.kernel)
         }
         if !wasStopped, let kernel {
             kernel.enqueue(.stopRecording(sink), .neverHeld)
@@ -144,18 +215,53 @@ public final class ActionRecording: @unchecked Sendable {
         return data
     }
 
-    /// Encodes what the store handed over since the last call; called while holding `lock`.
-    private func encodeRecorded() {
-        for (time, actions) in sink.take() {
-            let stamp = formatter.string(from: time)
-            for action in actions {
-                let (line, left) = codec.line(for: action, time: stamp, with: encoder)
-                skipped += left
-                guard let line else { continue }
-                lines.append(line)
-                lines.append(UInt8(ascii: "\n"))
+    /// Encodes what the store handed over and has not been written yet, with no lock held (an
+    /// action's `encode(to:)` is user code), then writes it in order; returns the lines and the
+    /// count of actions left out. Called on a thread that is encoding already, from inside an
+    /// `encode(to:)`, it encodes nothing and returns what is written.
+    private func encodeRecorded() -> (lines: Data, skipped: Int) {
+        let thisThread = pthread_self()
+        let pending = progress.withLock { log -> [Batch] in
+            if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
+            for (time, actions) in sink.take() {
+                let stamp = log.formatter.string(from: time)
+                log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
+                log.nextNumber += 1
             }
+            if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
+            return log.unwritten
         }
+        guard !pending.isEmpty else { return progress.withLock { ($0.lines, $0.skipped) } }
+        let encoder = SnapshotCoder.makeJSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
+        return progress.withLock { log in
+            if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
+                log.encodingThreads.remove(at: index)
+            }
+            // Another reader may have written some of these batches meanwhile: write the rest.
+            for (number, batch) in encoded where number == log.nextToWrite {
+                log.lines.append(batch.lines)
+                log.skipped += batch.skipped
+                log.nextToWrite += 1
+            }
+            log.unwritten.removeAll { $0.number < log.nextToWrite }
+            return (log.lines, log.skipped)
+        }
+    }
+
+    /// The lines of one batch, and how many of its actions were left out.
+    private func encode(_ batch: Batch, with encoder: JSONEncoder) -> (lines: Data, skipped: Int) {
+        var lines = Data()
+        var skipped = 0
+        for action in batch.actions {
+            let (line, left) = log.line(for: action, time: batch.time, with: encoder)
+            skipped += left
+            guard let line else { continue }
+            lines.append(line)
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return (lines, skipped)
     }
 }
 

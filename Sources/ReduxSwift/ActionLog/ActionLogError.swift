@@ -13,7 +13,7 @@ public struct ActionLogError: Error, Sendable, CustomStringConvertible, Equatabl
     public enum Kind: Sendable, Equatable {
         /// The line is not JSON, or not a record of an action; `detail` says which.
         case malformed(detail: String)
-        /// The line holds an action type, `name`, that the codec does not know.
+        /// The line holds an action type, `name`, that the log does not know.
         case unknownType(name: String)
     }
 
@@ -36,7 +36,7 @@ public struct ActionLogError: Error, Sendable, CustomStringConvertible, Equatabl
         let what: String
         switch kind {
         case .malformed(let detail): what = "it is not an action record (\(detail))"
-        case .unknownType(let name): what = "the action type \"\(name)\" is not registered with the codec"
+        case .unknownType(let name): what = "the action type \"\(name)\" is not registered with the log"
         }
         return "Line \(line): \(what); replay stopped there, after the \(replayedActions) actions before it."
     }

@@ -25,6 +25,10 @@ extension Store {
     ///
     /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
     ///
+    /// Moves are actions too, and travel the middleware chain to the history at its end. A
+    /// middleware before it that drops the actions it does not know drops the moves as well, and
+    /// nothing happens: pass ``HistoryAction`` on.
+    ///
     /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to
     /// the reducers directly, so it is not a step of its own: the next step includes it, and
     /// moving back to a step recorded before it restores a state without it, in this store only.

@@ -79,90 +79,6 @@ public struct Middleware<State: StateProtocol>: Sendable {
     var erased: ErasedMiddleware { body }
 }
 
-/// What a middleware may do with the action it handles.
-///
-/// A context is valid only while the middleware that received it runs; to pass an action on later,
-/// take ``nextLater()`` first. It cannot leave the store's thread.
-public struct MiddlewareContext<State: StateProtocol> {
-    let call: MiddlewareCall
-
-    /// The live state, with every action reduced so far, including those passed on by this
-    /// middleware; read only.
-    ///
-    /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
-    /// because holding it while reducers run makes their next change copy what it touches.
-    public var state: State {
-        call.state(as: State.self).pointee
-    }
-
-    /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
-    /// how it ended.
-    ///
-    /// ```swift
-    /// Middleware<AppState>("audit") { action, context in
-    ///     if case .failed(let error) = context.next(action) { audit.record(action, error) }
-    /// }
-    /// ```
-    @discardableResult
-    public func next(_ action: any ActionProtocol) -> DispatchOutcome {
-        call.next(action)
-    }
-
-    /// Returns a function that passes an action to the next middleware later, from any thread:
-    /// the action queues behind the actions already dispatched and continues past this middleware.
-    ///
-    /// ```swift
-    /// Middleware<AppState>("delay toasts") { action, context in
-    ///     guard case ToastAction.show = action else {
-    ///         context.next(action)
-    ///         return
-    ///     }
-    ///     let next = context.nextLater()
-    ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
-    /// }
-    /// ```
-    public func nextLater() -> MiddlewareNext {
-        call.checkActive()
-        return MiddlewareNext(kernel: call.kernel, store: call.kernel.store, position: call.nextPosition)
-    }
-
-    /// Dispatches another action to the store, from the first middleware; it is queued once this
-    /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
-    public func dispatch(_ action: any ActionProtocol) {
-        call.checkActive()
-        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
-    }
-}
-
-/// Passes actions to the middleware after the one that created it, at any time and from any thread.
-///
-/// Get one from ``MiddlewareContext/nextLater()``.
-public struct MiddlewareNext: Sendable {
-    let kernel: StoreKernel
-    /// The store, kept alive while an action may still be passed on, to announce it.
-    let store: (any AnyObject & Sendable)?
-    let position: Int
-
-    /// Queues `action` behind the actions already dispatched; it skips the middleware up to and
-    /// including the one that created this function. Called from inside a reducer or middleware,
-    /// the action is queued once the current action has been handled, like ``Store/dispatch(_:)``.
-    public func callAsFunction(_ action: any ActionProtocol) {
-        let entry = PendingEntry.resume(action, middlewareIndex: position)
-        if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
-        kernel.enqueue(entry)
-    }
-}
-
-/// How an action passed on by a middleware ended.
-public enum DispatchOutcome {
-    /// The reducers applied it and the change stands.
-    case committed
-    /// A reducer or a later middleware threw this error; the state is as it was before the action.
-    case failed(any Error)
-    /// No reducer saw it: a later middleware dropped it or holds it back.
-    case dropped
-}
-
 /// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
 /// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.
 protocol MiddlewareBox: Sendable {
@@ -180,28 +96,5 @@ final class TypedMiddleware<State: StateProtocol>: MiddlewareBox {
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
         try body(action, MiddlewareContext(call: call))
-    }
-}
-
-/// A middleware as a type: ``handle(_:context:)`` is called for every action, like the closure
-/// given to ``Middleware/init(_:_:)``. Wrap one with ``Middleware/init(_:handler:)``.
-public protocol MiddlewareHandler: Sendable {
-    /// The state of the stores this middleware is for.
-    associatedtype State: StateProtocol
-
-    /// Handles one action; pass it on with `context.next(action)`, throw to reject it.
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws
-}
-
-/// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
-final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareBox {
-    let handler: Handler
-
-    init(_ handler: Handler) {
-        self.handler = handler
-    }
-
-    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
-        try handler.handle(action, context: MiddlewareContext(call: call))
     }
 }

@@ -21,7 +21,8 @@
 ///
 /// A token keeps neither its store nor its observer's sender alive.
 public final class ObserverToken: Sendable {
-    private let center: StoreNotificationCenter
+    /// The center the observer was added to.
+    let center: StoreNotificationCenter
     private let entry: ObserverEntry
 
     init(center: StoreNotificationCenter, entry: ObserverEntry) {

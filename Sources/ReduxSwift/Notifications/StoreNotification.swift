@@ -10,7 +10,10 @@ public struct StoreNotification: Sendable {
     public let name: Notification.Name
     /// The object that posted the notification: for a store's notifications, the store.
     public let object: (any AnyObject & Sendable)?
-    /// Extra information; see ``actionsKey``, ``actionKey`` and ``errorKey`` for what stores put here.
+    /// Extra information for observers of your own notifications.
+    ///
+    /// Read what a store's notifications carry through ``actions``, ``failedAction`` and
+    /// ``error``; the keys a store uses in `userInfo` are not part of the API.
     public let userInfo: [String: any Sendable]
     /// The actions of a store's notification, kept beside `userInfo` so that every observer reads
     /// them without a dictionary lookup and a cast.
@@ -61,11 +64,11 @@ public struct StoreNotification: Sendable {
     }
 
     /// The `userInfo` key of the actions a store notification covers, as an ``ActionList``.
-    public static let actionsKey = "actions"
+    static let actionsKey = "actions"
     /// The `userInfo` key of the action that failed, in a `dispatchDidFail` notification.
-    public static let actionKey = "action"
+    static let actionKey = "action"
     /// The `userInfo` key of the error a reducer threw, in a `dispatchDidFail` notification.
-    public static let errorKey = "error"
+    static let errorKey = "error"
 
     /// The actions this notification covers, in the order they were reduced.
     ///

@@ -127,8 +127,11 @@ public final class StoreNotificationCenter: Sendable {
         }
     }
 
-    /// Removes the observer that `token` stands for; the same as ``ObserverToken/cancel()``.
+    /// Removes the observer that `token` stands for, if it was added to this center; the same as
+    /// ``ObserverToken/cancel()`` then. A token of another center is left alone, as
+    /// `NotificationCenter` leaves an observer it does not hold.
     public func removeObserver(_ token: ObserverToken) {
+        guard token.center === self else { return }
         token.cancel()
     }
 

@@ -16,98 +16,133 @@ import Foundation
 /// let visible = AppState.visibleTodos(store.currentState())
 /// ```
 ///
-/// One instance caches one result, the latest, and may be read from any thread at once.
-public final class Memoized<State, Input: Equatable, Value>: @unchecked Sendable {
-    // `@unchecked Sendable`: `cache` and `computations` are read and written only while `lock` is
-    // held. `input` and `compute` are immutable and call only the `@Sendable` closures given to
-    // the initializers (they are not themselves `@Sendable` so that they can be built here).
-    private let input: (State) -> Input
-    private let compute: (Input) -> Value
-    private let lock = NSLock()
-    private var cache: (input: Input, value: Value)?
-    private var computations = 0
+/// One instance caches one result, the latest, and may be read from any thread at once; every
+/// reader of an unchanged input gets that same result. No lock is held while the inputs are picked
+/// and compared or the value is computed, so those closures (and the inputs' `==`) may read this
+/// value again.
+public final class Memoized<State, Value>: Sendable {
+    /// The inputs, their cache and the computation, behind a type that hides the inputs' type.
+    private let cache: MemoizedCache<State, Value>
 
     /// Creates a value derived from one input.
     ///
     /// - Parameters:
     ///   - input: Picks the `Equatable` input out of the state; a key path works.
     ///   - compute: Computes the value from the input; it should depend on nothing else.
-    public convenience init(
+    public init<Input: Equatable>(
         _ input: @escaping @Sendable (State) -> Input,
         compute: @escaping @Sendable (Input) -> Value
     ) {
-        self.init(storing: input, compute)
+        cache = InputCache(input: input, compute: compute)
     }
 
-    private init(storing input: @escaping (State) -> Input, _ compute: @escaping (Input) -> Value) {
-        self.input = input
-        self.compute = compute
-    }
-
-    /// The value for `state`: cached when the inputs are unchanged since the last call.
-    public func callAsFunction(_ state: State) -> Value {
-        let current = input(state)
-        lock.lock()
-        if let cache, cache.input == current {
-            lock.unlock()
-            return cache.value
-        }
-        lock.unlock()
-        let value = compute(current)
-        lock.lock()
-        cache = (current, value)
-        computations += 1
-        lock.unlock()
-        return value
-    }
-
-    /// How many times the value has been computed, for tests and diagnostics.
-    public var computeCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return computations
-    }
-}
-
-/// Two inputs of a ``Memoized`` value, compared together.
-public struct MemoizedInputs2<First: Equatable, Second: Equatable>: Equatable {
-    /// The first input.
-    public var first: First
-    /// The second input.
-    public var second: Second
-}
-
-/// Three inputs of a ``Memoized`` value, compared together.
-public struct MemoizedInputs3<First: Equatable, Second: Equatable, Third: Equatable>: Equatable {
-    /// The first input.
-    public var first: First
-    /// The second input.
-    public var second: Second
-    /// The third input.
-    public var third: Third
-}
-
-extension Memoized {
     /// Creates a value derived from two inputs, recomputed when either changes.
-    public convenience init<First, Second>(
+    public init<First: Equatable, Second: Equatable>(
         _ first: @escaping @Sendable (State) -> First,
         _ second: @escaping @Sendable (State) -> Second,
         compute: @escaping @Sendable (First, Second) -> Value
-    ) where Input == MemoizedInputs2<First, Second> {
-        self.init(
-            storing: { MemoizedInputs2(first: first($0), second: second($0)) },
-            { compute($0.first, $0.second) })
+    ) {
+        cache = InputCache(
+            input: { MemoizedInputs2(first: first($0), second: second($0)) },
+            compute: { compute($0.first, $0.second) })
     }
 
     /// Creates a value derived from three inputs, recomputed when any of them changes.
-    public convenience init<First, Second, Third>(
+    public init<First: Equatable, Second: Equatable, Third: Equatable>(
         _ first: @escaping @Sendable (State) -> First,
         _ second: @escaping @Sendable (State) -> Second,
         _ third: @escaping @Sendable (State) -> Third,
         compute: @escaping @Sendable (First, Second, Third) -> Value
-    ) where Input == MemoizedInputs3<First, Second, Third> {
-        self.init(
-            storing: { MemoizedInputs3(first: first($0), second: second($0), third: third($0)) },
-            { compute($0.first, $0.second, $0.third) })
+    ) {
+        cache = InputCache(
+            input: { MemoizedInputs3(first: first($0), second: second($0), third: third($0)) },
+            compute: { compute($0.first, $0.second, $0.third) })
     }
+
+    /// The value for `state`: cached when the inputs are unchanged since the last call.
+    public func callAsFunction(_ state: State) -> Value {
+        cache.value(for: state)
+    }
+
+    /// How many times the value has been computed.
+    var computeCount: Int {
+        cache.computeCount
+    }
+}
+
+/// The cache of a ``Memoized`` value, with the type of its inputs erased, so that a memoized
+/// value's type names only the state and the value.
+///
+/// `@unchecked Sendable`: it has no stored properties; not final, so the compiler cannot check
+/// that, and ``InputCache`` answers for its own.
+class MemoizedCache<State, Value>: @unchecked Sendable {
+    /// The value for `state`, computed again only when the inputs changed.
+    func value(for state: State) -> Value {
+        preconditionFailure("\(Self.self) must override value(for:)")
+    }
+
+    /// How many times the value has been computed.
+    var computeCount: Int {
+        preconditionFailure("\(Self.self) must override computeCount")
+    }
+}
+
+/// Caches the latest inputs and the value computed from them.
+///
+/// `@unchecked Sendable`: `latest` is a `LockedValue`; `input` and `compute` are immutable and
+/// call only the `@Sendable` closures given to ``Memoized``'s initializers (they are not
+/// themselves `@Sendable` so that the initializers can build them in generic code without
+/// capturing a metatype). `Input` and `Value` need not be `Sendable`: the cached input and value
+/// are copied out of the lock and given to readers on any thread, which is what ``Memoized``
+/// promises (one result, shared by every reader of an unchanged input).
+final class InputCache<State, Input: Equatable, Value>: MemoizedCache<State, Value>, @unchecked Sendable {
+    private struct Latest {
+        var cached: (input: Input, value: Value)?
+        var computations = 0
+    }
+
+    private let input: (State) -> Input
+    private let compute: (Input) -> Value
+    private let latest = LockedValue(Latest())
+
+    init(input: @escaping (State) -> Input, compute: @escaping (Input) -> Value) {
+        self.input = input
+        self.compute = compute
+    }
+
+    override func value(for state: State) -> Value {
+        let current = input(state)
+        // Compared outside the lock: `==` may be the user's own, and may read this value again.
+        if let cached = latest.withLock({ $0.cached }), cached.input == current {
+            return cached.value
+        }
+        let value = compute(current)
+        // The replaced input and value are handed out and released after the lock, since their
+        // `deinit` may be user code too.
+        _ = latest.withLock { latest -> (input: Input, value: Value)? in
+            defer {
+                latest.cached = (current, value)
+                latest.computations += 1
+            }
+            return latest.cached
+        }
+        return value
+    }
+
+    override var computeCount: Int {
+        latest.withLock { $0.computations }
+    }
+}
+
+/// Two inputs of a ``Memoized`` value, compared together.
+struct MemoizedInputs2<First: Equatable, Second: Equatable>: Equatable {
+    var first: First
+    var second: Second
+}
+
+/// Three inputs of a ``Memoized`` value, compared together.
+struct MemoizedInputs3<First: Equatable, Second: Equatable, Third: Equatable>: Equatable {
+    var first: First
+    var second: Second
+    var third: Third
 }

@@ -77,42 +77,45 @@ extension Store {
 /// calls the block: the thread that finds no delivery under way becomes the deliverer and reports
 /// the changes from the last tree it saw to the newest tree offered, until none is left; a thread
 /// that finds one under way leaves its tree to that deliverer and returns.
-///
-/// `@unchecked Sendable`: `mailbox` is read and written only while its lock is held; `last` only by
-/// the deliverer (and by `start()`, before the observer is registered), which the mailbox's lock
-/// hands from thread to thread; the other properties are immutable.
-final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sendable {
+final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
+    /// A version of the state, parsed.
+    private typealias Version = (version: UInt64, tree: SnapshotTree)
+
     private struct Mailbox {
+        /// The store, weakly: an observer does not keep its store alive.
+        weak var store: Store<State>?
         var newestVersion: UInt64 = 0
-        var pending: (version: UInt64, tree: SnapshotTree)?
+        var pending: Version?
         var isDelivering = false
+        /// The tree the changes delivered last lead to; only the deliverer moves it on.
+        var last: Version?
     }
 
-    private weak var store: Store<State>?
     private let paths: [String]
     private let deliver: @Sendable ([StateChange]) -> Void
     /// The gate every call of `deliver` passes.
     let gate = CallGate()
-    private let mailbox = LockedValue(Mailbox())
-    private var last: (version: UInt64, tree: SnapshotTree)?
+    private let mailbox: LockedValue<Mailbox>
 
     init(store: Store<State>, paths: [String], deliver: @escaping @Sendable ([StateChange]) -> Void) {
-        self.store = store
+        mailbox = LockedValue(Mailbox(store: store))
         self.paths = paths
         self.deliver = deliver
     }
 
     /// Records the current state as the one later changes are compared with.
     func start() {
-        guard let store else { return }
+        guard let store = mailbox.withLock({ $0.store }) else { return }
         let snapshot = store.kernel.latestSnapshot()
         guard let tree = store.observationCache.tree(for: snapshot) else { return }
-        last = (snapshot.version, tree)
-        mailbox.withLock { $0.newestVersion = snapshot.version }
+        mailbox.withLock { mailbox in
+            mailbox.last = (snapshot.version, tree)
+            mailbox.newestVersion = snapshot.version
+        }
     }
 
     func stateDidChange() {
-        guard gate.isOpen, let store else { return }
+        guard gate.isOpen, let store = mailbox.withLock({ $0.store }) else { return }
         let snapshot = store.kernel.latestSnapshot()
         guard mailbox.withLock({ snapshot.version > $0.newestVersion }),
             let tree = store.observationCache.tree(for: snapshot)
@@ -125,19 +128,17 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, @unchecked Sen
             return !mailbox.isDelivering
         }
         guard isDeliverer else { return }
-        while let current = mailbox.withLock({ mailbox -> (version: UInt64, tree: SnapshotTree)? in
+        while let step = mailbox.withLock({ mailbox -> (previous: Version?, current: Version)? in
             guard let pending = mailbox.pending else {
                 mailbox.isDelivering = false
                 return nil
             }
             mailbox.pending = nil
-            return pending
+            defer { mailbox.last = pending }
+            return (mailbox.last, pending)
         }) {
-            guard let previous = last else {
-                last = current
-                continue
-            }
-            last = current
+            guard let previous = step.previous else { continue }
+            let current = step.current
             let changes = store.observationCache.changes(from: previous, to: current)
             let matching = StateDiff.filter(changes, paths: paths, old: previous.tree, new: current.tree)
             if !matching.isEmpty { gate.run { deliver(matching) } }

@@ -1,5 +1,15 @@
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// When a ``PersistenceService`` saves after a change.
 ///
 /// Delays are in seconds, from 0 to `.infinity`. An infinite delay never comes due: with
@@ -56,14 +66,14 @@ public struct SavePolicy: Sendable, Equatable {
 ///
 /// Store code (a reducer, a middleware, a state's `encode(to:)`) must never wait for the store, so
 /// there a flush, a stop or the last release returns at once, before anything is saved: it
-/// schedules the save on the scheduler's queue, where it runs once the action under way has
+/// schedules the save on the service's queue, where it runs once the action under way has
 /// finished and saves the committed state as of then, that action included unless it failed. A
 /// failure of that save goes to `onError`, and is retried after ``SavePolicy/maximumDelay``
 /// unless the service was stopped or released.
 ///
-/// Saves run on the scheduler's queue, never on the store's threads. A failed save is reported to
-/// the `onError` handler and retried after ``SavePolicy/maximumDelay``; the archive keeps the last
-/// state that was saved.
+/// Timed saves run on the service's own serial queue, at the utility QoS, never on the store's
+/// threads. A failed save is reported to the `onError` handler and retried after
+/// ``SavePolicy/maximumDelay``; the archive keeps the last state that was saved.
 public final class PersistenceService<State: StateProtocol>: Sendable {
     /// The store whose state is saved.
     public let store: Store<State>
@@ -88,13 +98,25 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///   - store: The store to save.
     ///   - archive: Where to save it.
     ///   - policy: When to save.
-    ///   - scheduler: The clock and timer; a ``DispatchSaveScheduler`` unless you pass another.
     ///   - onError: Receives each failed save; when `nil`, one line is printed to standard error.
-    public init(
+    public convenience init(
         store: Store<State>,
         archive: StateArchive<State>,
         policy: SavePolicy = SavePolicy(),
-        scheduler: any SaveScheduler = DispatchSaveScheduler(),
+        onError: (@Sendable (PersistenceError) -> Void)? = nil
+    ) {
+        self.init(
+            store: store, archive: archive, policy: policy, scheduler: DispatchSaveScheduler(),
+            onError: onError)
+    }
+
+    /// Creates a service that takes its time and timers from `scheduler`; tests pass one whose
+    /// clock they move by hand.
+    init(
+        store: Store<State>,
+        archive: StateArchive<State>,
+        policy: SavePolicy = SavePolicy(),
+        scheduler: any SaveScheduler,
         onError: (@Sendable (PersistenceError) -> Void)? = nil
     ) {
         self.store = store
@@ -125,9 +147,14 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// Called from store code (a reducer, a middleware, an `encode(to:)`), which must not wait for
     /// the store, it returns at once without saving or throwing: it schedules a save on the
-    /// scheduler's queue, which runs once the action under way has finished and saves the committed
+    /// service's queue, which runs once the action under way has finished and saves the committed
     /// state as of then, that action included unless it failed. A failure of that save goes to
-    /// `onError` and is retried after ``SavePolicy/maximumDelay``.
+    /// `onError` and is retried after ``SavePolicy/maximumDelay``. Called from inside one of this
+    /// service's saves (an ``ArchiveBackend`` whose `write(_:)` flushes), it likewise schedules the
+    /// save, which runs once that write is done.
+    ///
+    /// Saves run one at a time, with no lock held while the backend writes: a flush that finds
+    /// another save under way waits for it, then saves if the state is newer.
     ///
     /// - Throws: ``PersistenceError``; the archive then keeps the last state saved.
     public func flush() throws(PersistenceError) {
@@ -141,7 +168,7 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///
     /// Called from store code (a reducer, a middleware, an `encode(to:)`), or when the service's
     /// last release happens there, it stops observing at once but does not save before returning:
-    /// like ``flush()`` there, it schedules the final save on the scheduler's queue, to run once
+    /// like ``flush()`` there, it schedules the final save on the service's queue, to run once
     /// the action under way has finished, and reports a failure of it to `onError`.
     ///
     /// - Throws: ``PersistenceError`` if the final save fails.
@@ -239,39 +266,43 @@ private final class Saver<State: StateProtocol>: Sendable {
     // MARK: Saving
 
     /// Saves a state that covers every action dispatched before the call; from store code, where
-    /// that would mean waiting for the store, schedules the save instead and returns at once.
+    /// that would mean waiting for the store, or from inside a save (a backend whose `write`
+    /// flushes), where it would mean waiting for that save, schedules the save instead and returns
+    /// at once.
     func saveLatest() throws(PersistenceError) {
         // Store code gets a snapshot without waiting, so an old one (the last a reader happened to
         // read), never the action under way: saving it would lose that action and everything since.
         guard ReducerContext.current == nil else {
-            scheduleSaveAfterStoreCode()
+            scheduleDeferredSave()
             return
         }
         try saveNow()
     }
 
     /// Schedules a save on the scheduler's queue, at once: there it may wait for the store, so its
-    /// snapshot covers the action under way, committed. The work holds the saver strongly, so the
-    /// save runs even when store code released the service. Requests made before the work starts
-    /// share it, since it takes its snapshot only then.
-    private func scheduleSaveAfterStoreCode() {
-        guard timing.withLock({ $0.requestSaveAfterStoreCode() }) else { return }
+    /// snapshot covers the action under way, committed, and for the save under way, so that it
+    /// writes after it. The work holds the saver strongly, so the save runs even when store code
+    /// released the service. Requests made before the work starts share it, since it takes its
+    /// snapshot only then.
+    private func scheduleDeferredSave() {
+        guard timing.withLock({ $0.requestDeferredSave() }) else { return }
         let trigger: any SaveTrigger = self
-        _ = scheduler.schedule(at: scheduler.now()) { trigger.saveRequestedByStoreCode() }
+        _ = scheduler.schedule(at: scheduler.now()) { trigger.saveDeferred() }
     }
 
-    func saveRequestedByStoreCode() {
-        timing.withLock { $0.startSaveAfterStoreCode() }
+    func saveDeferred() {
+        timing.withLock { $0.startDeferredSave() }
         saveReportingFailure { () throws(PersistenceError) in try saveNow() }
     }
 
     private func saveNow() throws(PersistenceError) {
-        // Taken before the write lock: waiting for the store while holding it could deadlock with a
-        // reducer that flushes.
+        // It covers every action dispatched before this call, the promise of `flush()`.
         let snapshot = store.kernel.latestSnapshot()
-        try saved.write(snapshot.version) { () throws(PersistenceError) in
+        let outcome = try saved.write(snapshot.version, lendingPriority: scheduler.lendPriority) {
+            () throws(PersistenceError) in
             try archive.save(snapshot: snapshot)
         }
+        if outcome == .insideWrite { scheduleDeferredSave() }
     }
 }
 
@@ -279,36 +310,94 @@ private final class Saver<State: StateProtocol>: Sendable {
 private protocol SaveTrigger: AnyObject, Sendable {
     func stateDidChange()
     func timerFired(_ id: UInt64)
-    func saveRequestedByStoreCode()
+    func saveDeferred()
 }
 
 extension Saver: SaveTrigger {}
 
-/// The newest version written, behind a lock held for the whole write so versions only go up.
-private final class SavedVersion: @unchecked Sendable {
-    // `@unchecked Sendable`: `version` and `error` are read and written only while `lock` is held.
-    private let lock = NSLock()
-    private var version: UInt64 = 0
-    private var error: PersistenceError?
-
-    var lastError: PersistenceError? {
-        lock.lock()
-        defer { lock.unlock() }
-        return error
+/// The newest version written, and the write under way.
+///
+/// Writes run one at a time, so versions only go up; a write that finds another under way waits
+/// for it, then writes only if its version is still newer. No lock is held while writing, because
+/// the archive's backend may be the user's (and a state's `init(from:)` runs when underscored
+/// keys are left out): a backend whose `write` flushes the service reaches this again, on the same
+/// thread, and is told so instead of waiting for itself.
+private final class SavedVersion: Sendable {
+    private struct Writes {
+        var version: UInt64 = 0
+        var error: PersistenceError?
+        /// The thread writing, while a write is under way.
+        var writer: pthread_t?
+        /// The threads waiting for that write to end.
+        var waiters: [DispatchSemaphore] = []
     }
 
-    /// Runs `write` unless `newVersion` or a newer one is already durable.
-    func write(_ newVersion: UInt64, _ write: () throws(PersistenceError) -> Void) throws(PersistenceError) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard newVersion > version else { return }
-        do {
-            try write()
-            version = newVersion
-            error = nil
-        } catch {
-            self.error = error
-            throw error
+    /// How a call of ``write(_:lendingPriority:_:)`` ended.
+    enum Outcome {
+        /// The version, or a newer one, is durable: written by this call or before it.
+        case durable
+        /// Called on the thread of the write under way, from inside it: nothing was written.
+        case insideWrite
+    }
+
+    private enum Turn {
+        case upToDate
+        case insideWrite
+        case wait(DispatchSemaphore)
+        case write
+    }
+
+    private let writes = LockedValue(Writes())
+
+    var lastError: PersistenceError? {
+        writes.withLock { $0.error }
+    }
+
+    /// Runs `write` unless `newVersion` or a newer one is already durable, once no other write is
+    /// under way; a main thread that has to wait first calls `lendPriority`.
+    func write(
+        _ newVersion: UInt64, lendingPriority lendPriority: () -> Void,
+        _ write: () throws(PersistenceError) -> Void
+    ) throws(PersistenceError) -> Outcome {
+        let thisThread = pthread_self()
+        while true {
+            let turn = writes.withLock { writes -> Turn in
+                if let writer = writes.writer {
+                    if pthread_equal(writer, thisThread) != 0 { return .insideWrite }
+                    let waiter = DispatchSemaphore(value: 0)
+                    writes.waiters.append(waiter)
+                    return .wait(waiter)
+                }
+                guard newVersion > writes.version else { return .upToDate }
+                writes.writer = thisThread
+                return .write
+            }
+            switch turn {
+            case .upToDate:
+                return .durable
+            case .insideWrite:
+                return .insideWrite
+            case .wait(let waiter):
+                if MainThread.isCurrent { lendPriority() }
+                waiter.wait()
+            case .write:
+                var failure: PersistenceError?
+                do {
+                    try write()
+                } catch {
+                    failure = error
+                }
+                let waiters = writes.withLock { writes -> [DispatchSemaphore] in
+                    writes.writer = nil
+                    if failure == nil { writes.version = newVersion }
+                    writes.error = failure
+                    defer { writes.waiters.removeAll() }
+                    return writes.waiters
+                }
+                for waiter in waiters { waiter.signal() }
+                if let failure { throw failure }
+                return .durable
+            }
         }
     }
 }
@@ -333,8 +422,9 @@ struct Timing {
     var token: ObserverToken?
     var timer: ScheduledWork?
     var isStopped = false
-    /// Whether a save asked for by store code is scheduled and has not started yet.
-    private(set) var isSaveAfterStoreCodeScheduled = false
+    /// Whether a save asked for by store code, or from inside a save, is scheduled and has not
+    /// started yet.
+    private(set) var isDeferredSaveScheduled = false
     /// When the oldest unsaved change happened; `nil` when everything is saved.
     private(set) var firstChange: Double?
     private(set) var lastChange: Double = 0
@@ -383,16 +473,16 @@ struct Timing {
         return makeRequest(deadline)
     }
 
-    /// Records a save asked for by store code; `false` when one is scheduled and not started, so
-    /// that it serves this request too.
-    mutating func requestSaveAfterStoreCode() -> Bool {
-        defer { isSaveAfterStoreCodeScheduled = true }
-        return !isSaveAfterStoreCodeScheduled
+    /// Records a save asked for by store code or from inside a save; `false` when one is scheduled
+    /// and not started, so that it serves this request too.
+    mutating func requestDeferredSave() -> Bool {
+        defer { isDeferredSaveScheduled = true }
+        return !isDeferredSaveScheduled
     }
 
     /// The scheduled save starts: a request from now on needs another.
-    mutating func startSaveAfterStoreCode() {
-        isSaveAfterStoreCodeScheduled = false
+    mutating func startDeferredSave() {
+        isDeferredSaveScheduled = false
     }
 
     /// Keeps the handle of the timer started for `id`; `false` if that timer is no longer wanted.

@@ -24,9 +24,9 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
 @Suite struct ActionLogTests {
     func makeLog() -> ActionLog {
-        let codec = ActionCodec()
-        codec.register(LoggedAction.self, name: "LoggedAction")
-        return ActionLog(codec: codec)
+        let log = ActionLog()
+        log.register(LoggedAction.self, name: "LoggedAction")
+        return log
     }
 
     /// Records `actions` dispatched to a fresh store and returns the log once every notification
@@ -234,6 +234,98 @@ let loggedReducer: Reducer<TestState> = { state, action in
         #expect(try log.replay(complete, into: fresh) == 2)
         #expect(fresh.currentState() == TestState(counter: 1, log: ["stop"]))
     }
+
+    @Test func readersOnManyThreadsWriteEachLineOnceInOrder() throws {
+        let log = makeLog()
+        let store = makeStore([loggedReducer])
+        let recording = log.record(store)
+        onThreads(5) { index in
+            for amount in 0..<200 {
+                if index == 0 {
+                    store.dispatch(LoggedAction.add(amount))
+                } else if amount % 10 == 0 {
+                    _ = recording.data
+                }
+            }
+        }
+        let lines = recording.stop()
+        struct Line: Decodable {
+            let action: LoggedAction
+        }
+        let decoder = JSONDecoder()
+        let actions = try String(decoding: lines, as: UTF8.self).split(separator: "\n").map { line in
+            try decoder.decode(Line.self, from: Data(line.utf8)).action
+        }
+        #expect(actions == (0..<200).map { LoggedAction.add($0) })
+    }
+
+    @Test func anActionsEncodeMayReadTheRecordingThatEncodesIt() throws {
+        let log = makeLog()
+        log.register(HookedAction.self, name: "HookedAction")
+        let store = makeStore([loggedReducer])
+        let recording = log.record(store)
+        let readInside = Recorder<Int>()
+        let hook = Hook()
+        hook.set {
+            readInside.append(recording.data.count)
+            readInside.append(recording.skippedActions)
+        }
+        store.dispatch(HookedAction(id: 1, hook: hook))
+        // On its own thread, so that a lock held around `encode(to:)` fails the test instead of
+        // hanging it.
+        let stopped = finishing(within: 10) { recording.stop() }
+        let lines = try #require(stopped, "the inner read waits for the encode it is called from")
+        #expect(readInside.values == [0, 0], "inside, the lines and skips written before the action")
+        #expect(String(decoding: lines, as: UTF8.self).split(separator: "\n").count == 1)
+        hook.set(nil)
+    }
+
+    @Test func aReaderDoesNotWaitForAnotherThreadEncodingTheSameActions() throws {
+        let log = makeLog()
+        log.register(HookedAction.self, name: "HookedAction")
+        let store = makeStore([loggedReducer])
+        let recording = log.record(store)
+        let entered = Gate()
+        let release = Gate()
+        let hook = Hook()
+        hook.set {
+            guard hook.isFirstCall() else { return }
+            entered.open()
+            release.wait()
+        }
+        store.dispatch(LoggedAction.add(1))
+        store.dispatch(HookedAction(id: 2, hook: hook))
+        store.dispatch(LoggedAction.add(3))
+        let stopped = onNewThread { _ = recording.stop() }
+        #expect(entered.wait(timeout: 10), "the first reader is encoding the hooked action")
+        let read = finishing(within: 10) { recording.data }
+        release.open()
+        let lines = try #require(read, "the second reader waited for the first one's encode")
+        #expect(stopped.wait(timeout: 10))
+        #expect(String(decoding: lines, as: UTF8.self).split(separator: "\n").count == 3)
+        #expect(recording.data == lines, "each line is written once, in order")
+        let fresh = makeStore([loggedReducer])
+        #expect(try log.replay(lines, into: fresh) == 3)
+        #expect(fresh.currentState().counter == 4)
+        hook.set(nil)
+    }
+}
+
+/// An action whose `encode(to:)` runs its hook first, so that a test can act while a recording
+/// encodes it. The hook is not encoded.
+struct HookedAction: ActionProtocol, Codable {
+    let id: Int
+    var hook: Hook? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case id
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        hook?.run()
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+    }
 }
 
 extension ISO8601DateFormatter {
@@ -242,4 +334,29 @@ extension ISO8601DateFormatter {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
     }
+}
+
+@Suite struct ActionLogRegistrationTests {
+    @Test func registeringATypeTwiceUnderItsNameIsHarmless() throws {
+        let log = ActionLog()
+        log.register(TodoLogAction.self, name: "todo")
+        log.register(TodoLogAction.self, name: "todo")
+        #expect(log.name(of: TodoLogAction.add("Milk")) == "todo")
+    }
+
+    @Test func twoTypesUnderOneNameStopTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let log = ActionLog()
+            log.register(TodoLogAction.self, name: "todo")
+            log.register(OtherLogAction.self, name: "todo")
+        }
+    }
+}
+
+enum TodoLogAction: ActionProtocol, Codable {
+    case add(String)
+}
+
+enum OtherLogAction: ActionProtocol, Codable {
+    case other
 }

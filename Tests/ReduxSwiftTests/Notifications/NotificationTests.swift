@@ -81,3 +81,20 @@ import Testing
         #expect(note.actions.map { $0 as? TestAction } == [.increment, .fail])
     }
 }
+
+@Suite struct RemoveObserverTests {
+    @Test func removingAnObserverThroughAnotherCenterLeavesItRegistered() {
+        let first = StoreNotificationCenter()
+        let second = StoreNotificationCenter()
+        let calls = LockedCounter()
+        let token = first.addObserver(forName: .stateDidChange, object: nil, queue: nil) { _ in
+            calls.increment()
+        }
+        second.removeObserver(token)
+        first.post(StoreNotification(name: .stateDidChange))
+        #expect(calls.value == 1)
+        first.removeObserver(token)
+        first.post(StoreNotification(name: .stateDidChange))
+        #expect(calls.value == 1)
+    }
+}

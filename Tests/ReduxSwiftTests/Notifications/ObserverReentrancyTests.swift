@@ -6,6 +6,46 @@ import Testing
 /// Selector and key-path observers never hold a lock while they wait for the store or call the
 /// block, so re-entrant posts cannot deadlock them.
 @Suite struct ObserverReentrancyTests {
+    @Test func aSelectedValueWhoseDeinitPostsMayBeReplacedWhileWaitingForDelivery() throws {
+        let store = makeStore()
+        let post = { @Sendable in
+            store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
+        }
+        let hook = Hook()
+        hook.set(post)
+        let inBlock = Gate()
+        let release = Gate()
+        let seen = Recorder<Int>()
+        let token = store.observe(
+            { state in DeinitProbe(state.counter) { if $0 == 2 { hook.run() } } },
+            removingDuplicates: { $0.value == $1.value },
+            using: { probe in
+                seen.append(probe.value)
+                if probe.value == 1 {
+                    inBlock.open()
+                    release.wait()
+                }
+            })
+        store.dispatch(TestAction.increment)
+        try #require(inBlock.wait(timeout: 10), "the delivery thread is delivering 1")
+        // While 1 is delivered, 2 is offered and waits for the deliverer...
+        store.dispatch(TestAction.increment)
+        #expect(finishing(within: 10) { post() } != nil)
+        // ...until 3 replaces it; the replaced 2's deinit posts again, on the thread offering 3:
+        // on its own thread, so that a lock held while releasing 2 fails the test instead of hanging it.
+        store.dispatch(TestAction.increment)
+        let offered = finishing(within: 10) { () -> Bool in
+            post()
+            return true
+        }
+        release.open()
+        try #require(offered == true, "the replaced value was released under the selector's lock")
+        #expect(seen.wait(timeout: 10) { $0.last == 3 })
+        #expect(seen.values == [0, 1, 3])
+        hook.set(nil)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func aSelectorWhoseBlockRelaysTheChangeKeepsDelivering() {
         let store = makeStore()
         let seen = Recorder<Int>()

@@ -39,4 +39,62 @@ import Testing
             }
         }
     }
+
+    @Test func anInputsEqualityMayReadTheSameValueAgain() throws {
+        let doubled = Memoized(\HookedInput.self) { $0.value * 2 }
+        #expect(doubled(HookedInput(value: 1)) == 2)
+        let inner = Recorder<Int>()
+        // On its own thread, so that a lock held around `==` fails the test instead of hanging it.
+        let read = onNewThread {
+            _ = doubled(HookedInput(value: 1) { inner.append(doubled(HookedInput(value: 1))) })
+        }
+        try #require(read.wait(timeout: 10), "the outer read holds a lock the inner one waits for")
+        #expect(inner.values == [2])
+        #expect(doubled.computeCount == 1)
+    }
+
+    @Test func aReplacedValuesDeinitMayReadTheSameValue() throws {
+        let hook = Hook()
+        let probes = Memoized(\Int.self) { value in
+            DeinitProbe(value) { if $0 == 1 { hook.run() } }
+        }
+        let readInside = Recorder<Int>()
+        hook.set { readInside.append(probes(2).value) }
+        _ = probes(1)
+        // Reading 2 replaces the cached 1, whose deinit reads 2 again: on its own thread, so that
+        // a lock held while releasing 1 fails the test instead of hanging it.
+        let read = finishing(within: 10) { probes(2).value }
+        try #require(read == 2, "the replaced value was released under the lock its deinit reads through")
+        #expect(readInside.values == [2])
+        hook.set(nil)
+    }
+}
+
+/// A value that calls `onDeinit` with its own value when it is released, so that a test can run
+/// code in a `deinit`.
+final class DeinitProbe: Sendable {
+    let value: Int
+    private let onDeinit: @Sendable (Int) -> Void
+
+    init(_ value: Int, onDeinit: @escaping @Sendable (Int) -> Void) {
+        self.value = value
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        onDeinit(value)
+    }
+}
+
+/// An input whose `==` runs both sides' hooks, so that a test can run code while a `Memoized`
+/// compares inputs.
+struct HookedInput: Equatable, Sendable {
+    let value: Int
+    var hook: @Sendable () -> Void = {}
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hook()
+        rhs.hook()
+        return lhs.value == rhs.value
+    }
 }

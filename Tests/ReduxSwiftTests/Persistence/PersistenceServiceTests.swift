@@ -253,6 +253,39 @@ struct ServiceHarness {
         handle.service = nil
     }
 
+    @Test func aFlushFromInsideABackendsWriteSavesOnceThatWriteIsDone() throws {
+        let harness = ServiceHarness()
+        let service = harness.service
+        let innerFlushes = Recorder<Int>()
+        harness.backend.onWrite { [store = harness.store] in
+            guard innerFlushes.count == 0 else { return }
+            store.dispatch(TestAction.add(10))
+            do {
+                try service.flush()
+            } catch {
+                Issue.record("the inner flush threw \(error)")
+            }
+            innerFlushes.append(1)
+        }
+        harness.dispatchAndWait(.add(1))
+        // On its own thread, so that a lock held around the write fails the test instead of hanging it.
+        let flushed = finishing(within: 10) { () -> Bool in
+            do {
+                try service.flush()
+                return true
+            } catch {
+                return false
+            }
+        }
+        try #require(flushed == true, "the inner flush waits for the write it is called from")
+        #expect(innerFlushes.count == 1)
+        #expect(harness.savedState == TestState(counter: 1), "the outer flush wrote its own state")
+        #expect(harness.scheduler.deadlines.first == 1000, "the inner flush scheduled a save, at once")
+        harness.scheduler.advance(by: 0)
+        #expect(harness.savedState == TestState(counter: 11))
+        harness.backend.onWrite(nil)
+    }
+
     @Test func aSaveAReducerAskedForReportsItsFailureToOnErrorAndIsRetried() throws {
         let handle = ServiceHandle()
         let calls = Recorder<Result<Void, PersistenceError>>()

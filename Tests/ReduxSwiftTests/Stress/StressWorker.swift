@@ -310,9 +310,8 @@ struct StressWorker {
     /// recording, which a replay into a fresh store reads back.
     private mutating func record() {
         let storeIndex = anyStore()
-        let codec = ActionCodec()
-        codec.register(Bump.self)
-        let log = ActionLog(codec: codec)
+        let log = ActionLog()
+        log.register(Bump.self)
         let recording = log.record(run.stores[storeIndex])
         let mine = bumps(Int.random(in: 1...4, using: &random))
         for action in mine { run.stores[storeIndex].dispatch(action) }

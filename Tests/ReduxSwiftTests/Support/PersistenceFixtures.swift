@@ -46,6 +46,7 @@ final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
     private var stored: Data?
     private var writes = 0
     private var failure: PersistenceError.Kind?
+    private var hook: (@Sendable () -> Void)?
 
     init(_ data: Data? = nil) {
         stored = data
@@ -68,7 +69,13 @@ final class MemoryBackend: ArchiveBackend, @unchecked Sendable {
         lock.withLock { stored }
     }
 
+    /// Runs `hook` at the start of every write, with no lock held, or nothing when `nil`.
+    func onWrite(_ hook: (@Sendable () -> Void)?) {
+        lock.withLock { self.hook = hook }
+    }
+
     func write(_ data: Data) throws(PersistenceError) {
+        lock.withLock { hook }?()
         let failure = lock.withLock { self.failure }
         if let failure { throw PersistenceError(failure, stage: .save, location: location) }
         lock.withLock {
@@ -110,6 +117,9 @@ final class ManualScheduler: SaveScheduler, @unchecked Sendable {
         condition.unlock()
         return ScheduledWork { [weak self] in self?.cancel(id) }
     }
+
+    /// Work runs on the thread that advances the clock, so there is nothing to lend priority to.
+    func lendPriority() {}
 
     private func cancel(_ id: Int) {
         condition.lock()

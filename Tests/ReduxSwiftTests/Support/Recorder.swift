@@ -67,6 +67,33 @@ final class Gate: @unchecked Sendable {
     }
 }
 
+/// Code a test sets after making the value that runs it (an action's `encode(to:)`, a value's
+/// `deinit`), so that the code can reach objects made later, such as a recording or a store.
+final class Hook: @unchecked Sendable {
+    // `@unchecked Sendable`: `body` and `calls` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var body: (@Sendable () -> Void)?
+    private var calls = 0
+
+    /// Sets what ``run()`` runs; `nil` runs nothing, and breaks a cycle through the hook.
+    func set(_ body: (@Sendable () -> Void)?) {
+        lock.withLock { self.body = body }
+    }
+
+    /// Whether this is the first call of this method, on any thread.
+    func isFirstCall() -> Bool {
+        lock.withLock {
+            calls += 1
+            return calls == 1
+        }
+    }
+
+    /// Runs the body, with no lock held.
+    func run() {
+        lock.withLock { body }?()
+    }
+}
+
 /// Runs `body` on `count` threads at once and returns when all have finished.
 func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: count) { body($0) }

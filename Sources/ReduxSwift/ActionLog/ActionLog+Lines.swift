@@ -1,65 +1,23 @@
 import Foundation
 
-/// Turns `Codable` actions into JSON and back, by a name registered for each action type.
-///
-/// An action log needs to know which type each line holds; register every action type you want
-/// recorded and replayed:
-///
-/// ```swift
-/// let codec = ActionCodec()
-/// codec.register(TodoAction.self)
-/// codec.register(FilterAction.self)
-/// ```
+/// How an action log turns actions into lines of JSON and back, by the name registered for each
+/// action type.
 ///
 /// Batches (``ActionBatch``) are encoded flat, with the actions they hold at any depth in the order
-/// reducers see them; an action the codec cannot encode is left out of its batch, and the others
+/// reducers see them; an action the log cannot encode is left out of its batch, and the others
 /// are kept.
-public final class ActionCodec: Sendable {
-    fileprivate struct Entry {
+extension ActionLog {
+    /// How one registered action type is named, encoded and decoded.
+    struct Entry {
         let name: String
+        /// The registered type.
+        let type: ObjectIdentifier
         /// Encodes the action, which has the registered type, into `encoder`.
         let encode: @Sendable (any ActionProtocol, any Encoder) throws -> Void
         let decode: @Sendable (any Decoder) throws -> any ActionProtocol
     }
 
-    private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
-        ([:], [:]))
     static let batchName = "ActionBatch"
-
-    /// Creates a codec that knows no action types yet.
-    public init() {}
-
-    /// Registers an action type under `name` (by default its full type name).
-    ///
-    /// - Parameters:
-    ///   - type: A `Codable` action type.
-    ///   - name: The name written in the log; keep it stable across versions of your app.
-    public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
-        let name = name ?? String(reflecting: type)
-        precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
-        let entry = Entry(
-            name: name,
-            encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
-            decode: { decoder in try Recorded(from: decoder) })
-        entries.withLock { entries in
-            entries.byName[name] = entry
-            entries.byType[ObjectIdentifier(type)] = entry
-        }
-    }
-
-    /// The registered name of `action`'s type, or `nil` if it is not registered.
-    public func name(of action: any ActionProtocol) -> String? {
-        if action is ActionBatch { return Self.batchName }
-        return entry(for: action)?.name
-    }
-
-    fileprivate func entry(for action: any ActionProtocol) -> Entry? {
-        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
-    }
-
-    fileprivate func entry(named name: String) -> Entry? {
-        entries.withLock { $0.byName[name] }
-    }
 
     /// Encodes `action` as one log line, `{"action":…,"time":…,"type":…}`, and counts the actions
     /// left out. An action that cannot be encoded (its type is not registered, or its
@@ -71,29 +29,29 @@ public final class ActionCodec: Sendable {
         line: Data?, leftOut: Int
     ) {
         guard let batch = ActionBatch.of(action) else {
-            guard let line = try? encoder.encode(ActionRecord(action: action, time: time, codec: self)) else {
+            guard let line = try? encoder.encode(ActionRecord(action: action, time: time, log: self)) else {
                 return (nil, 1)
             }
             return (line, 0)
         }
         let flat = batch.flattened()
-        if let line = try? encoder.encode(ActionRecord(action: flat, time: time, codec: self)) {
+        if let line = try? encoder.encode(ActionRecord(action: flat, time: time, log: self)) {
             return (line, 0)
         }
         // Only a batch that does not encode whole pays for finding what it can keep.
         let kept = flat.actions.filter {
-            (try? encoder.encode(ActionRecord(action: $0, time: nil, codec: self))) != nil
+            (try? encoder.encode(ActionRecord(action: $0, time: nil, log: self))) != nil
         }
         let leftOut = flat.actions.count - kept.count
         guard !kept.isEmpty,
-            let line = try? encoder.encode(ActionRecord(action: ActionBatch(kept), time: time, codec: self))
+            let line = try? encoder.encode(ActionRecord(action: ActionBatch(kept), time: time, log: self))
         else { return (nil, flat.actions.count) }
         return (line, leftOut)
     }
 
     /// Decodes one log line in one parsing pass.
     func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine) -> any ActionProtocol {
-        decoder.userInfo[ActionRecord.codecKey] = self
+        decoder.userInfo[ActionRecord.logKey] = self
         do {
             return try decoder.decode(ActionRecord.self, from: line).action
         } catch let unreadable as UnreadableLine {
@@ -123,7 +81,7 @@ struct UnreadableLine: Error {
 /// batch `{"actions":[…],"type":"ActionBatch"}`. The action is written and read through the
 /// registered type's own `Codable` conformance, nested in the record's encoder and decoder.
 private struct ActionRecord: Codable {
-    static let codecKey = CodingUserInfoKey(rawValue: "ReduxSwift.ActionCodec")!
+    static let logKey = CodingUserInfoKey(rawValue: "ReduxSwift.ActionLog")!
 
     /// Thrown while encoding an action whose type is not registered.
     struct Unregistered: Error {}
@@ -137,40 +95,40 @@ private struct ActionRecord: Codable {
 
     let action: any ActionProtocol
     private let time: String?
-    private let codec: ActionCodec?
+    private let log: ActionLog?
 
-    init(action: any ActionProtocol, time: String?, codec: ActionCodec) {
+    init(action: any ActionProtocol, time: String?, log: ActionLog) {
         self.action = action
         self.time = time
-        self.codec = codec
+        self.log = log
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(time, forKey: .time)
-        guard let codec else { throw Unregistered() }
+        guard let log else { throw Unregistered() }
         if let batch = action as? ActionBatch {
-            try container.encode(ActionCodec.batchName, forKey: .type)
+            try container.encode(ActionLog.batchName, forKey: .type)
             try container.encode(
-                batch.actions.map { ActionRecord(action: $0, time: nil, codec: codec) }, forKey: .actions)
+                batch.actions.map { ActionRecord(action: $0, time: nil, log: log) }, forKey: .actions)
             return
         }
-        guard let entry = codec.entry(for: action) else { throw Unregistered() }
+        guard let entry = log.entry(for: action) else { throw Unregistered() }
         try container.encode(entry.name, forKey: .type)
         try entry.encode(action, container.superEncoder(forKey: .action))
     }
 
     init(from decoder: any Decoder) throws {
-        guard let codec = decoder.userInfo[Self.codecKey] as? ActionCodec else { throw Unregistered() }
+        guard let log = decoder.userInfo[Self.logKey] as? ActionLog else { throw Unregistered() }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let name = try container.decode(String.self, forKey: .type)
         time = try container.decodeIfPresent(String.self, forKey: .time)
-        self.codec = nil
-        if name == ActionCodec.batchName {
+        self.log = nil
+        if name == ActionLog.batchName {
             action = ActionBatch(try container.decode([ActionRecord].self, forKey: .actions).map(\.action))
             return
         }
-        guard let entry = codec.entry(named: name) else { throw UnreadableLine(.unknownType(name: name)) }
+        guard let entry = log.entry(named: name) else { throw UnreadableLine(.unknownType(name: name)) }
         guard container.contains(.action) else { throw UnreadableLine(.malformed(detail: "no \"action\"")) }
         action = try entry.decode(container.superDecoder(forKey: .action))
     }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The history's middleware and its steps.
+///
+/// `@unchecked Sendable`: `encoder` and `decoder` are used only by the middleware, which runs on
+/// the store's reducing thread one action at a time; `steps` is guarded by its lock.
+final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
+    private let limit: HistoryLimit
+    private let steps = LockedValue(HistorySteps())
+    /// The store's snapshot encoder: it writes a struct's members in the order its `encode(to:)`
+    /// does, so neighbouring steps differ only where the state did, and it throws on a cyclic or
+    /// too deeply nested state where `JSONEncoder` would overflow the stack.
+    private let encoder = SnapshotCoder.makeEncoder()
+    private let decoder = SnapshotCoder.makeDecoder()
+
+    init(limit: HistoryLimit) {
+        self.limit = limit
+    }
+
+    var status: HistoryStatus {
+        steps.withLock { HistoryStatus(steps: $0.count, position: $0.position, byteCount: $0.byteCount) }
+    }
+
+    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
+        if let move = action as? HistoryAction {
+            try travel(move, call)
+            return
+        }
+        if steps.withLock({ $0.count == 0 }) { _ = record(call) }
+        // Thrown after the action committed, the error leaves it committed and is reported with
+        // it by `dispatchDidFail`, the way any middleware's error is.
+        if case .committed = call.next(action), let error = record(call) { throw error }
+    }
+
+    /// Appends the live state as the newest step. A state that cannot be encoded empties the
+    /// history, since no later undo may skip over it, and is returned as a ``SnapshotError``.
+    private func record(_ call: MiddlewareCall) -> SnapshotError? {
+        let encoded: Result<Data, SnapshotError>
+        do {
+            encoded = .success(try encoder.encode(call.state(as: State.self).pointee))
+        } catch {
+            encoded = .failure(SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error))
+        }
+        return steps.withLock { steps in
+            switch encoded {
+            case .success(let data):
+                steps.append(data, limit: limit)
+                return nil
+            case .failure(let error):
+                steps = HistorySteps()
+                return error
+            }
+        }
+    }
+
+    private func travel(_ move: HistoryAction, _ call: MiddlewareCall) throws {
+        let (target, stepCount) = steps.withLock { steps -> (Int, Int) in
+            switch move {
+            case .undo: return (steps.position - 1, steps.count)
+            case .redo: return (steps.position + 1, steps.count)
+            case .jump(let step): return (step, steps.count)
+            }
+        }
+        guard (0..<stepCount).contains(target) else {
+            if case .jump(let step) = move { throw HistoryError(.noSuchStep(step), steps: stepCount) }
+            return  // nothing to undo or redo
+        }
+        guard let data = steps.withLock({ $0.state(at: target) }) else { return }
+        let restored: State
+        do {
+            restored = try decoder.decode(State.self, from: data)
+        } catch {
+            throw SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+        }
+        call.replaceState(with: restored)
+        steps.withLock { $0.move(to: target, state: data) }
+    }
+}

@@ -1,0 +1,9 @@
+/// How an action passed on by a middleware ended.
+public enum DispatchOutcome {
+    /// The reducers applied it and the change stands.
+    case committed
+    /// A reducer or a later middleware threw this error; the state is as it was before the action.
+    case failed(any Error)
+    /// No reducer saw it: a later middleware dropped it or holds it back.
+    case dropped
+}

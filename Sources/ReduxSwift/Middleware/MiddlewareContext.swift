@@ -1,0 +1,67 @@
+/// What a middleware may do with the action it handles.
+///
+/// A context is valid only while the middleware that received it runs; to pass an action on later,
+/// take ``nextLater()`` first. It cannot leave the store's thread.
+public struct MiddlewareContext<State: StateProtocol> {
+    let call: MiddlewareCall
+
+    /// The live state, with every action reduced so far, including those passed on by this
+    /// middleware; read only.
+    ///
+    /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
+    /// because holding it while reducers run makes their next change copy what it touches.
+    public var state: State {
+        call.state(as: State.self).pointee
+    }
+
+    /// Passes `action` to the next middleware, or to the reducers after the last one, and returns
+    /// how it ended.
+    ///
+    /// ```swift
+    /// Middleware<AppState>("audit") { action, context in
+    ///     if case .failed(let error) = context.next(action) { audit.record(action, error) }
+    /// }
+    /// ```
+    @discardableResult
+    public func next(_ action: any ActionProtocol) -> DispatchOutcome {
+        call.next(action)
+    }
+
+    /// Returns a function that passes an action to the next middleware later, at any time and from
+    /// any thread: the action queues behind the actions already dispatched and skips the
+    /// middleware up to and including this one. Called from inside a reducer or a middleware, the
+    /// function queues the action once the current action has been handled, like
+    /// ``Store/dispatch(_:)``.
+    ///
+    /// ```swift
+    /// Middleware<AppState>("delay toasts") { action, context in
+    ///     guard case ToastAction.show = action else {
+    ///         context.next(action)
+    ///         return
+    ///     }
+    ///     let next = context.nextLater()
+    ///     DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { next(action) }
+    /// }
+    /// ```
+    public func nextLater() -> @Sendable (any ActionProtocol) -> Void {
+        call.checkActive()
+        let kernel = call.kernel
+        // The store stays alive while an action may still be passed on, to announce it.
+        let store = kernel.store
+        let position = call.nextPosition
+        return { action in
+            withExtendedLifetime(store) {
+                let entry = PendingEntry.resume(action, middlewareIndex: position)
+                if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
+                kernel.enqueue(entry)
+            }
+        }
+    }
+
+    /// Dispatches another action to the store, from the first middleware; it is queued once this
+    /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
+    public func dispatch(_ action: any ActionProtocol) {
+        call.checkActive()
+        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
+    }
+}

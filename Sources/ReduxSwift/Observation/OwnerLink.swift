@@ -1,0 +1,32 @@
+import Dispatch
+import Foundation
+
+/// The part of an ``OwnerLink`` that does not depend on the owner's type.
+protocol OwnerBinding: AnyObject, Sendable {
+    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter)
+}
+
+/// Ties a registration to an owner without keeping the owner alive.
+///
+/// `@unchecked Sendable`: `owner`, `entry` and `center` are weak references; `entry` and `center`
+/// are written once by `attach`, before the registration can deliver anything that reads them
+/// (the center's lock orders the write before every delivery).
+final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
+    private(set) weak var owner: Owner?
+    private weak var entry: ObserverEntry?
+    private weak var center: StoreNotificationCenter?
+
+    init(_ owner: Owner) {
+        self.owner = owner
+    }
+
+    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter) {
+        self.entry = entry
+        self.center = center
+    }
+
+    /// Removes the registration once the owner is gone.
+    func detach() {
+        if let entry, entry.deactivate() { center?.remove(entry) }
+    }
+}

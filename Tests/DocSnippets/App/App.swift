@@ -1,0 +1,151 @@
+import Foundation
+import ReduxSwift
+
+// The app the README's and the articles' snippets are written against: a todo list with a
+// filter and a counter, as in *Getting Started*, with the actions and services the snippets name.
+// Snippets that declare their own `AppStore` or `API` do so inside a function, where their
+// declaration shadows these. Internal: the snippet targets use `@testable import`, so that none
+// of this needs the `public` a snippet does not show.
+
+struct Todo: Codable, Equatable, Sendable {
+    var id: Int
+    var title: String
+    var done = false
+}
+
+enum Filter: String, Codable, Sendable {
+    case all
+    case active
+}
+
+struct AppState: StateProtocol, Equatable {
+    var counter = 0
+    var todos: [Todo] = []
+    var nextID = 1
+    var filter = Filter.all
+}
+
+enum TodoAction: ActionProtocol, Equatable, Codable {
+    case add(String)
+    case toggle(id: Int)
+    case loaded([Todo])
+}
+
+enum FilterAction: ActionProtocol {
+    case show(Filter)
+}
+
+enum CounterAction: ActionProtocol {
+    case increment
+    case add(Int)
+}
+
+enum SessionAction: ActionProtocol {
+    case start
+    case finish
+}
+
+enum CartAction: ActionProtocol {
+    case checkOut
+}
+
+struct Order: Sendable {}
+
+enum OrderAction: ActionProtocol {
+    case place(Order)
+}
+
+struct UnknownTodo: Error {
+    let id: Int
+}
+
+enum TodoReducers: ReducerProtocol {
+    static var reducers: [Reducer<AppState>] {
+        [
+            { state, action in
+                switch action as? TodoAction {
+                case .add(let title)?:
+                    state.todos.append(Todo(id: state.nextID, title: title))
+                    state.nextID += 1
+                case .toggle(let id)?:
+                    guard let index = state.todos.firstIndex(where: { $0.id == id }) else {
+                        throw UnknownTodo(id: id)
+                    }
+                    state.todos[index].done.toggle()
+                case .loaded(let todos)?:
+                    state.todos = todos
+                case nil:
+                    break
+                }
+            }
+        ]
+    }
+}
+
+enum FilterReducers: ReducerProtocol {
+    static var reducers: [Reducer<AppState>] {
+        [{ state, action in if case .show(let filter)? = action as? FilterAction { state.filter = filter } }]
+    }
+}
+
+enum CounterReducers: ReducerProtocol {
+    static var reducers: [Reducer<AppState>] {
+        [
+            { state, action in
+                switch action as? CounterAction {
+                case .increment?: state.counter += 1
+                case .add(let amount)?: state.counter += amount
+                case nil: break
+                }
+            }
+        ]
+    }
+}
+
+enum AppReducers: ReducerProtocol {
+    static var reducers: [Reducer<AppState>] {
+        TodoReducers.reducers + FilterReducers.reducers + CounterReducers.reducers
+    }
+}
+
+final class AppStore: Store<AppState>, @unchecked Sendable {
+    static let shared = AppStore()
+
+    private init() {
+        super.init(reducers: AppReducers.reducers, state: AppState())
+    }
+}
+
+/// The app's server client, which async actions receive as their dependency.
+struct API: Sendable {
+    var fetchTodos: @Sendable () async throws -> [Todo]
+
+    /// A client that answers at once with no todos.
+    static let fake = API(fetchTodos: { [] })
+}
+
+let api = API.fake
+
+/// Loads the todos from the server.
+let loadTodos = AsyncAction<AppState, API>("todos.load") { context in
+    context.dispatch(TodoAction.loaded(try await context.dependencies.fetchTodos()))
+}
+
+enum Server {
+    @Sendable static func fetchTodos() async throws -> [Todo] { [] }
+}
+
+final class AuditLog: Sendable {
+    static let shared = AuditLog()
+
+    func record(_ action: any ActionProtocol, _ error: any Error) {}
+}
+
+/// Stands for the app's drawing code.
+func render(_ todos: [Todo]) {}
+
+/// Stands for the app's drawing code.
+func render(_ state: AppState) {}
+
+/// Stands for the app's badge.
+func badge(_ count: Int) {}

@@ -1,0 +1,238 @@
+// The code blocks of the DocC articles other than *Getting Started*, as the articles show them
+// (`ArticleSnippetTests` checks that each block is here). They use the app in DocSnippetApp;
+// blocks with statements are the bodies of functions whose parameters are the values the
+// articles take as given (`store`, `cartStore`…), and some of them run in the tests below.
+
+import DocSnippetChecking
+import Foundation
+import ReduxSwift
+import Testing
+
+@testable import DocSnippetApp
+
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+
+// MARK: ReduxSwift.md
+
+func overviewExample() {
+    struct AppState: StateProtocol {
+        var counter = 0
+    }
+
+    enum CounterAction: ActionProtocol {
+        case increment
+    }
+
+    let store = Store<AppState>(
+        reducers: [{ state, action in if case CounterAction.increment = action { state.counter += 1 } }],
+        state: AppState()
+    )
+
+    store.dispatch(CounterAction.increment)
+    print(store.currentState().counter)  // 1
+}
+
+// MARK: ObservingState.md
+
+func selectorExample(store: AppStore) -> ObserverToken {
+    let token = store.observe(\.todos) { todos in
+        render(todos)
+    }
+    return token
+}
+
+@MainActor
+final class CounterViewModel {
+    var count = 0
+    var text = ""
+    private var tokens: [ObserverToken] = []
+
+    func start() {
+        tokens.append(
+            AppStore.shared.observeChanges(queue: .main) { [weak self] _ in
+                self?.render()
+            })
+        tokens.append(
+            AppStore.shared.observe(\.counter, queue: .main) { [weak self] in
+                self?.count = $0
+            })
+    }
+
+    func render() {
+        text = "\(AppStore.shared.currentState().counter)"
+    }
+}
+
+final class BadgeModel: Sendable {
+    init(store: AppStore) {
+        store.observe(\.todos.count, owner: self) { model, count in
+            model.show(count)
+        }
+    }
+
+    func show(_ count: Int) {
+        print("\(count) todos")
+    }
+}
+
+func stateChangesExample(store: AppStore) -> ObserverToken {
+    let token = store.observeStateChanges(at: ["todos", "filter"]) { changes in
+        for change in changes { print(change) }  // "todos.3.done: false → true"
+    }
+    return token
+}
+
+/// Stands for a label of the app's interface.
+final class Label {
+    var text = ""
+}
+
+func valuesExample(store: AppStore, badge: Label) async {
+    for await count in store.values(of: \.todos.count) {
+        badge.text = "\(count)"
+    }
+}
+
+#if canImport(SwiftUI)
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+struct TodoList: View {
+    @State private var model = ObservedState(AppStore.shared)
+
+    var body: some View {
+        List(model.state.todos, id: \.id) { todo in Text(todo.title) }
+    }
+}
+#endif
+
+extension AppState {
+    static let visibleTodos = Memoized(\AppState.todos, \AppState.filter) { todos, filter in
+        filter == .all ? todos : todos.filter { !$0.done }
+    }
+}
+
+// MARK: TheDispatchPipeline.md
+
+func middlewareExample() -> Store<AppState> {
+    let audit = Middleware<AppState>("audit") { action, context in
+        if case .failed(let error) = context.next(action) {
+            AuditLog.shared.record(action, error)
+        }
+    }
+
+    let store = Store(
+        reducers: TodoReducers.reducers, state: AppState(), middleware: [.logger(), audit])
+    return store
+}
+
+func asyncActionExample() -> Store<AppState> {
+    struct API: Sendable {
+        var fetchTodos: @Sendable () async throws -> [Todo]
+    }
+
+    let store = Store(
+        reducers: TodoReducers.reducers, state: AppState(),
+        middleware: [.asyncActions(dependencies: API(fetchTodos: Server.fetchTodos))])
+
+    let load = AsyncAction<AppState, API>("todos.load") { context in
+        let todos = try await context.dependencies.fetchTodos()
+        context.dispatch(TodoAction.loaded(todos))
+    }
+    store.dispatch(load)
+    return store
+}
+
+func lockExample(store: Store<AppState>) throws {
+    let lock = store.lock("sign-in", performing: SessionAction.start)
+    store.dispatch(TodoAction.add("Milk"))  // waits
+    lock.dispatch(SessionAction.finish)  // reduced while paused
+    try lock.release()  // "Milk" is reduced
+}
+
+func transactionExample(cartStore: Store<AppState>, orderStore: Store<AppState>, order: Order) throws {
+    var transaction = StoreTransaction()
+    transaction.add(CartAction.checkOut, to: cartStore)
+    transaction.add(OrderAction.place(order), to: orderStore)
+    try transaction.commit()
+}
+
+func historyExample(store: Store<AppState>) {
+    let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    store.dispatch(TodoAction.add("Milk"))
+    history.undo()
+    history.redo()
+    history.jump(to: 0)
+}
+
+func batchExample(store: Store<AppState>) {
+    store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs")])
+}
+
+// MARK: SavingAndRestoringState.md
+
+func archiveExample() -> Any {
+    final class AppStore: Store<AppState>, @unchecked Sendable {
+        static let archive = StateArchive<AppState>(
+            file: FileArchiveBackend.defaultDirectory(forApplication: "MyApp")
+                .appendingPathComponent("AppState.json"))
+        static let shared = AppStore()
+
+        private init() {
+            super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+        }
+    }
+
+    let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
+    return persistence
+}
+
+func migrationExample() -> ArchiveMigration {
+    let migration = ArchiveMigration(from: 1) { state in
+        let count = state["count"] as? Int ?? 0  // 3 reads as 3; 3.5 fails
+        let price = state["price"] as? Double ?? 0  // 2.5, and 2 (a Double 2.0 is saved as 2)
+        let done = state["done"] as? Bool ?? false
+        if var settings = state["settings"] as? [String: Any] {
+            settings["dark"] = !(settings["light"] as? Bool ?? true)
+            settings["light"] = nil
+            state["settings"] = settings
+        }
+        state["total"] = Double(count) * price
+        state["status"] = done ? "done" : "open"
+    }
+    return migration
+}
+
+func userDefaultsExample() -> StateArchive<AppState> {
+    let archive = StateArchive<AppState>(
+        backend: UserDefaultsArchiveBackend(name: "AppState", namespace: "com.example.myapp"))
+    return archive
+}
+
+@Suite struct ArticleSnippetTests {
+    @Test(arguments: [
+        "ReduxSwift.md", "ObservingState.md", "TheDispatchPipeline.md", "SavingAndRestoringState.md",
+    ])
+    func everyBlockOfTheArticleIsCompiledHere(article: String) throws {
+        let missing = try DocBlocks.missingBlocks(
+            in: "Sources/ReduxSwift/ReduxSwift.docc/" + article,
+            compiledIn: ["Tests/DocSnippets/Articles/Articles.swift"])
+        #expect(missing.isEmpty, "not compiled:\n\(missing.map(\.description).joined(separator: "\n\n"))")
+    }
+
+    @Test func thePipelineExamplesRunAsTheArticleSays() throws {
+        let store = middlewareExample()
+        try lockExample(store: store)
+        batchExample(store: store)
+        #expect(store.currentState().todos.map(\.title) == ["Milk", "Milk", "Eggs"])
+        historyExample(store: store)
+        try transactionExample(cartStore: store, orderStore: asyncActionExample(), order: Order())
+    }
+
+    @Test func theMemoizedGetterFiltersAsTheArticleSays() {
+        var state = AppState()
+        state.todos = [Todo(id: 1, title: "Milk", done: true), Todo(id: 2, title: "Eggs")]
+        state.filter = .active
+        #expect(AppState.visibleTodos(state).map(\.title) == ["Eggs"])
+    }
+}
