@@ -66,17 +66,24 @@ import Testing
         let todos = TodosProcess()
         _ = await todos.run(["add", "keep me"])
         let before = todos.archiveBytes
-        // No file may grow: every save fails with EFBIG, even for root, who may write anywhere.
-        let cannotWrite = #"ulimit -f 0; trap '' XFSZ; exec "$@""#
+        // A save writes `.todos.json.<pid>.<n>.tmp` beside the file, then renames it; a directory
+        // already there makes it fail, even for root, who may write anywhere. `exec` keeps the
+        // shell's pid, so the shell can put them in the way of the saves of the `todos` it becomes.
+        let cannotWrite = #"""
+            for n in 1 2 3 4 5 6 7 8; do mkdir "$TODOS_DATA/.todos.json.$$.$n.tmp" || exit 99; done
+            exec "$@"
+            """#
+        let environment = ["TODOS_DATA": todos.dataDirectory.path]
 
-        let command = await todos.run(["add", "lost"], shell: cannotWrite)
+        let command = await todos.run(["add", "lost"], environment: environment, shell: cannotWrite)
         #expect(command.status == 1)
         #expect(command.output.isEmpty)
         #expect(command.errorLines.count == 1, "\(command.errors)")
         #expect(command.errors.hasPrefix("todos: cannot save \(todos.archiveURL.path)"), "\(command.errors)")
         expectNoLibraryWords(command.errors)
 
-        let session = await todos.run([], input: "add lost\nlist\n", shell: cannotWrite)
+        let session = await todos.run(
+            [], input: "add lost\nlist\n", environment: environment, shell: cannotWrite)
         #expect(session.status == 1)
         #expect(session.errorLines.count == 1, "\(session.errors)")
         expectNoLibraryWords(session.errors)
