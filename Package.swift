@@ -53,6 +53,10 @@ let package = Package(
             name: "ArticleSnippets",
             dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetApp"],
             path: "Tests/DocSnippets/Articles"),
+        .testTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetApp"],
+            path: "Tests/DocSnippets/README"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,16 +10,23 @@ enum ReduxScaffold {
         Writes a ReduxSwift feature (state, actions, reducers, store, service) into DIR and
         Swift Testing tests for its reducers, from the Xcode templates in Templates/.
 
-          --name NAME           the feature's name, a Swift type name such as Counter
-          --output DIR          where the sources go, inside the package (e.g. Sources/App)
-          --tests-output DIR    where the tests go (default: Tests/<module>Tests)
-          --module NAME         the module the tests import (default: the last part of --output)
+          --name NAME           the feature's name, a Swift type name such as Counter: an
+                                uppercase ASCII letter, then ASCII letters, digits or underscores
+          --output DIR          where the sources go, a folder of a library or executable target
+                                of the package (e.g. Sources/App or Sources/App/Features/Counter)
+          --tests-output DIR    where the tests go, a folder of a test target (default: the same
+                                subfolder of the test target that depends on the target of DIR)
+          --module NAME         the module the tests import (default: the target of DIR)
           --package-path DIR    the package to write into (default: the current directory)
           --templates DIR       the Templates folder (default: the one in this package)
           --force               replace files (or links) that exist; never a directory
+          --skip-target-check   write without reading the package's targets: the target is the
+                                folder under Sources/ in DIR, its tests go in Tests/<target>Tests
 
-        Writing is all or nothing: if one file cannot be written, none is, and the files that
-        were there are kept as they were.
+        The package's targets are read with `swift package dump-package` and `describe`, which
+        neither build nor use the network; a folder that no target compiles is refused, with the
+        lines to add to Package.swift. Writing is all or nothing: if one file cannot be written,
+        none is, and the files that were there are kept as they were.
         """
 
     static func main() {
@@ -35,6 +42,7 @@ enum ReduxScaffold {
     static func run(_ arguments: [String]) throws(ScaffoldError) -> [String] {
         var options: [String: String] = [:]
         var force = false
+        var checkTargets = true
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
@@ -42,6 +50,8 @@ enum ReduxScaffold {
                 return [usage]
             case "--force":
                 force = true
+            case "--skip-target-check":
+                checkTargets = false
             case "--name", "--output", "--tests-output", "--module", "--package-path", "--templates":
                 guard let value = remaining.popFirst() else {
                     throw .usage("\(argument) needs a value\n\(usage)")
@@ -55,7 +65,8 @@ enum ReduxScaffold {
         guard let output = options["--output"] else { throw .usage("--output is required\n\(usage)") }
         let request = try ScaffoldRequest(
             name: name, output: output, testsOutput: options["--tests-output"], module: options["--module"],
-            packagePath: options["--package-path"] ?? FileManager.default.currentDirectoryPath, force: force)
+            packagePath: options["--package-path"] ?? FileManager.default.currentDirectoryPath, force: force,
+            checkTargets: checkTargets)
         let templates = try TemplateSet(
             directory: options["--templates"].map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? TemplateSet.defaultDirectory)

@@ -3,11 +3,15 @@ import Testing
 
 @testable import ReduxScaffold
 
-/// A throwaway package directory (with a `Package.swift`), removed on deinit.
+/// A throwaway package directory with a manifest that declares `targets`, removed on deinit.
 final class ScratchPackage {
     let root: URL
 
-    init() {
+    /// A package whose manifest declares `targets`, Swift code for the manifest's target list; by
+    /// default a target `App` and its test target, with no folder yet.
+    init(
+        targets: String = #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App"])"#
+    ) {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
             .appendingPathComponent("ReduxScaffoldTests-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -15,12 +19,27 @@ final class ScratchPackage {
         // exist yet resolves differently (on a Mac, `/var/folders/…` becomes `/private/var/…` or
         // stays, depending on whether the whole path exists), and paths are compared as strings.
         root = directory.resolvingSymlinksInPath()
+        writeManifest(
+            """
+            // swift-tools-version: 6.0
+            import PackageDescription
+
+            let package = Package(name: "Scratch", targets: [\(targets)])
+
+            """)
+    }
+
+    func writeManifest(_ text: String) {
         _ = FileManager.default.createFile(
-            atPath: root.appendingPathComponent("Package.swift").path, contents: Data())
+            atPath: root.appendingPathComponent("Package.swift").path, contents: Data(text.utf8))
     }
 
     deinit {
         try? FileManager.default.removeItem(at: root)
+        // `swift package` leaves an empty lock file for the package's `.build` folder in the
+        // temporary folder, named after its path, as it does for every package it works on.
+        let lock = (root.path + "/.build").replacingOccurrences(of: "/", with: "_") + ".lock"
+        try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/" + lock)
     }
 
     func run(_ arguments: [String]) throws(ScaffoldError) -> [String] {
@@ -57,6 +76,8 @@ final class ScratchPackage {
     }
 
     @Test func theTestsFolderAndModuleCanBeChosen() throws {
+        let package = ScratchPackage(
+            targets: #".target(name: "my-app"), .testTarget(name: "ShopTests", dependencies: ["my-app"])"#)
         let lines = try package.run([
             "--name", "Cart", "--output", "Sources/my-app/Features", "--module", "Shop", "--tests-output",
             "Tests/ShopTests/Cart",
@@ -75,12 +96,13 @@ final class ScratchPackage {
 
     @Test(arguments: [
         ("", "it is empty"),
-        ("counter", "starts with an uppercase letter"),
-        ("Counter-View", "letters, digits and underscores"),
-        ("Cöunter", "letters, digits and underscores"),
-        ("9Lives", "starts with an uppercase letter"),
+        ("counter", "starts with an uppercase ASCII letter (A-Z)"),
+        ("Counter-View", "use only ASCII letters (A-Z, a-z), digits (0-9) and underscores"),
+        ("Cöunter", "use only ASCII letters (A-Z, a-z), digits (0-9) and underscores"),
+        ("Ünïcode", "use only ASCII letters (A-Z, a-z), digits (0-9) and underscores"),
+        ("9Lives", "starts with an uppercase ASCII letter (A-Z)"),
         ("Self", "keyword"),
-        ("Counter View", "letters, digits and underscores"),
+        ("Counter View", "use only ASCII letters (A-Z, a-z), digits (0-9) and underscores"),
     ])
     func anInvalidNameIsRefusedWithTheReason(name: String, reason: String) {
         let error = #expect(throws: ScaffoldError.self) {

@@ -22,10 +22,10 @@ import Android
 ///
 /// let recording = log.record(store)           // keep it while recording
 /// // … later …
-/// let lines = recording.stop()                // the log, one JSON object per line
+/// let data = recording.stop()                 // the log, one JSON object per line
 ///
 /// let fresh = Store(reducers: AppReducers.reducers, state: AppState())
-/// try log.replay(lines, into: fresh)          // fresh now has the same state
+/// try log.replay(data, into: fresh)           // fresh now has the same state
 /// ```
 ///
 /// Each line is `{"action":{…},"time":"2026-11-22T10:15:30.123Z","type":"MyApp.TodoAction"}`.

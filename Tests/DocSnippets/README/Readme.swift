@@ -1,0 +1,276 @@
+// The README's code blocks, as the README shows them (`ReadmeSnippetTests` checks that each block
+// is here or, for the first example, in Tests/MainActorAppTests). They use the app in
+// DocSnippetApp; blocks with statements are the bodies of functions whose parameters are the
+// values the README takes as given (`store`, `cartStore`…), and some of them run in the tests.
+
+import DocSnippetChecking
+import Foundation
+import ReduxSwift
+import ReduxSwiftTesting
+import Testing
+
+@testable import DocSnippetApp
+
+// MARK: The first example
+
+/// The first example, in a plain module (Tests/MainActorAppTests compiles it in a main-actor one).
+func firstExample() {
+
+    struct AppState: StateProtocol {
+        var counter = 0
+    }
+
+    enum CounterAction: ActionProtocol {
+        case increment
+        case add(Int)
+    }
+
+    enum CounterReducers: ReducerProtocol {
+        static var reducers: [Reducer<AppState>] {
+            [
+                { state, action in
+                    switch action as? CounterAction {
+                    case .increment?: state.counter += 1
+                    case .add(let amount)?: state.counter += amount
+                    case nil: break
+                    }
+                }
+            ]
+        }
+    }
+
+    final class AppStore: Store<AppState>, @unchecked Sendable {
+        static let shared = AppStore()
+
+        private init() {
+            super.init(reducers: CounterReducers.reducers, state: AppState())
+        }
+    }
+
+    final class CounterService {
+        private var token: ObserverToken?
+
+        func start() {
+            token = AppStore.shared.observeChanges(queue: .main) { _ in
+                print("counter:", AppStore.shared.currentState().counter)
+            }
+        }
+    }
+
+    AppStore.shared.dispatch(CounterAction.increment)  // returns at once, from any thread
+    print(AppStore.shared.currentState().counter)  // 1: reads see every earlier dispatch
+}
+
+// MARK: The shared store
+
+func sharedStoreExample() -> Store<AppState> {
+    final class AppStore: Store<AppState>, @unchecked Sendable {
+        static let shared = AppStore()
+
+        private init() {
+            super.init(reducers: CounterReducers.reducers, state: AppState())
+            register(TodoReducers.reducers)
+            register(FilterReducers.reducers)
+        }
+    }
+    return AppStore.shared
+}
+
+// MARK: Notifications
+
+func notificationExample() -> [ObserverToken] {
+    let token = AppStore.shared.notificationCenter.addObserver(
+        forName: .stateDidChange, object: AppStore.shared, queue: nil
+    ) { notification in
+        for action in notification.actions { print("reduced", action.identifier) }
+    }
+
+    let failures = AppStore.shared.observeFailures { notification in
+        print("rejected", notification.failedAction!.identifier, notification.error!)
+    }
+    return [token, failures]
+}
+
+// MARK: The dispatch pipeline
+
+func middlewareExample() -> Store<AppState> {
+    let rejectEmptyTitles = Middleware<AppState>("reject empty titles") { action, context in
+        if case TodoAction.add(let title) = action, title.isEmpty { return }  // dropped
+        context.next(action)
+    }
+
+    let store = Store(
+        reducers: TodoReducers.reducers, state: AppState(),
+        middleware: [.logger(), .asyncActions(dependencies: api), rejectEmptyTitles])
+    // [AppState] add("Milk") committed in 0.012 ms
+    return store
+}
+
+func asyncActionExample(store: Store<AppState>) async {
+    let load = AsyncAction<AppState, API>("todos.load") { context in
+        let todos = try await context.dependencies.fetchTodos()
+        context.dispatch(TodoAction.loaded(todos))
+    }
+    store.dispatch(load)
+    load.cancel()  // nothing it dispatches after this returns reaches the store
+    await load.finished()  // returned, threw or was cancelled
+}
+
+func lockExample(store: Store<AppState>) throws {
+    let lock = store.lock("sign-in", performing: SessionAction.start)  // reduced now
+    store.dispatch(TodoAction.add("Milk"))  // waits for the lock
+    lock.dispatch(SessionAction.finish)  // passes it
+    try lock.release()  // "Milk" is reduced
+}
+
+func transactionExample(cartStore: Store<AppState>, orderStore: Store<AppState>, order: Order) throws {
+    var transaction = StoreTransaction()
+    transaction.add(CartAction.checkOut, to: cartStore)
+    transaction.add(OrderAction.place(order), to: orderStore)
+    try transaction.commit()  // a TransactionError of kind .rejected: then neither store changed
+}
+
+func historyExample(store: Store<AppState>) {
+    let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    store.dispatch(TodoAction.add("Milk"))
+    history.undo()
+    history.redo()
+    history.jump(to: 0)  // the state when recording started
+    print(history.status.canUndo)  // after every move dispatched before
+}
+
+func batchExample(store: Store<AppState>) {
+    store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs"), FilterAction.show(.active)])
+}
+
+func actionLogExample() throws -> Store<AppState> {
+    let log = ActionLog()
+    log.register(TodoAction.self)  // any ActionProtocol & Codable type
+
+    let recording = log.record(AppStore.shared)
+    // …
+    let data = recording.stop()  // JSON Lines: {"action":{…},"time":"2026-11-22T10:15:30.123Z","type":"…"}
+
+    let fresh = Store(reducers: AppReducers.reducers, state: AppState())
+    try log.replay(data, into: fresh)
+    return fresh
+}
+
+// MARK: Testing with TestStore
+
+@Test func loadingTodos() async {
+    let store = TestStore(
+        reducers: TodoReducers.reducers, state: AppState(),
+        middleware: [.asyncActions(dependencies: API.fake)])
+    store.send(TodoAction.add("Milk")) {
+        $0.todos = [Todo(id: 1, title: "Milk")]
+        $0.nextID = 2
+    }
+    store.send(loadTodos)
+    await store.receive(TodoAction.loaded([])) { $0.todos = [] }
+    store.finish()
+}
+// state after add("Milk") differs from the expected state:
+//     todos.0.title: expected "Milk", actual "milk"
+
+// MARK: Observing state
+
+final class TodoListModel: Sendable {
+    func show(_ filter: Filter) {}
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    func observingExamples(store: AppStore) async {
+        // A selected value: now, then only when it changes (ReSwift's select + skipRepeats).
+        let token = store.observe(\.todos) { todos in render(todos) }
+
+        // Tied to an owner: no [weak self], and gone when the owner is freed.
+        store.observe(\.filter, owner: self) { model, filter in model.show(filter) }
+
+        // On the main actor: with `queue: .main`, the block is @MainActor.
+        @MainActor final class CounterViewModel {
+            var count = 0
+            var text = ""
+            private var tokens: [ObserverToken] = []
+
+            func start() {
+                tokens.append(
+                    AppStore.shared.observeChanges(queue: .main) { [weak self] _ in self?.render() })
+                tokens.append(
+                    AppStore.shared.observe(\.counter, queue: .main) { [weak self] in self?.count = $0 })
+            }
+
+            func render() { text = "\(AppStore.shared.currentState().counter)" }
+        }
+
+        // Which JSON key paths changed, with old and new values (Flask's reaction.on).
+        let paths = store.observeStateChanges(at: ["todos", "filter"]) { changes in
+            for change in changes { print(change) }  // "todos.3.done: false → true"
+        }
+
+        // Swift concurrency: latest wins, so a slow consumer never makes the store buffer.
+        for await state in store.states { render(state) }
+        for await count in store.values(of: \.todos.count) { badge(count) }
+
+        // SwiftUI (Observation, also on Linux): main-actor models that views read.
+        let model = ObservedState(store)  // model.state
+        let unfinished = ObservedValue(store) { $0.todos.filter { !$0.done }.count }
+
+        // A derived value recomputed only when its inputs change (Reflow's visibleTodos).
+        let visibleTodos = Memoized(\AppState.todos, \AppState.filter) { todos, filter in
+            filter == .all ? todos : todos.filter { !$0.done }
+        }
+        render(visibleTodos(store.currentState()))
+        _ = (token, paths, model, unfinished, CounterViewModel())
+    }
+}
+
+// MARK: Persistence
+
+func persistenceExample() throws {
+    final class AppStore: Store<AppState>, @unchecked Sendable {
+        static let archive = StateArchive<AppState>(
+            file: FileArchiveBackend.defaultDirectory(forApplication: "MyApp")
+                .appendingPathComponent("AppState.json"))
+        static let shared = AppStore()
+
+        private init() {
+            super.init(reducers: CounterReducers.reducers, state: Self.archive.restore(default: AppState()))
+        }
+    }
+
+    // At launch; keep it for as long as the app runs.
+    let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
+
+    // Before the app quits or is suspended: returns when the state is on disk.
+    try persistence.flush()
+}
+
+@Suite struct ReadmeSnippetTests {
+    @Test func everyBlockOfTheReadmeIsCompiled() throws {
+        let missing = try DocBlocks.missingBlocks(
+            in: "README.md",
+            compiledIn: [
+                "Tests/DocSnippets/README/Readme.swift"
+            ])
+        #expect(missing.isEmpty, "not compiled:\n\(missing.map(\.description).joined(separator: "\n\n"))")
+    }
+
+    @Test func theInstallFragmentNamesProductsThePackageHas() throws {
+        #expect(try DocBlocks.unknownProducts(in: "README.md").isEmpty)
+    }
+
+    @Test func thePipelineExamplesRunAsTheReadmeSays() throws {
+        let store = middlewareExample()
+        try lockExample(store: store)
+        batchExample(store: store)
+        #expect(store.currentState().todos.map(\.title) == ["Milk", "Milk", "Eggs"])
+        historyExample(store: store)
+        try transactionExample(cartStore: store, orderStore: sharedStoreExample(), order: Order())
+    }
+
+    @Test func anActionLogReplaysIntoTheSameState() throws {
+        let fresh = try actionLogExample()
+        #expect(fresh.currentState().todos == AppStore.shared.currentState().todos)
+    }
+}
