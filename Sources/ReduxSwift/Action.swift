@@ -28,21 +28,31 @@ public protocol ActionProtocol: Sendable {
 
 extension ActionProtocol {
     /// The default identifier: `"TypeName.caseName"` for enums, `"TypeName"` for other types.
+    ///
+    /// Built by reflection the first time a type and case is read, from any thread, and looked up
+    /// after that, so comparing it in a reducer costs about what matching the enum case costs.
     public var identifier: String {
-        let typeName = String(describing: Self.self)
-        let mirror = Mirror(reflecting: self)
-        guard mirror.displayStyle == .enum else { return typeName }
-        // A case with associated values reflects as one child labelled with the case name.
-        if let caseName = mirror.children.first?.label {
-            return "\(typeName).\(caseName)"
-        }
-        let description = String(describing: self)
-        let caseName = description.prefix { $0 != "(" }
-        return "\(typeName).\(caseName)"
+        defaultIdentifier(of: self)
     }
 
     /// No payload.
     public var payload: (any Sendable)? { nil }
+}
+
+/// The default identifier of `action`, read by reflection: `"TypeName.caseName"` for an enum,
+/// `"TypeName"` for other types. It costs microseconds, so `defaultIdentifier(of:)` calls it once
+/// per type and case.
+func reflectedIdentifier<Action: ActionProtocol>(of action: Action) -> String {
+    let typeName = String(describing: Action.self)
+    let mirror = Mirror(reflecting: action)
+    guard mirror.displayStyle == .enum else { return typeName }
+    // A case with associated values reflects as one child labelled with the case name.
+    if let caseName = mirror.children.first?.label {
+        return "\(typeName).\(caseName)"
+    }
+    let description = String(describing: action)
+    let caseName = description.prefix { $0 != "(" }
+    return "\(typeName).\(caseName)"
 }
 
 /// An action identified by a string, in the style of ReduxObjC's `RDXAction`.

@@ -53,6 +53,7 @@ let scenarios: [Scenario] = [
     historyScenario,
     tightLoopScenario,
     burstThenIdleScenario,
+    identifierScenario,
 ]
 
 let workload = Workload(quick: quick)

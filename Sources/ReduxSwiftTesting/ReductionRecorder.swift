@@ -47,7 +47,8 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         // A middleware of the app that throws (or a later one that drops the action) stops it
         // before the recording middleware: record the failure here, so that it is not lost.
         if case .failed(let error) = context.next(passedOn), recordsInCurrentAction == 0 {
-            append(Reduction(action: passedOn, after: context.state, error: error, sendID: currentSend))
+            append(
+                Reduction(action: passedOn, after: context.currentState(), error: error, sendID: currentSend))
         }
     }
 
@@ -56,7 +57,7 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         var error: (any Error)?
         if case .failed(let failure) = outcome { error = failure }
         recordsInCurrentAction += 1
-        append(Reduction(action: action, after: context.state, error: error, sendID: currentSend))
+        append(Reduction(action: action, after: context.currentState(), error: error, sendID: currentSend))
     }
 
     private func append(_ record: Reduction<State>) {

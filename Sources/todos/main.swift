@@ -3,16 +3,11 @@ import ReduxSwift
 
 // `todos`: the ReduxSwift example app. `swift run todos --help` lists the commands.
 
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("todos: \(message)\n".utf8))
-}
-
 let options: Options
-switch Launch.options {
-case .success(let parsed):
-    options = parsed
-case .failure(let error):
-    printError("\(error)\n\(Command.usage)")
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Terminal.writeError("\(error)\n\(Command.usage(dataDirectory: Options.defaultDataDirectory))")
     exit(error.exitCode)
 }
 
@@ -22,13 +17,13 @@ if !options.words.isEmpty {
     do {
         command = try Command(words: options.words)
     } catch {
-        printError("\(error)")
+        Terminal.writeError("\(error)")
         exit(error.exitCode)
     }
 }
 
 if command == .help {
-    print(Command.usage)
+    Terminal.write(Command.usage(dataDirectory: options.dataDirectory))
     exit(0)
 }
 
@@ -39,49 +34,59 @@ do {
     lock = try DataDirectoryLock(directory: options.dataDirectory, timeout: options.wait) { holder in
         if isatty(STDERR_FILENO) != 0 {
             let who = holder.map { "todos (process \($0))" } ?? "todos"
-            printError("waiting for another \(who) to finish with \(options.dataDirectory.path)")
+            Terminal.writeError("waiting for another \(who) to finish with \(options.dataDirectory.path)")
         }
     }
+} catch .notADirectory(let message) where options.givenDataDirectory != nil {
+    // `--data-dir` named it, so the mistake is in the command line.
+    Terminal.writeError(message)
+    exit(CommandError.usage(message).exitCode)
 } catch {
-    printError("\(error)")
+    Terminal.writeError("\(error)")
     exit(error.exitCode)
 }
 
-let store = AppStore.shared
-let persistence = PersistenceService(store: store, archive: AppStore.archive)
+let archive = DataFile.archive(in: options.dataDirectory)
+let store: AppStore
+do {
+    store = AppStore(state: try DataFile.restore(from: archive, warn: Terminal.writeError))
+} catch {
+    Terminal.writeError("\(error)")
+    exit(error.exitCode)
+}
 let logger = options.isVerbose ? ChangeLogger(store: store) : nil
-var console = Console(store: store, persistence: persistence, logger: logger)
+var console = Console(store: store, archive: archive, dataDirectory: options.dataDirectory, logger: logger)
 var status: Int32 = 0
 
 if let command {
     do {
-        print(try console.execute(command))
+        Terminal.write(try console.execute(command))
     } catch {
-        printError("\(error)")
+        Terminal.writeError("\(error)")
         status = error.exitCode
     }
 } else {
     if isatty(STDIN_FILENO) != 0 {
-        print("Type a command (add, toggle, remove, filter, list, clear-completed, help), or quit.")
+        Terminal.write("Type a command (add, toggle, remove, filter, list, clear-completed, help), or quit.")
     }
     while let line = readLine() {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { continue }
         if trimmed == "quit" || trimmed == "exit" { break }
         do {
-            print(try console.execute(try Command(line: trimmed)))
+            Terminal.write(try console.execute(try Command(line: trimmed)))
         } catch {
-            printError("\(error)")
+            Terminal.writeError("\(error)")
         }
     }
 }
 
-console.finishLogging()
 do {
-    try persistence.stop()
+    try console.stop()
 } catch {
-    printError("cannot save: \(error)")
     status = 1
+    // This save tries again what the last command could not save, and that command has said why.
+    if !console.lastSaveFailed { Terminal.writeError("\(error)") }
 }
 lock.release()
 exit(status)

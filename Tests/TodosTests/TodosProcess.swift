@@ -36,28 +36,31 @@ final class TodosProcess: Sendable {
 
     /// Runs `todos --data-dir <dir> <arguments>`, feeding `input` to standard input.
     ///
+    /// With `shell`, the command line is run by `/bin/sh -c shell` as its `"$@"`, for what only a
+    /// shell sets up: `exec "$@" 2>&1` reads both streams as one transcript, in the order written.
+    ///
     /// Waits for the child on a thread of its own: the tests run on Swift's cooperative pool, which
     /// has as many threads as cores, and a test blocking one of them for a child's lifetime would
     /// starve the async work of tests running beside it.
     func run(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-        useDataDir: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+        useDataDir: Bool = true, shell: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Outcome {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [self] in
                 continuation.resume(
                     returning: runBlocking(
                         arguments, input: input, environment: environment, useDataDir: useDataDir,
-                        sourceLocation: sourceLocation))
+                        shell: shell, sourceLocation: sourceLocation))
             }
         }
     }
 
-    /// ``run(_:input:environment:useDataDir:sourceLocation:)`` on the calling thread, for callers
-    /// on threads of their own.
+    /// ``run(_:input:environment:useDataDir:shell:sourceLocation:)`` on the calling thread, for
+    /// callers on threads of their own.
     func runBlocking(
         _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-        useDataDir: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+        useDataDir: Bool = true, shell: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     )
         -> Outcome
     {
@@ -70,8 +73,14 @@ final class TodosProcess: Sendable {
             return Outcome(status: -1, output: "", errors: "\(error)")
         }
         let process = Process()
-        process.executableURL = executable
-        process.arguments = (useDataDir ? ["--data-dir", dataDirectory.path] : []) + arguments
+        let commandLine = (useDataDir ? ["--data-dir", dataDirectory.path] : []) + arguments
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell, "sh", executable.path] + commandLine
+        } else {
+            process.executableURL = executable
+            process.arguments = commandLine
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
@@ -92,7 +101,10 @@ final class TodosProcess: Sendable {
         // is read never blocks.
         let outputData = PipeReader(output.fileHandleForReading)
         let errorData = PipeReader(errors.fileHandleForReading)
-        if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
+        if let input {
+            Self.brokenPipesAreErrors
+            writeAll(Data(input.utf8), to: standardInput.fileHandleForWriting.fileDescriptor)
+        }
         try? standardInput.fileHandleForWriting.close()
         var timedOut = false
         if exited.wait(timeout: .now() + Self.timeout) == .timedOut {
@@ -106,6 +118,12 @@ final class TodosProcess: Sendable {
             status: process.terminationStatus, output: String(decoding: outputData.finish(), as: UTF8.self),
             errors: timedOut ? errorText + "killed after \(Self.timeout) s\n" : errorText)
     }
+
+    /// Makes a write to a pipe whose reader has gone fail with `EPIPE` instead of killing this
+    /// process with `SIGPIPE`: a child may exit before it reads its input, as on a usage error.
+    private static let brokenPipesAreErrors: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
 
     /// The archive's bytes, or `nil` when there is none.
     var archiveBytes: Data? {
@@ -150,6 +168,24 @@ func readToEnd(_ descriptor: Int32) -> Data {
             data.append(contentsOf: buffer[..<count])
         } else if count == 0 || errno != EINTR {
             return data
+        }
+    }
+}
+
+/// Writes `data` to `descriptor`, retrying interrupted and partial writes; stops at the first
+/// other error, such as `EPIPE` from a child that exited without reading it all.
+func writeAll(_ data: Data, to descriptor: Int32) {
+    data.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if count > 0 {
+                offset += count
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
         }
     }
 }

@@ -131,18 +131,6 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
     #endif
-
-    @Test func aDamagedDataFileIsKeptAsideAndTheAppStartsEmpty() async throws {
-        let todos = TodosProcess()
-        try FileManager.default.createDirectory(at: todos.dataDirectory, withIntermediateDirectories: true)
-        try Data("{\"schemaVersion\":1,\"state\":{\"tod".utf8).write(to: todos.archiveURL)
-        let outcome = await todos.run(["list"])
-        #expect(outcome.status == 0)
-        #expect(outcome.outputLines == ["No todos."])
-        #expect(outcome.errors.contains("the data was kept at"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: todos.dataDirectory.path)
-        #expect(names.contains { $0.hasPrefix("todos.json.corrupt-") })
-    }
 }
 
 @Suite struct TodosReducerTests {
@@ -181,9 +169,7 @@ import Testing
 
 /// A store with the app's reducers but no archive, for reducer tests.
 enum AppStoreForTests {
-    static func make() -> Store<AppState> {
-        let store = Store(reducers: TodoReducers.reducers, state: AppState())
-        store.register(VisibilityFilterReducers.reducers)
-        return store
+    static func make() -> AppStore {
+        AppStore(state: AppState())
     }
 }

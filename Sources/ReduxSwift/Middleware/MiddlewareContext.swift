@@ -6,11 +6,13 @@ public struct MiddlewareContext<State: StateProtocol> {
     let call: MiddlewareCall
 
     /// The live state, with every action reduced so far, including those passed on by this
-    /// middleware; read only.
+    /// middleware.
     ///
-    /// A plain copy of the state value (no JSON involved): keep it only as long as you need it,
-    /// because holding it while reducers run makes their next change copy what it touches.
-    public var state: State {
+    /// The same name as ``Store/currentState()`` and ``AsyncActionContext/currentState()``, for the
+    /// same question; here the answer is a plain copy of the state value (no JSON involved, and
+    /// never a wait). Keep it only as long as you need it, because holding it while reducers run
+    /// makes their next change copy what it touches.
+    public func currentState() -> State {
         call.state(as: State.self).pointee
     }
 

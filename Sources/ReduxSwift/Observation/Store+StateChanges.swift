@@ -18,6 +18,10 @@ extension Store {
     /// written as arrays change as a whole. Members whose names start with `_` are ignored. An
     /// empty `paths` means every change.
     ///
+    /// A path that no value of the state can have (a misspelled member, a member of a number, an
+    /// array element named by something other than an index) is reported on standard error when
+    /// observing starts, since the block would never hear of it.
+    ///
     /// ## Cost
     ///
     /// The changes are found by parsing the new snapshot and comparing it with the previous one,
@@ -103,15 +107,68 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
         self.deliver = deliver
     }
 
-    /// Records the current state as the one later changes are compared with.
+    /// Records the current state as the one later changes are compared with, and reports on
+    /// standard error each watched path that no change could ever reach (a misspelled member, say).
     func start() {
         guard let store = mailbox.withLock({ $0.store }) else { return }
         let snapshot = store.kernel.latestSnapshot()
         guard let tree = store.observationCache.tree(for: snapshot) else { return }
+        let unreachable = Self.unreachablePaths(paths, in: tree.value) {
+            guard case .success(let state) = store.decode(snapshot) else { return [] }
+            return Set(Mirror(reflecting: state).children.compactMap(\.label))
+        }
+        for path in unreachable {
+            writeLineToStandardError(
+                "ReduxSwift: observeStateChanges(at:) watches \"\(path)\", which no value of "
+                    + "\(State.self) has; the block will never hear of it")
+        }
         mailbox.withLock { mailbox in
             mailbox.last = (snapshot.version, tree)
             mailbox.newestVersion = snapshot.version
         }
+    }
+
+    /// The paths of `paths` that no value of the state can have, judged from its JSON now: a first
+    /// member that the JSON lacks and that is no stored property of the state either (it may be
+    /// an optional that is `nil` now), a member of a number, string or boolean, or an array
+    /// element named by something other than an index. Members deeper down may come and go (a
+    /// dictionary's keys, an optional's members), so they are not judged.
+    ///
+    /// - Parameter storedProperties: The state's stored property names; asked only when a first
+    ///   member is missing from the JSON.
+    static func unreachablePaths(
+        _ paths: [String], in root: JSONValue, storedProperties: () -> Set<String>
+    ) -> [String] {
+        var unreachable: [String] = []
+        for path in paths
+        where !path.isEmpty && !isReachable(path, in: root, storedProperties: storedProperties) {
+            unreachable.append(path)
+        }
+        return unreachable
+    }
+
+    private static func isReachable(
+        _ path: String, in root: JSONValue, storedProperties: () -> Set<String>
+    ) -> Bool {
+        var node = root
+        for (depth, component) in StatePath.components(of: path).enumerated() {
+            switch node {
+            case .object(let members):
+                guard let member = members[component] else {
+                    return depth > 0 || storedProperties().contains(component)
+                }
+                node = member
+            case .array(let elements):
+                guard let index = Int(component), index >= 0 else { return false }
+                guard index < elements.count else { return true }
+                node = elements[index]
+            case .bool, .number, .string:
+                return false
+            case .null:
+                return true
+            }
+        }
+        return true
     }
 
     func stateDidChange() {

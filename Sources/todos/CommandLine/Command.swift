@@ -1,3 +1,5 @@
+import Foundation
+
 /// One thing the user asked for.
 enum Command: Equatable {
     case add(String)
@@ -8,27 +10,42 @@ enum Command: Equatable {
     case clearCompleted
     case help
 
-    static let usage = """
-        usage: todos [--data-dir DIR] [--wait SECONDS] [--verbose] [COMMAND]
+    /// The words that ask for ``help``, as a command or as the options `--help` and `-h`.
+    static let helpNames: Set = ["help", "--help", "-h"]
 
-          add TEXT                      add a todo
-          toggle ID                     mark a todo done, or not done
-          remove ID                     delete a todo
-          filter all|active|completed   choose which todos list shows
-          list                          show the todos the filter lets through
-          clear-completed               delete every completed todo
+    /// The help text, naming `dataDirectory` when it is not the default.
+    static func usage(dataDirectory: URL) -> String {
+        let defaultDirectory = Options.defaultDataDirectory.path
+        let inUse =
+            dataDirectory.standardizedFileURL.path == Options.defaultDataDirectory.standardizedFileURL.path
+            ? "" : "; this launch uses \(dataDirectory.path)"
+        return """
+            usage: todos [--data-dir DIR] [--wait SECONDS] [--verbose] [COMMAND]
 
-        With no command, todos reads commands from standard input, one per line, and prints the
-        list after each change. The todos are kept in DIR, by default
-        \(Options.defaultDataDirectory.path).
+              add TEXT                      add a todo
+              toggle ID                     mark a todo done, or not done
+              remove ID                     delete a todo
+              filter all|active|completed   choose which todos list shows
+              list                          show the todos the filter lets through
+              clear-completed               delete every completed todo
 
-        One todos at a time uses DIR, from reading the todos to saving them (an interactive session
-        holds it until it ends); another waits up to SECONDS for it, \(Int(Options.defaultWait)) by default.
-        A todo's text is one line: control characters such as newlines, tabs and escapes are
-        refused, and any found in DIR are shown as \\u{1B}.
-        Exit codes: 0 done, 2 a mistake in the command line, 1 anything else (an unknown ID, DIR
-        in use, a failed save); a command that fails changes nothing.
-        """
+            Options come before the command; the words after it are its arguments, as typed, so
+            `todos add --verbose mode` adds the todo "--verbose mode". With no command, todos reads
+            commands from standard input, one per line, and prints the list after each change; there
+            the text of `add` is the rest of the line, spaces included.
+
+            The todos are kept in DIR, by default \(defaultDirectory)\(inUse).
+            One todos at a time uses DIR, from reading the todos to saving them (an interactive session
+            holds it until it ends); another waits up to SECONDS for it, \(Int(Options.defaultWait)) by default.
+            A todo's text is one line: control characters such as newlines, tabs and escapes are
+            refused, and any found in DIR are shown as \\u{1B}. A data file saved by a newer todos is
+            refused and left untouched; a damaged one is kept aside as todos.json.corrupt-<time>,
+            and the list starts empty.
+            Exit codes: 0 done, 2 a mistake in the command line (including a DIR that is not a
+            directory), 1 anything else (an unknown ID, DIR in use, a data file this todos cannot
+            read, a failed save); a command that fails changes nothing.
+            """
+    }
 
     /// Parses a command and its arguments, as given on the command line.
     init(words: [String]) throws(CommandError) {
@@ -58,7 +75,7 @@ enum Command: Equatable {
         case "clear-completed":
             try Self.expectNoArguments(name, arguments)
             self = .clearCompleted
-        case "help", "--help", "-h":
+        case _ where Self.helpNames.contains(name):
             self = .help
         default:
             throw .usage(
@@ -68,8 +85,17 @@ enum Command: Equatable {
     }
 
     /// Parses a line of the interactive mode: the command, then its arguments separated by spaces.
+    ///
+    /// The text of `add` is the rest of the line as typed, runs of spaces included; only the
+    /// spaces around it are dropped.
     init(line: String) throws(CommandError) {
-        try self.init(words: line.split(separator: " ", omittingEmptySubsequences: true).map(String.init))
+        let name = line.prefix { $0 != " " }
+        let rest = line[name.endIndex...]
+        if name == "add" {
+            try self.init(words: [String(name), String(rest)])
+        } else {
+            try self.init(words: [String(name)] + rest.split(separator: " ").map(String.init))
+        }
     }
 
     /// Whether the command changes the state (and so is saved, and followed by the list).
@@ -101,6 +127,11 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
     case rejected(TodoError)
     /// The data directory cannot be locked, or another `todos` kept it too long (exit code 1).
     case dataDirectoryUnavailable(String)
+    /// The data directory, or a folder on its path, is something other than a directory (exit
+    /// code 1; `main` reports it as ``usage(_:)`` when `--data-dir` named it).
+    case notADirectory(String)
+    /// The data file cannot be used and is left as it is, as one from a newer `todos` (exit code 1).
+    case dataFileUnusable(String)
     /// The state could not be saved (exit code 1).
     case saveFailed(String)
 
@@ -109,6 +140,8 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
         case .usage(let message): return message
         case .rejected(let error): return "\(error)"
         case .dataDirectoryUnavailable(let message): return message
+        case .notADirectory(let message): return message
+        case .dataFileUnusable(let message): return message
         case .saveFailed(let message): return message
         }
     }
@@ -116,7 +149,7 @@ enum CommandError: Error, Equatable, CustomStringConvertible {
     var exitCode: Int32 {
         switch self {
         case .usage: return 2
-        case .rejected, .dataDirectoryUnavailable, .saveFailed: return 1
+        case .rejected, .dataDirectoryUnavailable, .notADirectory, .dataFileUnusable, .saveFailed: return 1
         }
     }
 }

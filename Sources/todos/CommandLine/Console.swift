@@ -3,23 +3,38 @@ import ReduxSwift
 
 /// Runs commands against the store the way the app's services see it: dispatch, then save.
 struct Console {
+    /// Saves only when a command asks: each command that changes the list saves it and reports a
+    /// failure itself, and a timer's save would try a failed save again between commands and
+    /// report it a second time.
+    static let savePolicy = SavePolicy(idleDelay: .infinity, maximumDelay: .infinity)
+
     let store: AppStore
     let persistence: PersistenceService<AppState>
     let logger: ChangeLogger?
+    /// The directory the todos are kept in, for `help`.
+    let dataDirectory: URL
     /// Log lines the logger owes: one per dispatched action.
     private var expectedLogLines = 0
+    /// Whether the last save failed; the command that tried it has reported why.
+    private(set) var lastSaveFailed = false
 
-    init(store: AppStore, persistence: PersistenceService<AppState>, logger: ChangeLogger?) {
+    init(store: AppStore, archive: StateArchive<AppState>, dataDirectory: URL, logger: ChangeLogger?) {
         self.store = store
-        self.persistence = persistence
+        persistence = PersistenceService(
+            store: store, archive: archive, policy: Self.savePolicy,
+            onError: { error in Terminal.writeError(DataFile.message(error)) })
         self.logger = logger
+        self.dataDirectory = dataDirectory
     }
 
     /// Runs one command and returns what to print.
+    ///
+    /// With `--verbose`, the log of the change is written before this returns, so that it comes
+    /// before the listing.
     mutating func execute(_ command: Command) throws(CommandError) -> String {
         switch command {
         case .help:
-            return Command.usage
+            return Command.usage(dataDirectory: dataDirectory)
         case .list:
             return Self.render(store.currentState())
         case .add(let text):
@@ -29,39 +44,53 @@ struct Console {
         case .remove(let id):
             try dispatchIfAccepted(TodoAction.remove(id: id))
         case .filter(let filter):
-            dispatch(VisibilityFilterAction.show(filter))
+            if store.currentState().filter != filter { dispatch(VisibilityFilterAction.show(filter)) }
         case .clearCompleted:
             try dispatchIfAccepted(TodoAction.clearCompleted)
         }
+        logger?.waitUntilLogged(expectedLogLines)
         do {
             try persistence.flush()
+            lastSaveFailed = false
         } catch {
-            throw .saveFailed("\(error)")
+            lastSaveFailed = true
+            throw .saveFailed(DataFile.message(error))
         }
         return Self.render(store.currentState())
     }
 
-    /// Waits for `--verbose`'s log of everything dispatched so far.
-    func finishLogging() {
-        logger?.waitUntilLogged(expectedLogLines)
+    /// Saves what is not saved yet, and stops saving.
+    ///
+    /// - Throws: ``CommandError/saveFailed(_:)`` when that save fails.
+    func stop() throws(CommandError) {
+        do {
+            try persistence.stop()
+        } catch {
+            throw .saveFailed(DataFile.message(error))
+        }
     }
 
+    /// Dispatches an action that changes the state. One that would change nothing is not
+    /// dispatched: it has nothing to save or log, and whether the store notifies it is the
+    /// store's choice, so the log could not know whether to wait for a line about it.
     private mutating func dispatch(_ action: any ActionProtocol) {
         store.dispatch(action)
         expectedLogLines += 1
     }
 
     /// Dispatches a todo action once the reducer has accepted it on a copy of the state, so that a
-    /// refusal (an unknown ID, no ID left) is reported here, with its exit code. Nothing else
-    /// changes the state in between: this process holds the data directory's lock.
+    /// refusal (an unknown ID, no ID left) is reported here, with its exit code, and only if it
+    /// changes the copy. Nothing else changes the state in between: this process holds the data
+    /// directory's lock.
     private mutating func dispatchIfAccepted(_ action: TodoAction) throws(CommandError) {
-        var preview = store.currentState()
+        let current = store.currentState()
+        var preview = current
         do {
             try TodoReducers.reduce(&preview, action)
         } catch {
             throw .rejected(error)
         }
-        dispatch(action)
+        if preview != current { dispatch(action) }
     }
 
     /// The visible todos, one per line: `3 [x] Buy milk`; a control character in a title is printed

@@ -15,10 +15,11 @@ final class DataDirectoryLock {
     ///
     /// - Parameter onWait: Called once if the lock is not free at once, with the holder's process
     ///   ID when known.
-    /// - Throws: ``CommandError/dataDirectoryUnavailable(_:)`` naming the directory and the cause.
+    /// - Throws: ``CommandError/notADirectory(_:)`` when `directory` cannot be one, else
+    ///   ``CommandError/dataDirectoryUnavailable(_:)`` naming the directory and the cause.
     init(directory: URL, timeout: Double, onWait: (Int32?) -> Void = { _ in }) throws(CommandError) {
         let path = directory.appendingPathComponent(Self.fileName).path
-        try Self.createDirectories(directory.path)
+        try Self.createDirectories(directory.path, for: directory.path)
         descriptor = try Self.openLockFile(path)
         let deadline = Date(timeIntervalSinceNow: timeout)
         var pause: useconds_t = 1_000
@@ -91,16 +92,22 @@ final class DataDirectoryLock {
     }
 
     /// Creates `path` and its missing parents with mode 0700, as the archive does.
-    private static func createDirectories(_ path: String) throws(CommandError) {
+    ///
+    /// - Throws: ``CommandError/notADirectory(_:)`` when `path` or a folder on its way is
+    ///   something else, such as a regular file; `directory` is the data directory, for the message.
+    private static func createDirectories(_ path: String, for directory: String) throws(CommandError) {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw failure("cannot use \(path) as the data directory", ENOTDIR)
+                throw .notADirectory(
+                    path == directory
+                        ? "cannot use \(path) as the data directory: it is not a directory"
+                        : "cannot create the data directory \(directory): \(path) is not a directory")
             }
             return
         }
         let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path { try createDirectories(parent) }
+        if !parent.isEmpty, parent != path { try createDirectories(parent, for: directory) }
         if mkdir(path, 0o700) != 0, errno != EEXIST {
             throw failure("cannot create the data directory \(path)", errno)
         }

@@ -1,19 +1,12 @@
 import Foundation
 import ReduxSwift
 
-/// What this launch was asked to do, read once from the process's arguments.
-enum Launch {
-    static let options: Result<Options, CommandError> = Result { () throws(CommandError) in
-        try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    }
-
-    /// The data directory `AppStore` keeps its archive in.
-    static var dataDirectory: URL {
-        (try? options.get())?.dataDirectory ?? Options.defaultDataDirectory
-    }
-}
-
 /// The command line: global options, then a command and its arguments.
+///
+/// Options come before the command. The first word that is not an option is the command, and it
+/// and every word after it are the command's, taken as typed: `todos add --verbose mode` adds the
+/// todo "--verbose mode". A `--` before the command ends the options, so a command may begin
+/// with `-` too.
 struct Options: Equatable {
     /// `$XDG_DATA_HOME/reduxswift-todos` (or `~/.local/share/…`); Application Support on Apple.
     static var defaultDataDirectory: URL {
@@ -23,12 +16,16 @@ struct Options: Equatable {
     /// How long a launch waits for another `todos` to finish with the data directory: 10 seconds.
     static let defaultWait = 10.0
 
-    var dataDirectory = Options.defaultDataDirectory
+    /// The directory given with `--data-dir`, if any.
+    var givenDataDirectory: URL?
     /// Seconds to wait for the data directory's lock (`--wait`).
     var wait = Options.defaultWait
     var isVerbose = false
     /// The command and its arguments; empty for the interactive mode.
     var words: [String] = []
+
+    /// The directory the todos are kept in.
+    var dataDirectory: URL { givenDataDirectory ?? Self.defaultDataDirectory }
 
     init(arguments: [String]) throws(CommandError) {
         var remaining = arguments[...]
@@ -38,7 +35,7 @@ struct Options: Equatable {
                 guard let path = remaining.popFirst(), !path.isEmpty else {
                     throw .usage("--data-dir needs a directory")
                 }
-                dataDirectory = URL(fileURLWithPath: path, isDirectory: true)
+                givenDataDirectory = URL(fileURLWithPath: path, isDirectory: true)
             case "--wait":
                 guard let text = remaining.popFirst(), let seconds = Double(text), seconds.isFinite,
                     seconds >= 0
@@ -49,10 +46,15 @@ struct Options: Equatable {
             case "--verbose", "-v":
                 isVerbose = true
             case "--":
-                words.append(contentsOf: remaining)
-                remaining = []
+                words = Array(remaining)
+                return
+            case _ where argument.hasPrefix("-") && !Command.helpNames.contains(argument):
+                throw .usage(
+                    "unknown option '\(TodoText.escaped(argument))'; the options are --data-dir, --wait, --verbose"
+                )
             default:
-                words.append(argument)
+                words = [argument] + remaining
+                return
             }
         }
     }

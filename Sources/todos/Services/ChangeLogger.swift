@@ -26,7 +26,7 @@ final class ChangeLogger: @unchecked Sendable {
     }
 
     private func write(_ line: String) {
-        FileHandle.standardError.write(Data("todos: \(line)\n".utf8))
+        Terminal.writeError(line)
         condition.lock()
         logged += 1
         condition.broadcast()

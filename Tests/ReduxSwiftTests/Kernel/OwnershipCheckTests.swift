@@ -53,7 +53,7 @@ import Testing
                 notificationCenter: StoreNotificationCenter())
             store.dispatch(TestAction.increment)
             _ = store.currentState()
-            _ = kept.context?.state
+            _ = kept.context?.currentState()
         }
     }
 

@@ -241,15 +241,15 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         withExtendedLifetime(token) {}
     }
 
-    @Test func contextStateIsTheLiveStateIncludingActionsPassedOn() {
+    @Test func currentStateIsTheLiveStateIncludingActionsPassedOn() {
         let observed = Recorder<Int>()
         let store = Store(
             reducers: [testReducer], state: TestState(counter: 10),
             middleware: [
                 Middleware("watch") { action, context in
-                    observed.append(context.state.counter)
+                    observed.append(context.currentState().counter)
                     context.next(action)
-                    observed.append(context.state.counter)
+                    observed.append(context.currentState().counter)
                 }
             ], notificationCenter: StoreNotificationCenter())
         store.dispatch(TestAction.add(5))
