@@ -54,6 +54,7 @@ let scenarios: [Scenario] = [
     tightLoopScenario,
     burstThenIdleScenario,
     identifierScenario,
+    unchangedStateScenario,
 ]
 
 let workload = Workload(quick: quick)
