@@ -58,6 +58,9 @@ public final class TestStore<State: StateProtocol & Equatable> {
 
     private let recorder: ReductionRecorder<State>
     private var sends = 0
+    /// Where failures go. Tests of this module replace it with a recorder, to check each message
+    /// and location without failing; everywhere else it is the test framework.
+    var reportFailure: (TestStoreFailure) -> Void = { $0.reportToTestFramework() }
 
     /// Creates a test store around a new ``Store``.
     /// - Parameters:
@@ -100,14 +103,15 @@ public final class TestStore<State: StateProtocol & Equatable> {
             if let last = unasserted.last {
                 // Reported once: the state they left becomes the asserted state.
                 state = last.after
-                location.fail(
+                fail(
                     "\(unasserted.count) received action(s) were not asserted before sending \(action): "
-                        + unasserted.map { "\($0.action)" }.joined(separator: ", "))
+                        + unasserted.map { "\($0.action)" }.joined(separator: ", "),
+                    at: location)
             }
         }
         let records = dispatchAndWait(action)
         if let failure = records.lazy.compactMap(\.error).first {
-            location.fail("\(action) failed: \(failure)")
+            fail("\(action) failed: \(failure)", at: location)
         }
         check(records.last?.after ?? state, against: updateExpected, after: "\(action)", location)
     }
@@ -123,7 +127,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
         let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let records = dispatchAndWait(action)
         guard let error = records.lazy.compactMap(\.error).first else {
-            location.fail("\(action) was expected to fail, but it did not")
+            fail("\(action) was expected to fail, but it did not", at: location)
             return nil
         }
         check(records.last?.after ?? state, against: nil, after: "\(action)", location)
@@ -185,18 +189,19 @@ public final class TestStore<State: StateProtocol & Equatable> {
             let (received, seen) = recorder.takeFirstReceived()
             if let record = received {
                 guard matches(record.action) else {
-                    location.fail("expected to receive \(description), received \(record.action)")
+                    fail("expected to receive \(description), received \(record.action)", at: location)
                     state = record.after
                     return
                 }
-                if let error = record.error { location.fail("\(record.action) failed: \(error)") }
+                if let error = record.error { fail("\(record.action) failed: \(error)", at: location) }
                 check(record.after, against: updateExpected, after: "\(record.action)", location)
                 return
             }
             guard await recorder.waitForRecord(after: seen, until: deadline) else {
-                location.fail(
+                fail(
                     "expected to receive \(description) within \(timeout ?? self.timeout) s, "
-                        + "but no unasserted action reached the reducers")
+                        + "but no unasserted action reached the reducers",
+                    at: location)
                 return
             }
         }
@@ -219,9 +224,14 @@ public final class TestStore<State: StateProtocol & Equatable> {
         let unasserted = recorder.takeReceived()
         if let last = unasserted.last { state = last.after }
         guard exhaustivity == .on, !unasserted.isEmpty else { return }
-        TestLocation(fileID: fileID, filePath: filePath, line: line, column: column).fail(
+        fail(
             "\(unasserted.count) received action(s) were not asserted: "
-                + unasserted.map { "\($0.action)" }.joined(separator: ", "))
+                + unasserted.map { "\($0.action)" }.joined(separator: ", "),
+            at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    private func fail(_ message: String, at location: TestLocation) {
+        reportFailure(TestStoreFailure(message: message, location: location))
     }
 
     /// Compares `actual` with the expected state, reports differences, and makes `actual` the
@@ -235,11 +245,13 @@ public final class TestStore<State: StateProtocol & Equatable> {
         do {
             try updateExpected?(&expected)
         } catch {
-            location.fail("the assertion closure threw: \(error)")
+            fail("the assertion closure threw: \(error)", at: location)
             return
         }
         guard expected != actual else { return }
-        location.fail("state after \(what) differs from the expected state:\n" + difference(expected, actual))
+        fail(
+            "state after \(what) differs from the expected state:\n" + difference(expected, actual),
+            at: location)
     }
 
     private func difference(_ expected: State, _ actual: State) -> String {

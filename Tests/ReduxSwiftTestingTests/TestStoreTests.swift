@@ -1,57 +1,11 @@
-import Foundation
 import ReduxSwift
-import ReduxSwiftTesting
 import Testing
 
-struct CounterState: StateProtocol, Equatable {
-    var count = 0
-    var log: [String] = []
-}
+@testable import ReduxSwiftTesting
 
-enum CounterAction: ActionProtocol, Equatable {
-    case increment
-    case add(Int)
-    case note(String)
-    case reject
-    case incrementTwiceLater
-}
-
-struct Rejected: Error, Equatable {}
-
-let counterReducers: [Reducer<CounterState>] = [
-    { state, action in
-        switch action as? CounterAction {
-        case .increment?: state.count += 1
-        case .add(let amount)?: state.count += amount
-        case .note(let text)?: state.log.append(text)
-        case .reject?:
-            state.count = -1
-            throw Rejected()
-        case .incrementTwiceLater?, nil: break
-        }
-    }
-]
-
-/// Dispatches two increments when it sees `.incrementTwiceLater`, the way a feature's effects do.
-let echoMiddleware = Middleware<CounterState>("echo") { action, context in
-    context.next(action)
-    if case .incrementTwiceLater? = action as? CounterAction {
-        context.dispatch(CounterAction.increment)
-        context.dispatch(CounterAction.increment)
-    }
-}
-
-func makeTestStore(exhaustivity: TestStore<CounterState>.Exhaustivity = .on) -> TestStore<CounterState> {
-    TestStore(
-        reducers: counterReducers, state: CounterState(),
-        middleware: [echoMiddleware, .asyncActions()], exhaustivity: exhaustivity)
-}
-
-/// Whether a recorded issue's text contains `text`.
-func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
-    { issue in String(describing: issue).contains(text) }
-}
-
+/// What a `TestStore` checks, and the exact failure each broken check reports. Tests of a failure
+/// record it instead of failing (`recordingFailures()`); `TestStoreReportingTests` shows that a
+/// failure reaches the running test.
 @Suite struct TestStoreTests {
     @Test func aSendWhoseChangeIsDescribedExactlyPasses() {
         let store = makeTestStore()
@@ -63,22 +17,40 @@ func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
 
     @Test func aWrongAssertionFailsWithTheValuesThatDiffer() {
         let store = makeTestStore()
-        withKnownIssue {
-            store.send(CounterAction.add(3)) { $0.count = 2 }
-        } matching: { issue in
-            mentions("state after add(3) differs")(issue) && mentions("count: expected 2, actual 3")(issue)
-        }
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        store.send(CounterAction.add(3)) { $0.count = 2 }
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "state after add(3) differs from the expected state:\n    count: expected 2, actual 3",
+                    line: line)
+            ])
         // The actual state is taken as asserted, so later sends are checked against it.
         store.send(CounterAction.increment) { $0.count = 4 }
+        #expect(failures.take() == [])
     }
 
     @Test func anUnassertedChangeFails() {
         let store = makeTestStore()
-        withKnownIssue {
-            store.send(CounterAction.note("surprise"))
-        } matching: {
-            mentions("log.0: expected absent, actual \"surprise\"")($0)
-        }
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        store.send(CounterAction.note("surprise"))
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "state after note(\"surprise\") differs from the expected state:\n"
+                        + "    log.0: expected absent, actual \"surprise\"",
+                    line: line)
+            ])
+    }
+
+    @Test func anAssertionClosureThatThrowsFails() {
+        let store = makeTestStore()
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        store.send(CounterAction.increment) { _ in throw Rejected() }
+        #expect(failures.take() == [ReportedFailure("the assertion closure threw: Rejected()", line: line)])
     }
 
     @Test func actionsFromAsyncWorkAreReceivedAndChecked() async {
@@ -99,37 +71,57 @@ func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
 
     @Test func waitingForAnActionThatNeverComesFailsAfterTheTimeout() async {
         let store = makeTestStore()
-        await withKnownIssue {
-            await store.receive(CounterAction.increment, timeout: 0.2)
-        } matching: {
-            mentions("expected to receive increment within 0.2 s")($0)
-        }
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        await store.receive(CounterAction.increment, timeout: 0.2)
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "expected to receive increment within 0.2 s, but no unasserted action reached the reducers",
+                    line: line)
+            ])
     }
 
     @Test func receivingAnotherActionThanExpectedFails() async {
         let store = makeTestStore()
+        let failures = store.recordingFailures()
         store.send(AsyncAction<CounterState, Void> { context in context.dispatch(CounterAction.add(2)) })
-        await withKnownIssue {
-            await store.receive(CounterAction.increment)
-        } matching: {
-            mentions("expected to receive increment, received add(2)")($0)
-        }
+        let line: UInt = #line + 1
+        await store.receive(CounterAction.increment)
+        #expect(
+            failures.take() == [ReportedFailure("expected to receive increment, received add(2)", line: line)]
+        )
+    }
+
+    @Test func aReceivedActionThatFailsIsReported() async {
+        let store = makeTestStore()
+        let failures = store.recordingFailures()
+        store.send(AsyncAction<CounterState, Void> { context in context.dispatch(CounterAction.reject) })
+        let line: UInt = #line + 1
+        await store.receive(CounterAction.reject)
+        #expect(failures.take() == [ReportedFailure("reject failed: Rejected()", line: line)])
     }
 
     @Test func receivedActionsLeftUnassertedFailTheNextSendAndFinish() async {
         let store = makeTestStore()
+        let failures = store.recordingFailures()
         store.send(CounterAction.incrementTwiceLater)
-        withKnownIssue {
-            store.finish()
-        } matching: {
-            mentions("2 received action(s) were not asserted: increment, increment")($0)
-        }
+        let finishLine: UInt = #line + 1
+        store.finish()
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "2 received action(s) were not asserted: increment, increment", line: finishLine)
+            ])
         store.send(CounterAction.incrementTwiceLater)
-        withKnownIssue {
-            store.send(CounterAction.note("next")) { $0.log = ["next"] }
-        } matching: {
-            mentions("were not asserted before sending note(\"next\")")($0)
-        }
+        let sendLine: UInt = #line + 1
+        store.send(CounterAction.note("next")) { $0.log = ["next"] }
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "2 received action(s) were not asserted before sending note(\"next\"): increment, increment",
+                    line: sendLine)
+            ])
     }
 
     @Test func withExhaustivityOffOnlyTheDescribedChangesAreChecked() async {
@@ -153,16 +145,16 @@ func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
         let error = store.sendExpectingFailure(CounterAction.reject)
         #expect(error as? Rejected == Rejected())
         #expect(store.state.count == 1)
-        withKnownIssue {
-            store.send(CounterAction.reject)
-        } matching: {
-            mentions("reject failed")($0)
-        }
-        withKnownIssue {
-            store.sendExpectingFailure(CounterAction.increment)
-        } matching: {
-            mentions("increment was expected to fail")($0)
-        }
+        let failures = store.recordingFailures()
+        let sendLine: UInt = #line + 1
+        store.send(CounterAction.reject)
+        #expect(failures.take() == [ReportedFailure("reject failed: Rejected()", line: sendLine)])
+        let expectingLine: UInt = #line + 1
+        store.sendExpectingFailure(CounterAction.increment)
+        #expect(
+            failures.take() == [
+                ReportedFailure("increment was expected to fail, but it did not", line: expectingLine)
+            ])
     }
 
     @Test func anErrorThrownByTheAppsMiddlewareIsReportedNotLost() {
@@ -173,13 +165,27 @@ func mentions(_ text: String) -> @Sendable (Issue) -> Bool {
         let store = TestStore(reducers: counterReducers, state: CounterState(), middleware: [guardMiddleware])
         let error = store.sendExpectingFailure(CounterAction.add(-1))
         #expect(error as? Rejected == Rejected())
-        withKnownIssue {
-            store.send(CounterAction.add(-2))
-        } matching: {
-            mentions("add(-2) failed: Rejected()")($0)
-        }
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        store.send(CounterAction.add(-2))
+        #expect(failures.take() == [ReportedFailure("add(-2) failed: Rejected()", line: line)])
         store.send(CounterAction.add(2)) { $0.count = 2 }
         store.finish()
+        #expect(failures.take() == [])
+    }
+
+    @Test func anAsyncActionThatCannotStartIsNamedByItsIdentifier() {
+        let store = makeTestStore()
+        let failures = store.recordingFailures()
+        let line: UInt = #line + 1
+        store.send(AsyncAction<CounterState, String>("todos.load") { _ in })
+        #expect(
+            failures.take() == [
+                ReportedFailure(
+                    "AsyncAction(todos.load) failed: todos.load needs dependencies of type String, "
+                        + "but the asyncActions middleware provides ()",
+                    line: line)
+            ])
     }
 
     @Test func skippingReceivedActionsTakesTheStoresState() {

@@ -21,7 +21,17 @@ public struct HistoryError: Error, Sendable, CustomStringConvertible, Equatable 
     public var description: String {
         switch kind {
         case .noSuchStep(let step):
-            return "the history has no step \(step); it keeps steps 0 to \(steps - 1)"
+            return "the history has no step \(step); \(keptSteps)"
+        }
+    }
+
+    /// The steps that can be jumped to, in words. A history is empty until the first action after
+    /// ``Store/recordHistory(limit:)``, and again after a state that could not be encoded.
+    private var keptSteps: String {
+        switch steps {
+        case ...0: return "it is empty until an action is dispatched"
+        case 1: return "it keeps only step 0"
+        default: return "it keeps steps 0 to \(steps - 1)"
         }
     }
 }

@@ -62,6 +62,18 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
     }
 }
 
+extension AsyncAction: CustomStringConvertible {
+    /// The identifier, as in `AsyncAction(todos.load)`, or `AsyncAction` for one created without an
+    /// identifier: how logs, failure notifications and test failures name the action.
+    ///
+    /// The struct's own members are a closure and the state of its run, which tell a reader
+    /// nothing; the identifier is what the code that created the action chose to call it. The form
+    /// is ``Action``'s, so that both kinds of action read alike in one log.
+    public var description: String {
+        identifier == "AsyncAction" ? identifier : "AsyncAction(\(identifier))"
+    }
+}
+
 /// What asynchronous work may use: the dependency, the store's state, and dispatch.
 public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: Sendable {
     /// The dependency given to ``Middleware/asyncActions(dependencies:)``, such as an API client.

@@ -74,6 +74,33 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test(arguments: [
+        (0, 0, "the history has no step 0; it is empty until an action is dispatched"),
+        (0, -1, "the history has no step -1; it is empty until an action is dispatched"),
+        (1, 1, "the history has no step 1; it keeps only step 0"),
+        (1, -1, "the history has no step -1; it keeps only step 0"),
+        (3, 3, "the history has no step 3; it keeps steps 0 to 2"),
+        (3, -1, "the history has no step -1; it keeps steps 0 to 2"),
+    ])
+    func aRefusedJumpNamesTheStepsThereAre(steps: Int, jump: Int, message: String) {
+        let center = StoreNotificationCenter()
+        let store = makeStore(center: center)
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let history = store.recordHistory(limit: HistoryLimit(steps: max(steps, 1), bytes: 1 << 20))
+        // No action yet leaves the history empty; each action then records up to `steps` steps.
+        if steps > 0 {
+            for _ in 0..<steps { store.dispatch(TestAction.increment) }
+        }
+        #expect(history.status.steps == steps)
+        history.jump(to: jump)
+        #expect(failures.wait(forCount: 1))
+        let error = failures.values.first?.error as? HistoryError
+        #expect(error == HistoryError(.noSuchStep(jump), steps: steps))
+        #expect(error?.description == message)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func theOldestStepsGoFirstWhenTheStepLimitIsPassed() {
         let store = makeStore()
         let history = store.recordHistory(limit: HistoryLimit(steps: 3, bytes: 1 << 20))

@@ -194,6 +194,33 @@ final class FirstOutcome: @unchecked Sendable {
         withExtendedLifetime(token) {}
     }
 
+    @Test func aFailedAsyncActionIsNamedByItsIdentifierInNotificationsAndLogs() {
+        let lines = Recorder<String>()
+        let service = FakeService(answer: 0)
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [.logger(write: { lines.append($0) }), .asyncActions(dependencies: service)],
+            notificationCenter: StoreNotificationCenter())
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        store.dispatch(AsyncAction<TestState, String>("todos.load") { _ in })
+        store.dispatch(batch: [TestAction.increment, AsyncAction<TestState, String> { _ in }])
+        _ = store.currentState()  // both lines are written once the store has handled both
+        #expect(failures.wait(forCount: 2))
+        let failed = failures.values.map { $0.failedAction.map(String.init(describing:)) }
+        #expect(failed == ["AsyncAction(todos.load)", "AsyncAction"])
+        let mismatch =
+            "needs dependencies of type String, but the asyncActions middleware provides FakeService"
+        #expect(lines.values.count == 2)
+        #expect(
+            lines.values.first?.hasPrefix(
+                "[TestState] AsyncAction(todos.load) failed (todos.load \(mismatch)) in ") == true)
+        #expect(
+            lines.values.last?.hasPrefix(
+                "[TestState] ActionBatch of 2 actions [increment, AsyncAction] committed in ") == true)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func asyncActionsWithoutDependenciesUseVoid() async {
         let store = Store(
             reducers: [testReducer], state: TestState(), middleware: [.asyncActions()],
