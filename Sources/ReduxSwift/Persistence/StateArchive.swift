@@ -50,6 +50,12 @@ import Foundation
 public final class StateArchive<State: StateProtocol>: Sendable {
     /// Where the bytes are kept.
     public let backend: any ArchiveBackend
+    /// Where the data is, for a person to read: the file's path, or the `UserDefaults` key.
+    ///
+    /// ```swift
+    /// print("Your data is in \(AppStore.archive.location)")
+    /// ```
+    public var location: String { backend.location }
     /// The schema version this program writes, 1 or more.
     public let schemaVersion: Int
     /// Whether object members whose names start with `_` are left out of the archive.
@@ -72,8 +78,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     private let decoder: JSONDecoder
     /// Runs backend calls one at a time and records a failed load, shared by every archive of the
     /// same file or `UserDefaults` key in this process.
-    private let location: ArchiveLocation
-    /// The key under which ``location`` is shared, released when this archive goes away.
+    private let sharedLocation: ArchiveLocation
+    /// The key under which `sharedLocation` is shared, released when this archive goes away.
     private let locationKey: ArchiveLocation.Key?
 
     /// The default ``sizeLimit``: 64 MiB.
@@ -118,7 +124,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let decoder = SnapshotCoder.makeDecoder()
         decoder.userInfo[ArchiveFormat.currentVersionKey] = schemaVersion
         self.decoder = decoder
-        (location, locationKey) = ArchiveLocation.acquire(for: backend)
+        (sharedLocation, locationKey) = ArchiveLocation.acquire(for: backend)
     }
 
     deinit {
@@ -166,14 +172,14 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///   it was, and no archive of its location in this process saves over it until it is set aside
     ///   or loads: see ``StateArchive`` for which archives that covers.
     public func load() throws(PersistenceError) -> State? {
-        try location.exclusively { () throws(PersistenceError) -> State? in
+        try sharedLocation.exclusively { () throws(PersistenceError) -> State? in
             do throws(PersistenceError) {
                 var state: State?
                 if let data = try backend.read(limit: sizeLimit) { state = try decode(data) }
-                location.holdsUnreadableData = false
+                sharedLocation.holdsUnreadableData = false
                 return state
             } catch {
-                location.holdsUnreadableData = true
+                sharedLocation.holdsUnreadableData = true
                 throw error
             }
         }
@@ -222,9 +228,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// - Returns: The new location, or `nil` when nothing was archived.
     @discardableResult
     public func setAside() throws(PersistenceError) -> String? {
-        try location.exclusively { () throws(PersistenceError) -> String? in
+        try sharedLocation.exclusively { () throws(PersistenceError) -> String? in
             let keptAt = try backend.setAside(suffix: ArchiveFormat.corruptSuffix(at: Date()))
-            location.holdsUnreadableData = false
+            sharedLocation.holdsUnreadableData = false
             return keptAt
         }
     }
@@ -336,8 +342,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
         }
         let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)
-        try location.exclusively { () throws(PersistenceError) in
-            if location.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
+        try sharedLocation.exclusively { () throws(PersistenceError) in
+            if sharedLocation.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
             try backend.write(envelope)
         }
     }

@@ -506,3 +506,11 @@ import Testing
         }
     }
 }
+
+@Suite struct ArchiveLocationTests {
+    @Test func anArchiveSaysWhereItsDataIs() {
+        let url = URL(fileURLWithPath: "/tmp/ReduxSwiftLocationTest/AppState.json")
+        let archive = StateArchive<TestState>(file: url)
+        #expect(archive.location == url.path)
+    }
+}
