@@ -12,10 +12,12 @@ import Foundation
 /// ## Subclassing with a shared store
 ///
 /// The recommended form, as in ReduxObjC, is one subclass with a shared singleton whose
-/// initializer collects the reducer arrays and the initial state:
+/// initializer collects the reducer arrays and the initial state. Swift asks a subclass of an
+/// `@unchecked Sendable` class to restate the conformance; a subclass that adds no stored
+/// properties is covered by the store's own guarantee:
 ///
 /// ```swift
-/// final class AppStore: Store<AppState> {
+/// final class AppStore: Store<AppState>, @unchecked Sendable {
 ///     static let shared = AppStore()
 ///
 ///     private init() {

@@ -209,13 +209,41 @@ func userDefaultsExample() -> StateArchive<AppState> {
     return archive
 }
 
+// MARK: Store's documentation comments
+
+func storeDocumentationExamples(store: Store<AppState>) {
+    final class AppStore: Store<AppState>, @unchecked Sendable {
+        static let shared = AppStore()
+
+        private init() {
+            super.init(reducers: CounterReducers.reducers, state: AppState())
+            register(TodoReducers.reducers)
+        }
+    }
+
+    AppStore.shared.dispatch(CounterAction.increment)
+    print(AppStore.shared.currentState().counter)  // 1
+
+    store.dispatch(CounterAction.increment)
+    store.dispatch(Action("todos.add", payload: "Buy milk"))
+
+    store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs")])
+
+    store.register(TodoReducers.reducers)
+    store.register(FilterReducers.reducers)
+
+    store.register(middleware: [.logger()])
+}
+
 @Suite struct ArticleSnippetTests {
     @Test(arguments: [
-        "ReduxSwift.md", "ObservingState.md", "TheDispatchPipeline.md", "SavingAndRestoringState.md",
+        "ReduxSwift.docc/ReduxSwift.md", "ReduxSwift.docc/ObservingState.md",
+        "ReduxSwift.docc/TheDispatchPipeline.md", "ReduxSwift.docc/SavingAndRestoringState.md",
+        "Store.swift",
     ])
     func everyBlockOfTheArticleIsCompiledHere(article: String) throws {
         let missing = try DocBlocks.missingBlocks(
-            in: "Sources/ReduxSwift/ReduxSwift.docc/" + article,
+            in: "Sources/ReduxSwift/" + article,
             compiledIn: ["Tests/DocSnippets/Articles/Articles.swift"])
         #expect(missing.isEmpty, "not compiled:\n\(missing.map(\.description).joined(separator: "\n\n"))")
     }

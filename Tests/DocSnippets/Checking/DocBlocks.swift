@@ -28,9 +28,19 @@ public enum DocBlocks {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The ```` ```swift ```` blocks of the document at `path` (relative to the root).
+    /// The ```` ```swift ```` blocks of the document at `path` (relative to the root): a Markdown
+    /// file, or the `///` comments of a Swift source file.
     public static func swiftBlocks(inDocumentAt path: String) throws -> [Block] {
-        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        var text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        if path.hasSuffix(".swift") {
+            // Doc comments only, with their `///` taken off; other lines end any block.
+            text = text.components(separatedBy: "\n").map { line in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("///") else { return "```" }
+                let comment = trimmed.dropFirst(3)
+                return String(comment.first == " " ? comment.dropFirst() : comment)
+            }.joined(separator: "\n")
+        }
         var blocks: [Block] = []
         var current: (line: Int, lines: [String])?
         for (index, line) in text.components(separatedBy: "\n").enumerated() {
