@@ -73,6 +73,8 @@ extension AsyncAction: AsyncActionStarting {
     func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
         let host = kernel.store
         guard let store = host as? Store<State> else {
+            // Work that can never start is finished: `finished()` returns.
+            run.endWithoutRunning()
             throw AsyncActionError(
                 .stateMismatch(
                     expected: String(describing: State.self),
@@ -80,6 +82,7 @@ extension AsyncAction: AsyncActionStarting {
                 identifier: identifier)
         }
         guard let dependencies = dependencies as? Dependencies else {
+            run.endWithoutRunning()
             throw AsyncActionError(
                 .dependencyMismatch(
                     expected: String(describing: Dependencies.self),

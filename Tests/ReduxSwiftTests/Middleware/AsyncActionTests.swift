@@ -194,6 +194,18 @@ final class FirstOutcome: @unchecked Sendable {
         withExtendedLifetime(token) {}
     }
 
+    @Test func anAsyncActionThatCannotStartIsFinished() {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let wrong = AsyncAction<TestState, String>("wrong") { _ in }
+        store.dispatch(wrong)
+        let finished = LockedFlag()
+        Task {
+            await wrong.finished()
+            finished.set()
+        }
+        #expect(waitUntil(timeout: 10) { finished.isSet }, "finished() returns for work that cannot start")
+    }
+
     @Test func aFailedAsyncActionIsNamedByItsIdentifierInNotificationsAndLogs() {
         let lines = Recorder<String>()
         let service = FakeService(answer: 0)
