@@ -41,10 +41,19 @@ struct FeaturePlacement: Equatable {
         guard owner.compiles(sources) else {
             throw .misplaced(relative(sources), reason: Self.leftOut(by: owner))
         }
-        self.module = module ?? owner.module
+        // The tests `@testable import` the feature's internal types, which only the module that
+        // compiles them opens: importing another one, even one that re-exports it, cannot compile.
+        if let module, module != owner.module {
+            throw .misplaced(
+                relative(sources),
+                reason: """
+                    the tests must import \(owner.module), the module of the target \(owner.name) that \
+                    holds it, since they test its internal types; leave out --module \(module)
+                    """)
+        }
+        self.module = owner.module
         if let tests {
-            try Self.check(
-                tests: tests, for: owner, moduleGiven: module != nil, targets: targets, packageRoot: root)
+            try Self.check(tests: tests, for: owner, targets: targets, packageRoot: root)
             testsDirectory = tests
         } else {
             testsDirectory = try Self.testsDirectory(
@@ -70,7 +79,7 @@ struct FeaturePlacement: Equatable {
     }
 
     private static func check(
-        tests: URL, for owner: PackageTarget, moduleGiven: Bool, targets: PackageTargets,
+        tests: URL, for owner: PackageTarget, targets: PackageTargets,
         packageRoot root: URL
     ) throws(ScaffoldError) {
         let path = tests.path(relativeTo: root)
@@ -92,8 +101,7 @@ struct FeaturePlacement: Equatable {
         guard testTarget.compiles(tests) else {
             throw .misplaced(path, reason: leftOut(by: testTarget))
         }
-        // With --module the tests import another module, which may re-export the feature's.
-        guard moduleGiven || testTarget.dependencies.contains(owner.name) else {
+        guard testTarget.dependencies.contains(owner.name) else {
             throw .misplaced(
                 path,
                 reason: """
@@ -149,7 +157,9 @@ struct FeaturePlacement: Equatable {
         // by default; any other folder, a target of its own with a `path`.
         let parts = path.split(separator: "/").map(String.init)
         let inPredefinedFolder =
-            parts.count >= 2 && parts[0] == PackageTargets.predefinedFolder(test: false, packageRoot: root)
+            parts.count >= 2
+            && parts[0] + "/" + parts[1]
+                == PackageTargets.predefinedPath(of: parts[1], test: false, packageRoot: root)
         let target = inPredefinedFolder ? parts[1] : parts.last ?? path
         let pathArgument = inPredefinedFolder ? "" : ", path: \"\(path)\""
         let existing = targets.targets.filter { $0.kind == .code }

@@ -124,21 +124,23 @@ struct PackageTargets {
         }
     }
 
-    /// Where SwiftPM looks for a target declared without a `path`: a folder named after it in the
-    /// first predefined folder that exists.
+    /// Where SwiftPM looks for a target declared without a `path`: the predefined folder that holds
+    /// a folder named after it. When none does yet, a test target goes in `Tests`, the one place
+    /// SwiftPM keeps looking once any test folder exists (a test target put in `Sources` because
+    /// `Tests` did not exist yet breaks the build as soon as it does); a code target goes in the
+    /// first predefined folder that exists, since creating another would move where SwiftPM looks
+    /// for the others.
     static func predefinedPath(of name: String, test: Bool, packageRoot: URL) -> String {
-        predefinedFolder(test: test, packageRoot: packageRoot) + "/" + name
-    }
-
-    /// The first of SwiftPM's predefined folders that exists in the package, or else the first one.
-    static func predefinedFolder(test: Bool, packageRoot: URL) -> String {
         let candidates = test ? testsFolders : sourcesFolders
-        return candidates.first { folder in
+        func isFolder(_ path: String) -> Bool {
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(
-                atPath: packageRoot.appendingPathComponent(folder).path, isDirectory: &isDirectory)
+                atPath: packageRoot.appendingPathComponent(path).path, isDirectory: &isDirectory)
                 && isDirectory.boolValue
-        } ?? candidates[0]
+        }
+        if let holder = candidates.first(where: { isFolder($0 + "/" + name) }) { return holder + "/" + name }
+        if test { return "Tests/" + name }
+        return (candidates.first(where: isFolder) ?? candidates[0]) + "/" + name
     }
 
     private static func folder(_ path: String, in base: URL) -> URL {

@@ -16,7 +16,8 @@ enum ReduxScaffold {
                                 of the package (e.g. Sources/App or Sources/App/Features/Counter)
           --tests-output DIR    where the tests go, a folder of a test target (default: the same
                                 subfolder of the test target that depends on the target of DIR)
-          --module NAME         the module the tests import (default: the target of DIR)
+          --module NAME         with --skip-target-check, the module the tests import
+                                (default: the target of DIR); otherwise it must be that target's
           --package-path DIR    the package to write into (default: the current directory)
           --templates DIR       the Templates folder (default: the one in this package)
           --force               replace files (or links) that exist; never a directory

@@ -63,18 +63,31 @@ import Testing
         let package = ScratchPackage()
         try FileManager.default.createDirectory(
             at: package.root.appendingPathComponent("src"), withIntermediateDirectories: true)
-        // Without a Tests folder, SwiftPM looks for test targets in the sources folder too.
+        // The tests go to Tests/: were they put in src/ because no Tests folder exists yet, the
+        // build would break as soon as one did.
         let lines = try package.run(["--name", "Counter", "--output", "src/App"])
-        #expect(lines.last == "wrote src/AppTests/CounterReducerTests.swift")
+        #expect(lines.last == "wrote Tests/AppTests/CounterReducerTests.swift")
     }
 
-    @Test func theModuleOptionChangesOnlyWhatTheTestsImport() throws {
+    @Test func aTestTargetWhoseFolderDoesNotExistYetGoesInTests() throws {
+        let package = ScratchPackage(targets: Self.todoKit)
+        try FileManager.default.createDirectory(
+            at: package.root.appendingPathComponent("Sources/TodoKit"), withIntermediateDirectories: true)
+        let lines = try package.run(["--name", "Wishlist", "--output", "Sources/TodoKit/Features/Wishlist"])
+        #expect(lines.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift")
+    }
+
+    @Test func aModuleOtherThanTheTargetsIsRefusedSinceItCannotOpenTheFeaturesTypes() throws {
         let package = ScratchPackage()
-        let lines = try package.run(["--name", "Counter", "--output", "Sources/App", "--module", "Shop"])
-        #expect(lines.last == "wrote Tests/AppTests/CounterReducerTests.swift")
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", "Sources/App", "--module", "Shop"])
+        }
         #expect(
-            package.contents("Tests/AppTests/CounterReducerTests.swift")?.contains("@testable import Shop\n")
-                == true)
+            error?.description.contains("the tests must import App") == true, "\(String(describing: error))")
+        #expect(error?.exitCode == 2)
+        #expect(package.tree().isEmpty)
+        let lines = try package.run(["--name", "Counter", "--output", "Sources/App", "--module", "App"])
+        #expect(lines.last == "wrote Tests/AppTests/CounterReducerTests.swift")
     }
 
     @Test func aFolderInNoTargetIsRefusedWithTheLinesToAddToTheManifest() throws {
@@ -167,18 +180,6 @@ import Testing
             error?.description.hasPrefix("will not write to \(testsOutput): \(reason)") == true,
             "\(String(describing: error))")
         #expect(package.tree().isEmpty)
-    }
-
-    @Test func aTestTargetThatImportsTheFeatureThroughAnotherModuleIsAcceptedWithTheModuleOption() throws {
-        let package = ScratchPackage(
-            targets:
-                #".target(name: "App"), .target(name: "Shop", dependencies: ["App"]), .testTarget(name: "ShopTests", dependencies: ["Shop"])"#
-        )
-        let lines = try package.run([
-            "--name", "Counter", "--output", "Sources/App", "--tests-output", "Tests/ShopTests", "--module",
-            "Shop",
-        ])
-        #expect(lines.last == "wrote Tests/ShopTests/CounterReducerTests.swift")
     }
 
     @Test func withoutATestTargetTheScaffoldSaysHowToAddOne() {

@@ -75,17 +75,27 @@ final class ScratchPackage {
         }
     }
 
-    @Test func theTestsFolderAndModuleCanBeChosen() throws {
+    @Test func theTestsFolderCanBeChosenAndTheModuleIsTheTargets() throws {
         let package = ScratchPackage(
             targets: #".target(name: "my-app"), .testTarget(name: "ShopTests", dependencies: ["my-app"])"#)
         let lines = try package.run([
-            "--name", "Cart", "--output", "Sources/my-app/Features", "--module", "Shop", "--tests-output",
-            "Tests/ShopTests/Cart",
+            "--name", "Cart", "--output", "Sources/my-app/Features", "--tests-output", "Tests/ShopTests/Cart",
         ])
         #expect(lines.last == "wrote Tests/ShopTests/Cart/CartReducerTests.swift")
         #expect(
             package.contents("Tests/ShopTests/Cart/CartReducerTests.swift")?.contains(
-                "@testable import Shop\n") == true)
+                "@testable import my_app\n") == true)
+    }
+
+    @Test func withoutTheTargetCheckTheModuleOptionSetsWhatTheTestsImport() throws {
+        let package = ScratchPackage()
+        let lines = try package.run([
+            "--name", "Cart", "--output", "Sources/App", "--module", "Shop", "--skip-target-check",
+        ])
+        #expect(lines.last == "wrote Tests/AppTests/CartReducerTests.swift")
+        #expect(
+            package.contents("Tests/AppTests/CartReducerTests.swift")?.contains("@testable import Shop\n")
+                == true)
     }
 
     @Test func theModuleNameIsDerivedAsSwiftPMDerivesIt() {
