@@ -18,8 +18,11 @@ public protocol ActionProtocol: Sendable {
     /// A name for the kind of action, such as `"CounterAction.increment"`.
     ///
     /// The default for an enum is `"TypeName.caseName"`, without associated values; for other types
-    /// it is `"TypeName"`. An enum that customizes `description` should implement this property,
-    /// because the default reads the case name from the value's description.
+    /// it is `"TypeName"`. `TypeName` is the type's own name, without the types it is nested in, so
+    /// two nested enums of one name (`CounterFeature.Action` and `TodoFeature.Action`) share
+    /// identifiers: give such enums an `identifier` of their own. An enum that customizes
+    /// `description` should implement this property too, because the default reads the case name
+    /// from the value's description.
     var identifier: String { get }
 
     /// Extra information attached to the action; `nil` by default.

@@ -216,6 +216,10 @@ public final class TestStore<State: StateProtocol & Equatable> {
     }
 
     /// Ends the test: with exhaustivity on, fails if received actions were not asserted.
+    ///
+    /// It checks what the store has received by the time it is called. The result of async work
+    /// still running then arrives later and is not seen: `receive` it, or await the
+    /// `AsyncAction`'s `finished()`, before calling this.
     public func finish(
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
