@@ -79,10 +79,16 @@ final class DataDirectoryLock {
     private static func openLockFile(_ path: String) throws(CommandError) -> Int32 {
         let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         var descriptor = open(path, O_RDWR | O_CREAT | flags, 0o600)
-        if descriptor < 0, errno == EACCES || errno == EROFS {
+        // The first refusal says why: a read-only retry of a file that could not be created
+        // fails with "no such file", which would hide the "permission denied".
+        let firstError = errno
+        if descriptor < 0, firstError == EACCES || firstError == EROFS {
             descriptor = open(path, O_RDONLY | flags)
         }
-        guard descriptor >= 0 else { throw failure("cannot open \(path)", errno) }
+        guard descriptor >= 0 else {
+            throw failure(
+                "cannot open \(path)", firstError == EACCES || firstError == EROFS ? firstError : errno)
+        }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
