@@ -122,67 +122,43 @@ private let threadKey: pthread_key_t = {
     return key
 }()
 
-/// An open-addressing hash table from a type and case to its identifier.
+/// The shared table from a type and case to its identifier, bounded by `maximumCount`.
 ///
-/// `Dictionary` would hash each key with SipHash, which costs more than the rest of a lookup; the
-/// keys here are type metadata addresses and small case numbers that no one chooses adversarially,
-/// so a multiplicative hash spreads them well enough. Entries are never removed, and need not be:
-/// type metadata lives as long as the process, so a key never comes to name another type.
+/// Only a thread's miss in its `RecentIdentifiers` reaches it, so a plain dictionary serves. Entries
+/// are never removed, and need not be: type metadata lives as long as the process, so a key never
+/// comes to name another type.
 struct IdentifierTable {
     /// A type, and for an enum the tag of one of its cases.
-    struct Key: Equatable {
+    struct Key: Hashable {
         let type: ObjectIdentifier
         /// The enum case's tag, or `nil` for a type that is not an enum.
         let caseTag: UInt32?
     }
 
-    private struct Entry {
-        let key: Key
-        let identifier: String
-    }
-
     /// The most entries kept; inserting past it does nothing.
     let maximumCount: Int
-    private(set) var count = 0
-    /// A power of two, or empty before the first insert; at most half full, so probes end quickly.
-    private var slots: ContiguousArray<Entry?> = []
+    private var identifiers: [Key: String] = [:]
 
     init(maximumCount: Int) {
         self.maximumCount = maximumCount
     }
 
+    /// The number of identifiers kept.
+    var count: Int { identifiers.count }
+
     subscript(key: Key) -> String? {
-        guard !slots.isEmpty else { return nil }
-        return slots.withUnsafeBufferPointer { slots in
-            var index = Self.home(of: key, capacity: slots.count)
-            while let entry = slots[index] {
-                if entry.key == key { return entry.identifier }
-                index = (index + 1) & (slots.count - 1)
-            }
-            return nil
-        }
+        identifiers[key]
     }
 
+    /// Keeps `identifier` for `key`, unless the table is full or already holds one for it.
     mutating func insert(_ identifier: String, for key: Key) {
-        guard count < maximumCount, self[key] == nil else { return }
-        if (count + 1) * 2 > slots.count { grow() }
-        place(Entry(key: key, identifier: identifier))
-        count += 1
+        guard identifiers.count < maximumCount, identifiers[key] == nil else { return }
+        identifiers[key] = identifier
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = ContiguousArray(repeating: nil, count: Swift.max(16, old.count * 2))
-        for case let entry? in old { place(entry) }
-    }
-
-    private mutating func place(_ entry: Entry) {
-        var index = Self.home(of: entry.key, capacity: slots.count)
-        while slots[index] != nil { index = (index + 1) & (slots.count - 1) }
-        slots[index] = entry
-    }
-
-    /// The slot where `key` is looked up first, among `capacity`, a power of two. Fibonacci
+    /// The slot of `key` among `capacity`, a power of two, in a thread's `RecentIdentifiers`: a
+    /// multiplicative hash, cheaper than the dictionary's SipHash on the path every read takes, and
+    /// enough for keys that are metadata addresses and case numbers no one chooses. Fibonacci
     /// hashing: the multiplication carries the address and tag bits into the high bits, which pick
     /// the slot.
     static func home(of key: Key, capacity: Int) -> Int {
