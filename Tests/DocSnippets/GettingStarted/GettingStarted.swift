@@ -87,6 +87,8 @@ final class TodoCountService {
         AppStore.shared.dispatch(TodoAction.add("Buy milk"))
         let todos = AppStore.shared.currentState().todos  // includes "Buy milk"
         #expect(todos.map(\.title) == ["Buy milk"])
+        AppStore.shared.dispatch(TodoAction.toggle(id: 99))  // rejected: the state is unchanged
+        #expect(AppStore.shared.currentState().todos == todos)
     }
 
     @Test func theArticlesStateWorksWithTestStore() {
