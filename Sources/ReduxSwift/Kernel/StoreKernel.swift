@@ -16,7 +16,7 @@ import Foundation
 /// on the dispatch path concrete.
 final class StoreKernel: @unchecked Sendable {
     // `@unchecked Sendable`: the machine is guarded by its lock; `engine` is used only by the owner
-    // of the live state (ownership changes hands under that lock); `sender` is written once, by
+    // of the live state (ownership changes hands under that lock); `store` is written once, by
     // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
     // the other properties are immutable and `Sendable`.
 
@@ -27,9 +27,9 @@ final class StoreKernel: @unchecked Sendable {
     let engine: any AnyReductionEngine
     /// Where the store's notifications go.
     let notificationCenter: StoreNotificationCenter
-    /// The store, named as the sender of its notifications. Weak, since the store owns its kernel;
+    /// The store, while it exists: the sender of its notifications. Weak, since the store owns its kernel;
     /// work scheduled on the queues keeps the store alive until it is done (see ``scheduleDrain()``).
-    private weak var sender: (any AnyObject & Sendable)?
+    private(set) weak var store: (any AnyObject & Sendable)?
     /// Held by the transaction that uses this store, by the thread that commits it (see
     /// ``StoreTransaction``).
     let transactionGate = NSLock()
@@ -51,12 +51,9 @@ final class StoreKernel: @unchecked Sendable {
             label: label + ".deliver", qos: .userInitiated, autoreleaseFrequency: .workItem)
     }
 
-    /// The store, while it exists.
-    var store: (any AnyObject & Sendable)? { sender }
-
     /// Names the store as the sender of its notifications; called once, by its initializer.
     func attach(sender: any AnyObject & Sendable) {
-        self.sender = sender
+        store = sender
     }
 
     // MARK: Dispatching
@@ -178,13 +175,13 @@ final class StoreKernel: @unchecked Sendable {
     /// Runs ``drain()`` on the reducing queue. The block keeps the store alive until it runs, as it
     /// did when the store scheduled itself: a store with queued actions lives to announce them.
     private func scheduleDrain() {
-        let sender = sender
-        reduceQueue.async { withExtendedLifetime(sender) { self.drain() } }
+        let store = store
+        reduceQueue.async { withExtendedLifetime(store) { self.drain() } }
     }
 
     private func scheduleDelivery() {
-        let sender = sender
-        deliveryQueue.async { withExtendedLifetime(sender) { self.deliver() } }
+        let store = store
+        deliveryQueue.async { withExtendedLifetime(store) { self.deliver() } }
     }
 
     // MARK: Reducing (on the reducing queue, as the owner of the live state)
@@ -220,8 +217,8 @@ final class StoreKernel: @unchecked Sendable {
     private func deliver() {
         DeliveryThread.run {
             let events = machine.withLock { $0.takeEvents() }
-            guard let sender else { return }
-            for event in events { notificationCenter.post(event.notification(from: sender)) }
+            guard let store else { return }
+            for event in events { notificationCenter.post(event.notification(from: store)) }
         }
     }
 

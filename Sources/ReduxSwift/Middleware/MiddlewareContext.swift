@@ -53,9 +53,7 @@ public struct MiddlewareContext<State: StateProtocol> {
         let position = call.nextPosition
         return { action in
             withExtendedLifetime(store) {
-                let entry = PendingEntry.resume(action, middlewareIndex: position)
-                if ReducerContext.deferIfReducing(entry, to: .queue(kernel)) { return }
-                kernel.enqueue(entry)
+                kernel.dispatch(.resume(action, middlewareIndex: position))
             }
         }
     }
