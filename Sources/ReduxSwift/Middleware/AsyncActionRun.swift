@@ -16,6 +16,14 @@ final class AsyncActionRun: Sendable {
 
     var isCancelled: Bool { status.withLock { $0.isCancelled } }
 
+    /// Whether the run is over, so that `finished()` returns at once.
+    var isFinished: Bool {
+        status.withLock { status in
+            if case .finished = status.phase { return true }
+            return false
+        }
+    }
+
     /// Starts the task unless cancelled (then the run is finished at once).
     func start(identifier: String, _ makeTask: (AsyncActionRun) -> Task<Void, Never>) throws(AsyncActionError)
     {
