@@ -71,7 +71,10 @@ extension Store {
             return .failure(error)
         case .success(let data):
             do {
-                let state = try decoder.decode(State.self, from: data)
+                let state =
+                    snapshot.needsDeepStack
+                    ? try DeepStack.run { try decoder.decode(State.self, from: data) }
+                    : try decoder.decode(State.self, from: data)
                 kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {

@@ -10,11 +10,17 @@ final class Snapshot: Sendable {
     /// The JSON, or why the state could not be encoded.
     let result: Result<Data, SnapshotError>
     /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
-    let unorderedArrays: [UnorderedArray]
+    let unorderedArrays: UnorderedArrays
+    /// Whether decoding it recurses deeper than a caller's thread may (see ``DeepStack``).
+    let needsDeepStack: Bool
 
-    init(version: UInt64, result: Result<Data, SnapshotError>, unorderedArrays: [UnorderedArray] = []) {
+    init(
+        version: UInt64, result: Result<Data, SnapshotError>, unorderedArrays: UnorderedArrays = .none,
+        needsDeepStack: Bool = false
+    ) {
         self.version = version
         self.result = result
         self.unorderedArrays = unorderedArrays
+        self.needsDeepStack = needsDeepStack
     }
 }

@@ -4,6 +4,10 @@ import Foundation
 ///
 /// Numbers keep the exact text the encoder wrote, so nothing is lost to rounding; use
 /// ``doubleValue`` or ``intValue`` to read them.
+///
+/// Two values are equal when their JSON is: strings and numbers compare as their UTF-8 bytes, so
+/// `"é"` written precomposed differs from `"é"` written as `e` and a combining accent, as their
+/// snapshots do (Swift's `String ==` would call them equal).
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// `null`.
     case null
@@ -17,6 +21,46 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case array([JSONValue])
     /// An object.
     case object([String: JSONValue])
+
+    /// Whether the two values have the same JSON, strings and numbers compared byte by byte.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let left), .bool(let right)): return left == right
+        case (.number(let left), .number(let right)), (.string(let left), .string(let right)):
+            return left.utf8.elementsEqual(right.utf8)
+        case (.array(let left), .array(let right)): return left == right
+        case (.object(let left), .object(let right)): return left == right
+        default: return false
+        }
+    }
+
+    /// Hashes the value's JSON, strings and numbers as their bytes.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .bool(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .number(let text), .string(let text):
+            hasher.combine(self.isNumber ? 2 as UInt8 : 3)
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(text.utf8.count)
+        case .array(let elements):
+            hasher.combine(4 as UInt8)
+            hasher.combine(elements)
+        case .object(let members):
+            hasher.combine(5 as UInt8)
+            hasher.combine(members)
+        }
+    }
+
+    private var isNumber: Bool {
+        if case .number = self { return true }
+        return false
+    }
 
     /// The number as a `Double`, or `nil` if this is not a number.
     public var doubleValue: Double? {
@@ -159,12 +203,21 @@ struct SnapshotTree: Sendable, Equatable {
     }
 
     /// Parses a snapshot the store wrote, finding its unordered arrays.
-    init(parsing data: Data, unorderedArrays: [UnorderedArray]) throws {
-        var unordered: [String: Bool] = [:]
+    init(parsing data: Data, unorderedArrays: UnorderedArrays) throws {
+        let offsets: [UnorderedArray]
+        var unordered: [String: Bool]
+        switch unorderedArrays {
+        case .offsets(let found):
+            offsets = found
+            unordered = [:]
+        case .paths(let paths):
+            offsets = []
+            unordered = paths
+        }
         value = try data.withUnsafeBytes { bytes in
-            var parser = JSONParser(bytes: bytes, unorderedArrays: unorderedArrays)
+            var parser = JSONParser(bytes: bytes, unorderedArrays: offsets)
             let value = try parser.parseDocument()
-            unordered = parser.unorderedPaths
+            unordered.merge(parser.unorderedPaths) { $1 }
             return value
         }
         self.unordered = unordered
@@ -251,13 +304,18 @@ private struct JSONParser {
         }
     }
 
+    /// Parses the value at `depth` (0 for the root), whose array or object is nesting level
+    /// `depth + 1`: the same limit as `JSONDecoder`'s, ``JSONNesting/limit``.
     mutating func parseValue(depth: Int) throws -> JSONValue {
-        guard depth < 512 else { throw error("nested deeper than 512 levels") }
         skipWhitespace()
         guard offset < bytes.count else { throw error("unexpected end") }
         switch bytes[offset] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < JSONNesting.limit else {
+                throw error("nested deeper than \(JSONNesting.limit) levels")
+            }
+            return bytes[offset] == UInt8(ascii: "{")
+                ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
         case UInt8(ascii: "f"): return try literal("false", .bool(false))

@@ -72,8 +72,8 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
         let encoder = SnapshotCoder.makeEncoder()
         func parse(_ value: Value) throws(SnapshotError) -> SnapshotTree {
             do {
-                let (data, unordered) = try encoder.encodeMarkingUnordered(value)
-                return try SnapshotTree(parsing: data, unorderedArrays: unordered)
+                let encoded = try encoder.encodeMarkingUnordered(value)
+                return try SnapshotTree(parsing: encoded.data, unorderedArrays: encoded.unordered)
             } catch {
                 throw SnapshotError(.encodingFailed, stateType: Value.self, underlyingError: error)
             }
@@ -114,11 +114,10 @@ enum StateDiff {
         mutating func compare(_ old: JSONValue?, _ new: JSONValue?, path: String) {
             switch (old, new) {
             case (.object(let before)?, .object(let after)?):
-                for (key, value) in after where !(ignoringUnderscored && key.hasPrefix("_")) {
+                for (key, value) in after where !isIgnored(key) {
                     compare(before[key], value, path: StatePath.appending(key, to: path))
                 }
-                for (key, value) in before
-                where after[key] == nil && !(ignoringUnderscored && key.hasPrefix("_")) {
+                for (key, value) in before where after[key] == nil && !isIgnored(key) {
                     changes.append(
                         StateChange(path: StatePath.appending(key, to: path), oldValue: value, newValue: nil))
                 }
@@ -139,11 +138,26 @@ enum StateDiff {
             }
         }
 
+        /// Whether a member is left out: a name starting with `_`, when underscored members are
+        /// ignored, except the `_0`, `_1`, … that synthesized `Codable` gives an enum case's
+        /// unlabeled payloads, which are the payload, not an internal property.
+        private func isIgnored(_ key: String) -> Bool {
+            ignoringUnderscored && StateDiff.isUnderscoredMember(key)
+        }
+
         /// Whether the arrays at `path` are unordered, and whether they alternate keys and values.
         private func isUnordered(_ path: String) -> Bool? {
             if unordered.new.isEmpty && unordered.old.isEmpty { return nil }
             return unordered.new[path] ?? unordered.old[path]
         }
+    }
+
+    /// Whether `key` names an internal member that key-path observers leave out: it starts with `_`
+    /// and is not an unlabeled enum payload (`_` and digits).
+    static func isUnderscoredMember(_ key: String) -> Bool {
+        guard key.utf8.first == UInt8(ascii: "_") else { return false }
+        let rest = key.utf8.dropFirst()
+        return rest.isEmpty || !rest.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// Whether two unordered arrays hold the same elements (as multisets), or the same keys with

@@ -15,8 +15,10 @@ extension Store {
     ///
     /// Paths follow the state's JSON: property names, then array indices, joined by `.`, with `.`
     /// and `\` inside a key escaped by a `\` (see ``StateChange/path``). Sets and dictionaries
-    /// written as arrays change as a whole. Members whose names start with `_` are ignored. An
-    /// empty `paths` means every change.
+    /// written as arrays change as a whole. Members whose names start with `_` are ignored unless
+    /// a watched path names one; the `_0`, `_1`, … that synthesized `Codable` writes for an enum
+    /// case's unlabeled payloads are never ignored, so `.playing(1)` → `.playing(2)` is reported
+    /// as `player.playing._0`. An empty `paths` means every change.
     ///
     /// A path that no value of the state can have (a misspelled member, a member of a number, an
     /// array element named by something other than an index) is reported on standard error when
@@ -96,6 +98,9 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
     }
 
     private let paths: [String]
+    /// Whether a watched path names a member starting with `_`, which the shared change set leaves
+    /// out: this observer then compares the trees itself.
+    private let namesUnderscoredMembers: Bool
     private let deliver: @Sendable ([StateChange]) -> Void
     /// The gate every call of `deliver` passes.
     let gate = CallGate()
@@ -104,6 +109,9 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
     init(store: Store<State>, paths: [String], deliver: @escaping @Sendable ([StateChange]) -> Void) {
         mailbox = LockedValue(Mailbox(store: store))
         self.paths = paths
+        namesUnderscoredMembers = paths.contains { path in
+            StatePath.components(of: path).contains(where: StateDiff.isUnderscoredMember)
+        }
         self.deliver = deliver
     }
 
@@ -196,7 +204,10 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
         }) {
             guard let previous = step.previous else { continue }
             let current = step.current
-            let changes = store.observationCache.changes(from: previous, to: current)
+            let changes =
+                namesUnderscoredMembers
+                ? StateDiff.changes(from: previous.tree, to: current.tree, ignoringUnderscored: false)
+                : store.observationCache.changes(from: previous, to: current)
             let matching = StateDiff.filter(changes, paths: paths, old: previous.tree, new: current.tree)
             if !matching.isEmpty { gate.run { deliver(matching) } }
         }

@@ -16,7 +16,7 @@ enum SnapshotCoder {
     }
 
     /// A `JSONEncoder` with the snapshot settings, for callers that need its options (sorted keys).
-    /// It does not bound the nesting depth: see ``SnapshotEncoder``.
+    /// It does not bound the nesting depth: see ``SnapshotEncoder`` and ``SnapshotChecker``.
     static func makeJSONEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -36,8 +36,10 @@ enum SnapshotCoder {
         _ state: State, version: UInt64, with encoder: SnapshotEncoder
     ) -> Snapshot {
         do {
-            let (data, unordered) = try encoder.encodeMarkingUnordered(state)
-            return Snapshot(version: version, result: .success(data), unorderedArrays: unordered)
+            let encoded = try encoder.encodeMarkingUnordered(state)
+            return Snapshot(
+                version: version, result: .success(encoded.data), unorderedArrays: encoded.unordered,
+                needsDeepStack: encoded.needsDeepStack)
         } catch {
             return Snapshot(
                 version: version,

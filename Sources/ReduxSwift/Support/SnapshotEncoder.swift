@@ -1,66 +1,96 @@
 import Foundation
 
-/// Writes a state as the JSON `JSONEncoder` writes with ``SnapshotCoder``'s settings, but refuses
-/// to nest deeper than `JSONDecoder` reads instead of recursing until the stack overflows.
+/// Writes a state as the JSON `JSONEncoder` writes with ``SnapshotCoder``'s settings, faster, and
+/// refuses what `JSONEncoder` cannot write or `JSONDecoder` cannot read back with a typed error
+/// instead of a crash.
 ///
 /// `JSONEncoder` builds its whole tree before it checks the depth, so a cyclic object graph, or a
-/// state nested thousands of levels, overflows the stack inside it (on a Dispatch worker thread,
-/// whose stack is 512 KiB on Linux, from about a thousand levels). This encoder counts levels as it
-/// goes and throws ``SnapshotError/NestingTooDeep`` with the coding path past ``maximumDepth``,
-/// the deepest JSON `JSONDecoder` accepts, so everything it writes can be read back.
+/// state nested thousands of levels, overflows the stack inside it, and it stops the program when
+/// a value's `encode(to:)` writes two values through one single-value container. This encoder
+/// counts levels as it goes and throws ``SnapshotError/NestingTooDeep`` with the coding path past
+/// ``JSONNesting/limit``, so everything it writes can be read back.
 ///
-/// It writes as it goes, into one buffer, with no tree in between. That requires the usual
-/// discipline of `encode(to:)`: a container is written to only while the values it holds are
-/// being written, never after a sibling or its parent has moved on. A conformance that breaks it
-/// (writing to a container kept from earlier, or using `superEncoder()`) is detected; the state is
-/// then checked for depth without writing and encoded by `JSONEncoder`, which handles any order.
+/// **Fast path.** It writes as it goes, into one buffer, with no tree in between. That holds while
+/// a value's `encode(to:)` follows the usual discipline: each key written once, a container
+/// written to only while its values are being written, one value per single-value container, no
+/// `superEncoder()`. Anything else (a key written twice, a container kept past its time, a
+/// super encoder, a keyed and an unkeyed container for one value) is detected, and the state is
+/// then walked by ``SnapshotChecker``, which refuses what `JSONEncoder` would crash on, and
+/// encoded by `JSONEncoder` itself, which decides everything else as Foundation does.
 ///
-/// The output matches `JSONEncoder`'s: integers and floats as Swift prints them (`1.0` as `1`),
-/// `nan` and `±infinity` as the strings in ``SnapshotCoder``, `Date` as seconds since 2001, `Data`
-/// as Base64, `URL` as its absolute string, `Decimal` as a number, `/` escaped as `\/`. Object
-/// members come in the order they were encoded (`JSONEncoder` leaves them in hash order).
+/// **Deep states.** A state whose `encode(to:)` calls nest deeper than ``DeepStack/callerCallLimit``
+/// is encoded again on a thread with a deep stack (see ``DeepStack``).
 ///
-/// Not thread-safe per call, but holds no state between calls: one instance may serve one caller
-/// at a time, as the store's owner uses it.
+/// The output of the fast path matches `JSONEncoder`'s: integers and floats as Swift prints them
+/// (`1.0` as `1`), `nan` and `±infinity` as the strings in ``SnapshotCoder``, `Date` as seconds
+/// since 2001, `Data` as Base64, `URL` as its absolute string, `Decimal` as a number, `/` escaped
+/// as `\/`. Object members come in the order they were encoded (`JSONEncoder` leaves them in hash
+/// order); `JSONDecoder` reads both alike.
+///
+/// Not thread-safe per call, but holds no state between calls other than a size hint: one
+/// instance may serve one caller at a time, as the store's owner uses it.
 final class SnapshotEncoder {
-    /// The deepest nesting of arrays and objects `JSONDecoder` and `JSONSerialization` read.
-    static let maximumDepth = 512
-    /// The deepest nesting of `encode(to:)` calls, counting those that add no JSON level (a value
-    /// that encodes another through a single-value container), so a cycle through those ends too.
-    /// Twice the JSON limit leaves one wrapper per level; measured to fit a Dispatch worker's
-    /// stack in debug builds with room to spare.
-    static let maximumCallDepth = 1_024
-
     /// The size of the previous output, to reserve about as much for the next one.
     private var sizeHint = 256
 
-    /// Encodes `value`, or throws `EncodingError` or ``SnapshotError/NestingTooDeep``.
+    /// Encodes `value`, or throws `EncodingError`, ``SnapshotError/NestingTooDeep``, or what the
+    /// value's `encode(to:)` threw.
     func encode<Value: Encodable>(_ value: Value) throws -> Data {
         try encodeMarkingUnordered(value).data
     }
 
     /// Encodes `value` and says where in the output its unordered collections are.
-    func encodeMarkingUnordered<Value: Encodable>(_ value: Value) throws -> (
-        data: Data, unordered: [UnorderedArray]
-    ) {
-        let writer = JSONStreamWriter(capacity: sizeHint, checkOnly: false)
+    func encodeMarkingUnordered<Value: Encodable>(_ value: Value) throws -> EncodedSnapshot {
+        do {
+            return try encode(value, callLimit: DeepStack.callerCallLimit)
+        } catch is NeedsDeepStack {
+            var encoded = try DeepStack.run { try encode(value, callLimit: DeepStack.callLimit) }
+            encoded.needsDeepStack = true
+            return encoded
+        }
+    }
+
+    private func encode<Value: Encodable>(_ value: Value, callLimit: Int) throws -> EncodedSnapshot {
+        let writer = JSONStreamWriter(capacity: sizeHint, callLimit: callLimit)
         do {
             try writer.writeRoot(value)
         } catch JSONStreamWriter.OutOfOrder.error {
-            return (try encodeOutOfOrder(value), [])
+            return try encodeOutOfOrder(value, callLimit: callLimit)
         }
-        if writer.outOfOrder { return (try encodeOutOfOrder(value), []) }
+        if writer.outOfOrder { return try encodeOutOfOrder(value, callLimit: callLimit) }
         sizeHint = writer.bytes.count
-        return (Data(writer.bytes), writer.unordered)
+        return EncodedSnapshot(data: Data(writer.bytes), unordered: .offsets(writer.unordered))
     }
 
-    /// Encodes a value whose `encode(to:)` uses its containers out of order: checks the depth by
-    /// walking it without writing, then lets `JSONEncoder` write it.
-    private func encodeOutOfOrder<Value: Encodable>(_ value: Value) throws -> Data {
-        let checker = JSONStreamWriter(capacity: 0, checkOnly: true)
-        try checker.writeRoot(value)
-        return try SnapshotCoder.makeJSONEncoder().encode(value)
+    /// Encodes a value whose `encode(to:)` strays from the fast path: checks it by walking it
+    /// without writing, then lets `JSONEncoder` write it.
+    private func encodeOutOfOrder<Value: Encodable>(_ value: Value, callLimit: Int) throws -> EncodedSnapshot
+    {
+        let checker = SnapshotChecker(callLimit: callLimit)
+        try checker.check(value)
+        let data = try SnapshotCoder.makeJSONEncoder().encode(value)
+        return EncodedSnapshot(data: data, unordered: .paths(checker.unorderedPaths))
     }
+}
+
+/// A snapshot's JSON, with what change sets need to read it.
+struct EncodedSnapshot: Sendable {
+    let data: Data
+    /// Where the JSON holds sets and dictionaries written as arrays.
+    let unordered: UnorderedArrays
+    /// Whether reading it back recurses deeper than a caller's thread may: decode it on the
+    /// ``DeepStack``.
+    var needsDeepStack = false
+}
+
+/// Where a snapshot holds arrays whose order means nothing: by offset in the JSON, as the fast
+/// path finds them, or by path, as ``SnapshotChecker`` finds them for `JSONEncoder`'s output.
+enum UnorderedArrays: Sendable, Equatable {
+    case offsets([UnorderedArray])
+    /// Path → whether the array alternates keys and values.
+    case paths([String: Bool])
+
+    static let none = UnorderedArrays.offsets([])
 }
 
 /// An array in a snapshot whose order means nothing: a `Set`, or a `Dictionary` whose keys
@@ -74,15 +104,15 @@ struct UnorderedArray: Sendable, Equatable {
 
 /// The collections that encode as unordered arrays when they ask for an unkeyed container.
 /// (Dictionaries with `String` or `Int` keys ask for a keyed one and become objects.)
-private protocol UnorderedCollection {}
+protocol UnorderedCollection {}
 extension Set: UnorderedCollection {}
 extension Dictionary: UnorderedCollection {}
-private protocol DictionaryMarker {}
+protocol DictionaryMarker {}
 extension Dictionary: DictionaryMarker {}
 
 /// The state of one encode: the output, the open containers, the current coding path.
 private final class JSONStreamWriter {
-    /// Thrown, and flagged, when a container is used out of order.
+    /// Thrown, and flagged, when a value strays from the fast path.
     enum OutOfOrder: Error { case error }
 
     /// An open array or object.
@@ -91,6 +121,9 @@ private final class JSONStreamWriter {
         var count: Int
         /// Which container this is, so that one kept past its time is recognized.
         var token: UInt32
+        /// Where this object's keys start in ``JSONStreamWriter/keys``; `-1` for an array, or for
+        /// a dictionary, whose keys are distinct by construction.
+        var keysStart: Int
     }
 
     /// One component of the coding path, kept cheap until someone asks for the path.
@@ -100,30 +133,40 @@ private final class JSONStreamWriter {
     }
 
     var bytes: [UInt8] = []
-    /// Walk the value to check its depth, write nothing, and accept any order.
-    let checkOnly: Bool
     var frames: [Frame] = []
     var path: [PathComponent] = []
+    /// The keys written to the open objects, innermost last, to find a key written twice.
+    private var keys: [String] = []
+    /// The keys of open objects with more than ``linearKeyLimit`` members, by depth.
+    private var largeKeySets: [Int: Set<String>] = [:]
+    private static let linearKeyLimit = 16
     var callDepth = 0
+    let callLimit: Int
+    /// Where the value being written started in ``bytes``: a single-value container may write only
+    /// while nothing has been written since.
+    var valueStart = 0
     var nextToken: UInt32 = 0
     var outOfOrder = false
     /// The unordered arrays written so far, in output order.
     var unordered: [UnorderedArray] = []
-    /// The last type asked about in `isUnordered(_:)`, and the answer: most arrays of a state
-    /// are of a few types, and a conformance check costs more than this comparison.
+    /// The last type asked about in `isUnordered(_:)` and `isDictionary(_:)`, and the answers:
+    /// most containers of a state are of a few types, and a conformance check costs more than
+    /// this comparison.
     private var lastArrayType: ObjectIdentifier?
     private var lastArrayTypeIsUnordered = false
+    private var lastObjectType: ObjectIdentifier?
+    private var lastObjectTypeIsDictionary = false
     /// Set by the first container past the depth limit; every later write throws it.
     var tooDeep: SnapshotError.NestingTooDeep?
 
-    init(capacity: Int, checkOnly: Bool) {
-        self.checkOnly = checkOnly
+    init(capacity: Int, callLimit: Int) {
+        self.callLimit = callLimit
         bytes.reserveCapacity(capacity)
     }
 
     func writeRoot<Value: Encodable>(_ value: Value) throws {
         try writeValue(value, depth: 0)
-        if !checkOnly { closeFrames(downTo: 0) }
+        closeFrames(downTo: 0)
     }
 
     func codingPath(depth: Int) -> [any CodingKey] {
@@ -138,30 +181,41 @@ private final class JSONStreamWriter {
     // MARK: Containers
 
     /// Opens the container of the value at `depth`, or returns the one it already has.
-    /// - Parameter type: The type of the value, for an unkeyed container.
-    func openContainer(depth: Int, isObject: Bool, type: Any.Type? = nil) -> UInt32 {
+    /// - Parameters:
+    ///   - type: The type of the value, when known (not for a super encoder).
+    ///   - isNested: Whether the container is a nested container of the one at `depth - 1`, whose
+    ///     key or position is written already, rather than the container of the value being written.
+    func openContainer(depth: Int, isObject: Bool, type: Any.Type? = nil, isNested: Bool = false) -> UInt32 {
         // A container at `depth` is JSON nesting level `depth + 1`.
-        if depth >= SnapshotEncoder.maximumDepth, tooDeep == nil {
+        if depth >= JSONNesting.limit, tooDeep == nil {
             tooDeep = SnapshotError.NestingTooDeep(
-                limit: SnapshotEncoder.maximumDepth, codingPath: codingPath(depth: depth))
+                limit: JSONNesting.limit, codingPath: codingPath(depth: depth))
         }
-        if checkOnly { return 0 }
         if frames.count > depth {
             closeFrames(downTo: depth + 1)
             if frames[depth].isObject == isObject { return frames[depth].token }
-            // A keyed and an unkeyed container for one value: only JSONEncoder decides that.
+            // A keyed and an unkeyed container for one value: `JSONEncoder` stops the program;
+            // the checker reports it.
             outOfOrder = true
             return 0
         }
-        guard frames.count == depth else {
+        // Only a value that has written nothing yet may open its container.
+        guard frames.count == depth, isNested || bytes.count == valueStart else {
             outOfOrder = true
             return 0
         }
-        if let type, isUnordered(type) {
+        var keysStart = -1
+        if isObject {
+            if let type, isDictionary(type) {
+                keysStart = -1
+            } else {
+                keysStart = keys.count
+            }
+        } else if let type, isUnordered(type) {
             unordered.append(UnorderedArray(offset: bytes.count, isPairs: type is any DictionaryMarker.Type))
         }
         nextToken &+= 1
-        frames.append(Frame(isObject: isObject, count: 0, token: nextToken))
+        frames.append(Frame(isObject: isObject, count: 0, token: nextToken, keysStart: keysStart))
         bytes.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         return nextToken
     }
@@ -171,7 +225,6 @@ private final class JSONStreamWriter {
     @inline(__always)
     func beginElement(depth: Int, token: UInt32) throws {
         if let tooDeep { throw tooDeep }
-        if checkOnly { return }
         guard frames.count > depth, frames[depth].token == token, !outOfOrder else {
             outOfOrder = true
             throw OutOfOrder.error
@@ -183,9 +236,27 @@ private final class JSONStreamWriter {
 
     func beginMember(_ key: String, depth: Int, token: UInt32) throws {
         try beginElement(depth: depth, token: token)
-        if checkOnly { return }
+        let keysStart = frames[depth].keysStart
+        if keysStart >= 0 { try noteKey(key, depth: depth, keysStart: keysStart) }
         writeString(key)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Records a key of the innermost object; a key written twice leaves the fast path, since
+    /// `JSONEncoder` keeps the last value and `JSONDecoder` would read the first one written here.
+    private func noteKey(_ key: String, depth: Int, keysStart: Int) throws {
+        let count = keys.count - keysStart
+        if count < Self.linearKeyLimit {
+            for index in keysStart..<keys.count where keys[index] == key {
+                outOfOrder = true
+                throw OutOfOrder.error
+            }
+            keys.append(key)
+            if count + 1 == Self.linearKeyLimit { largeKeySets[depth] = Set(keys[keysStart...]) }
+        } else if largeKeySets[depth, default: []].insert(key).inserted == false {
+            outOfOrder = true
+            throw OutOfOrder.error
+        }
     }
 
     private func isUnordered(_ type: Any.Type) -> Bool {
@@ -197,9 +268,24 @@ private final class JSONStreamWriter {
         return lastArrayTypeIsUnordered
     }
 
+    private func isDictionary(_ type: Any.Type) -> Bool {
+        let identifier = ObjectIdentifier(type)
+        if identifier != lastObjectType {
+            lastObjectType = identifier
+            lastObjectTypeIsDictionary = type is any DictionaryMarker.Type
+        }
+        return lastObjectTypeIsDictionary
+    }
+
     func closeFrames(downTo depth: Int) {
         while frames.count > depth {
             let frame = frames.removeLast()
+            if frame.keysStart >= 0 {
+                if keys.count - frame.keysStart >= Self.linearKeyLimit {
+                    largeKeySets[frames.count] = nil
+                }
+                keys.removeSubrange(frame.keysStart...)
+            }
             bytes.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
         }
     }
@@ -214,20 +300,31 @@ private final class JSONStreamWriter {
     /// `encode(to:)`.
     func writeValue<Value: Encodable>(_ value: Value, depth: Int) throws {
         if writePrimitive(value) { return }
-        guard callDepth < SnapshotEncoder.maximumCallDepth else {
-            throw SnapshotError.NestingTooDeep(
-                limit: SnapshotEncoder.maximumDepth, codingPath: codingPath(depth: depth))
+        guard callDepth < callLimit else {
+            if callLimit < DeepStack.callLimit { throw NeedsDeepStack() }
+            throw SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: codingPath(depth: depth))
         }
         callDepth += 1
-        defer { callDepth -= 1 }
         let start = bytes.count
+        let enclosingStart = valueStart
+        valueStart = start
+        defer {
+            callDepth -= 1
+            valueStart = enclosingStart
+        }
         try value.encode(to: ValueEncoder(writer: self, depth: depth, type: Value.self))
         // Thrown again in case `encode(to:)` caught it.
         if let tooDeep { throw tooDeep }
-        if checkOnly { return }
         if frames.count > depth {
             closeFrames(downTo: depth)
         } else if bytes.count == start && !outOfOrder {
+            if callDepth == 1 {
+                throw EncodingError.invalidValue(
+                    value,
+                    EncodingError.Context(
+                        codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."
+                    ))
+            }
             // JSONEncoder writes a value that encoded nothing as an empty object.
             bytes.append(UInt8(ascii: "{"))
             bytes.append(UInt8(ascii: "}"))
@@ -264,12 +361,10 @@ private final class JSONStreamWriter {
     }
 
     func writeNull() {
-        if checkOnly { return }
         bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
     }
 
     func writeBool(_ value: Bool) {
-        if checkOnly { return }
         if value {
             bytes.append(contentsOf: [
                 UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e"),
@@ -282,7 +377,6 @@ private final class JSONStreamWriter {
     }
 
     func writeInteger<Integer: FixedWidthInteger>(_ value: Integer) {
-        if checkOnly { return }
         if Integer.isSigned && value < 0 {
             bytes.append(UInt8(ascii: "-"))
         }
@@ -308,7 +402,6 @@ private final class JSONStreamWriter {
     }
 
     func writeDouble(_ value: Double) {
-        if checkOnly { return }
         guard value.isFinite else {
             return writeNonConforming(value.isNaN ? 0 : value.sign == .plus ? 1 : -1)
         }
@@ -316,7 +409,6 @@ private final class JSONStreamWriter {
     }
 
     func writeFloat(_ value: Float) {
-        if checkOnly { return }
         guard value.isFinite else {
             return writeNonConforming(value.isNaN ? 0 : value.sign == .plus ? 1 : -1)
         }
@@ -339,12 +431,10 @@ private final class JSONStreamWriter {
     }
 
     func writeRaw(_ text: String) {
-        if checkOnly { return }
         bytes.append(contentsOf: text.utf8)
     }
 
     func writeString(_ text: String) {
-        if checkOnly { return }
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -384,7 +474,7 @@ private final class JSONStreamWriter {
 }
 
 /// A position in an unkeyed container, for coding paths.
-private struct IndexKey: CodingKey {
+struct IndexKey: CodingKey {
     let intValue: Int?
     var stringValue: String { "Index \(intValue ?? 0)" }
     init(intValue: Int) { self.intValue = intValue }
@@ -401,8 +491,8 @@ private struct ValueEncoder: Encoder {
     var codingPath: [any CodingKey] { writer.codingPath(depth: depth) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let token = writer.openContainer(depth: depth, isObject: true)
+    func container<Key: CodingKey>(keyedBy keyType: Key.Type) -> KeyedEncodingContainer<Key> {
+        let token = writer.openContainer(depth: depth, isObject: true, type: type)
         return KeyedEncodingContainer(KeyedContainer<Key>(writer: writer, depth: depth, token: token))
     }
 
@@ -502,6 +592,18 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         writer.writeInteger(value)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws {
+        try member(key)
+        writer.writeRaw(value.description)
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128, forKey key: Key) throws {
+        try member(key)
+        writer.writeRaw(value.description)
+    }
+
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try member(key)
         setPath(key)
@@ -513,7 +615,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     ) -> KeyedEncodingContainer<NestedKey> {
         do { try member(key) } catch {}
         setPath(key)
-        let token = writer.openContainer(depth: depth + 1, isObject: true)
+        let token = writer.openContainer(depth: depth + 1, isObject: true, isNested: true)
         return KeyedEncodingContainer(
             KeyedContainer<NestedKey>(writer: writer, depth: depth + 1, token: token))
     }
@@ -521,7 +623,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         do { try member(key) } catch {}
         setPath(key)
-        let token = writer.openContainer(depth: depth + 1, isObject: false)
+        let token = writer.openContainer(depth: depth + 1, isObject: false, isNested: true)
         return UnkeyedContainer(writer: writer, depth: depth + 1, token: token)
     }
 
@@ -630,6 +732,18 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         writer.writeInteger(value)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128) throws {
+        try element()
+        writer.writeRaw(value.description)
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128) throws {
+        try element()
+        writer.writeRaw(value.description)
+    }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = count
         try element()
@@ -648,7 +762,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let index = count
         do { try element() } catch {}
         setPath(index)
-        let token = writer.openContainer(depth: depth + 1, isObject: true)
+        let token = writer.openContainer(depth: depth + 1, isObject: true, isNested: true)
         return KeyedEncodingContainer(
             KeyedContainer<NestedKey>(writer: writer, depth: depth + 1, token: token))
     }
@@ -657,7 +771,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let index = count
         do { try element() } catch {}
         setPath(index)
-        let token = writer.openContainer(depth: depth + 1, isObject: false)
+        let token = writer.openContainer(depth: depth + 1, isObject: false, isNested: true)
         return UnkeyedContainer(writer: writer, depth: depth + 1, token: token)
     }
 
@@ -673,10 +787,11 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
 
     var codingPath: [any CodingKey] { writer.codingPath(depth: depth) }
 
-    /// A single value is written once, where the value's container would be.
+    /// A single value is written once, where the value's container would be, and only while the
+    /// value has written nothing else.
     private func begin() throws {
         if let tooDeep = writer.tooDeep { throw tooDeep }
-        guard writer.checkOnly || writer.frames.count == depth, !writer.outOfOrder else {
+        guard writer.frames.count == depth, writer.bytes.count == writer.valueStart, !writer.outOfOrder else {
             writer.outOfOrder = true
             throw JSONStreamWriter.OutOfOrder.error
         }
@@ -755,6 +870,18 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws {
         try begin()
         writer.writeInteger(value)
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: Int128) throws {
+        try begin()
+        writer.writeRaw(value.description)
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func encode(_ value: UInt128) throws {
+        try begin()
+        writer.writeRaw(value.description)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
