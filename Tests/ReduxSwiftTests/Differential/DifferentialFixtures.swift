@@ -189,7 +189,7 @@ final class Truck: Vehicle, @unchecked Sendable {
         load = try container.decodeIfPresent(Fuel.self, forKey: .load)
         var axles = try container.nestedUnkeyedContainer(forKey: .axles)
         let trailerDecoder = try axles.superDecoder()
-        trailer = try Optional<Vehicle>(from: trailerDecoder)
+        trailer = try Vehicle?(from: trailerDecoder)
         var decoded: [UUID] = []
         while !axles.isAtEnd { decoded.append(try axles.decode(UUID.self)) }
         self.axles = decoded

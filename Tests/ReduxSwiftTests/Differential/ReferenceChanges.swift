@@ -270,14 +270,16 @@ enum ReferenceChanges {
 
     /// The library's changes in the same form, for comparison.
     static func form(_ changes: [StateChange]) -> [Change] {
-        sorted(changes.map { Change(path: $0.path, hadValue: $0.oldValue != nil, hasValue: $0.newValue != nil) })
+        sorted(
+            changes.map { Change(path: $0.path, hadValue: $0.oldValue != nil, hasValue: $0.newValue != nil) })
     }
 
     /// Whether two lists of changes are the same, comparing paths as bytes.
     static func same(_ lhs: [Change], _ rhs: [Change]) -> Bool {
         lhs.count == rhs.count
             && zip(lhs, rhs).allSatisfy {
-                $0.path.utf8.elementsEqual($1.path.utf8) && $0.hadValue == $1.hadValue && $0.hasValue == $1.hasValue
+                $0.path.utf8.elementsEqual($1.path.utf8) && $0.hadValue == $1.hadValue
+                    && $0.hasValue == $1.hasValue
             }
     }
 }

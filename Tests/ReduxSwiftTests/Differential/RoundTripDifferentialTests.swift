@@ -50,7 +50,7 @@ import Testing
                     "store \(describe(current.value)), Foundation \(describe(expected.value))")
             }
             let selected = Recorder<Carried<Value?>>()
-            let token = store.observe({ $0.value }) { selected.append(Carried($0)) }
+            let token = store.observe({ $0.value }, using: { selected.append(Carried($0)) })
             token.cancel()
             if let first = selected.values.first {
                 if first.value != expected.value {
@@ -162,7 +162,8 @@ import Testing
                                     + "Foundation \(describe(expected.value))")
                         }
                     } catch {
-                        report.fail("an undone history step round-trips", case: index, "step \(step + 1): \(error)")
+                        report.fail(
+                            "an undone history step round-trips", case: index, "step \(step + 1): \(error)")
                     }
                 }
             }
