@@ -77,13 +77,13 @@ import Testing
 
     @Test func changeSetsOfRandomPairsReportExactlyThePathsWhoseJSONDiffers() throws {
         try Self.compare(
-            "change sets", cases: 150, observing: false, draw: { $0.shapes() }, change: { $0.changed($1) })
+            "change sets", cases: 300, observing: false, draw: { $0.shapes() }, change: { $0.changed($1) })
     }
 
     /// Without `superEncoder()`, which today's encoder refuses, so that the other checks are seen.
     @Test func observersOfRandomPairsHearExactlyThePathsWhoseJSONDiffers() throws {
         try Self.compare(
-            "observed change sets", cases: 100, observing: true,
+            "observed change sets", cases: 200, observing: true,
             draw: { draw in
                 var shapes = draw.shapes()
                 shapes.cars = []

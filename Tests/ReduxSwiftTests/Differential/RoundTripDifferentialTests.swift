@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func randomCompositionsOfEveryShapeComeBackAsFoundationsRoundTrip() {
-        Self.compare("compositions", cases: 150) { $0.piece() }
+        Self.compare("compositions", cases: 400) { $0.piece() }
     }
 
     @Test func subclassesThatWriteAKeyAgainAfterSuperEncodeKeepTheLastValue() {
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func foundationScalarsFloatsAndStringsRoundTripExactly() {
-        Self.compare("scalars", cases: 150) { $0.scalars() }
+        Self.compare("scalars", cases: 300) { $0.scalars() }
     }
 
     @Test func int128AndUInt128RoundTrip() {
