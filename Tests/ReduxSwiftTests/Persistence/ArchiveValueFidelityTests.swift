@@ -139,6 +139,9 @@ import Testing
                     #expect(state["price"] as? Double == 3.141592653589793)
                     #expect(state["price"] as? Int == nil)
                     #expect(state["ratio"] as? Double == 0.1)
+                    // The conversion ArchiveMigration documents for a number that is not an NSDecimalNumber.
+                    let ratio = try #require(state["ratio"] as? Double)
+                    #expect(Decimal(string: "\(ratio)") == Decimal(string: "0.1"))
                     state["total"] = price * 2
                 }
             ])
