@@ -46,7 +46,7 @@ enum ArchiveFormat {
     ) -> PersistenceError.Kind {
         let object: Any
         do {
-            object = try ArchiveJSONReader.parse(data)
+            object = try ArchiveJSONReader.parse(data).value
         } catch {
             return error.isTooDeep ? .tooDeep(limit: depthLimit) : .notJSON(detail: error.description)
         }
@@ -88,27 +88,10 @@ enum ArchiveFormat {
         return rest.isEmpty || !rest.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// Removes every object member whose name ``isUnderscored(_:)``, at any depth, keeping every
-    /// other value exactly as it was.
+    /// Removes every object member whose name ``isUnderscored(_:)``, at any depth, copying every
+    /// other byte as it was, so that no number or string is written differently.
     static func removingUnderscoredKeys(from state: Data) throws -> Data {
-        let object = try ArchiveJSONReader.parse(state)
-        guard object is [String: Any] || object is [Any] else { return state }
-        return try ArchiveJSONWriter.data(from: removingUnderscoredKeys(from: object), at: "state")
-    }
-
-    private static func removingUnderscoredKeys(from value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var kept: [String: Any] = [:]
-            kept.reserveCapacity(object.count)
-            for (key, member) in object where !isUnderscored(key) {
-                kept[key] = removingUnderscoredKeys(from: member)
-            }
-            return kept
-        }
-        if let array = value as? [Any] {
-            return array.map(removingUnderscoredKeys(from:))
-        }
-        return value
+        try ArchiveJSONReader.removingMembers(from: state, where: isUnderscored)
     }
 
     /// A suffix such as `.corrupt-20261122T031500Z` for data set aside at `date`.

@@ -1,15 +1,17 @@
 import Foundation
 
-/// Writes the JSON objects that migrations and the removal of underscored keys produce, after
-/// checking that JSON can represent every value in them.
+/// Writes the JSON objects that migrations produce, after checking that JSON can represent every
+/// value in them.
 ///
-/// `JSONSerialization` must never see a value JSON cannot represent (a `Date`, a type of the app, a
-/// NaN, a dictionary whose keys are not strings): on Apple platforms it raises an Objective-C
-/// exception, which Swift cannot catch and which ends the program, and on Linux it throws an error
-/// that names no value. ``data(from:at:)`` first walks the object, converts every value to the
-/// `String`, `NSNumber`, `NSNull`, `[Any]` or `[String: Any]` that `JSONSerialization` writes
-/// alike on every platform, and throws ``Invalid`` naming the path of the first value it cannot
-/// convert, what that value is, and how the archive writes such a value.
+/// It writes the JSON itself rather than through `JSONSerialization`, which must never see a value
+/// JSON cannot represent (a `Date`, a type of the app, a NaN, a dictionary whose keys are not
+/// strings: on Apple platforms it raises an Objective-C exception, which Swift cannot catch and
+/// which ends the program, and on Linux it throws an error that names no value), and which would
+/// write a number the reader kept the text of (see ``NumberTexts``) as a `Double`, and a `Decimal`
+/// with fewer digits. ``data(from:at:keeping:)`` walks the object, writes every `String`,
+/// `NSNumber`, `NSNull`, array and `[String: Any]` as `JSONEncoder` writes it, and throws
+/// ``Invalid`` naming the path of the first value it cannot write, what that value is, and how the
+/// archive writes such a value.
 enum ArchiveJSONWriter {
     /// A value JSON cannot represent, or nesting deeper than JSON is read back.
     struct Invalid: Error, CustomStringConvertible {
@@ -17,42 +19,55 @@ enum ArchiveJSONWriter {
     }
 
     /// Serializes `object`, an array or a dictionary; `path` names it in errors, such as `state`.
-    static func data(from object: Any, at path: String) throws(Invalid) -> Data {
-        var walk = Walk(root: path)
-        let checked = try walk.canonical(object, depth: 0)
-        // The walk lets through only what `JSONSerialization` writes; checked again because on Apple
-        // platforms anything else raises an exception instead of throwing.
-        guard JSONSerialization.isValidJSONObject(checked) else {
-            throw Invalid(description: "\(path) holds a value JSON cannot represent")
-        }
-        do {
-            return try JSONSerialization.data(withJSONObject: checked)
-        } catch {
-            throw Invalid(description: "\(path) could not be written as JSON: \(error.localizedDescription)")
-        }
+    ///
+    /// A number recorded in `numberTexts` is written as the text it was read from.
+    static func data(from object: Any, at path: String, keeping numberTexts: NumberTexts = NumberTexts())
+        throws(Invalid) -> Data
+    {
+        var walk = Walk(root: path, numberTexts: numberTexts)
+        try walk.write(object, depth: 0)
+        return Data(walk.output)
     }
 
-    /// One walk over a value: where it is, and which Foundation collections enclose that place.
+    /// The text `JSONEncoder` writes for `value`, which is finite: its shortest digits that read
+    /// back as it, without a trailing `.0`.
+    static func text(of value: Double) -> String {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    /// The text `JSONEncoder` writes for `value`, which is finite.
+    static func text(of value: Float) -> String {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// One walk over a value: where it is, which Foundation collections enclose that place, and
+    /// the JSON written so far.
     private struct Walk {
         var path: Path
         /// The `NSArray`s and `NSDictionary`s being walked, each with the length of its path: a
         /// Foundation collection, unlike a Swift one, can contain itself.
         var enclosing: [ObjectIdentifier: Int] = [:]
+        let numberTexts: NumberTexts
+        var output: [UInt8] = []
 
-        init(root: String) {
+        init(root: String, numberTexts: NumberTexts) {
             path = Path(root: root)
+            self.numberTexts = numberTexts
         }
 
-        /// `value` as the objects `JSONSerialization` writes alike on every platform.
-        mutating func canonical(_ value: Any, depth: Int) throws(Invalid) -> Any {
-            if let string = value as? String { return string }
+        /// Writes `value` as JSON.
+        mutating func write(_ value: Any, depth: Int) throws(Invalid) {
+            if let string = value as? String { return write(string) }
             // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`,
             // on Linux as on Apple platforms.
-            if let number = value as? NSNumber {
-                guard number.doubleValue.isFinite else { throw nonFinite(number.doubleValue, at: path) }
-                return number
-            }
-            if value is NSNull { return NSNull() }
+            if let number = value as? NSNumber { return try write(number) }
+            if value is NSNull { return output.append(contentsOf: "null".utf8) }
             // Before the Swift casts below: on Linux, casting an `NSArray` or `NSDictionary` to a
             // Swift array or dictionary converts everything inside it first, without end when it
             // contains itself. (A Swift array or dictionary is never a class, so it is not cast here.)
@@ -60,42 +75,96 @@ enum ArchiveJSONWriter {
                 if let array = value as? NSArray {
                     let identity = try open(array)
                     defer { enclosing[identity] = nil }
-                    return try canonical(FoundationCollection.elements(of: array), depth: depth)
+                    return try write(FoundationCollection.elements(of: array), depth: depth)
                 }
                 if let object = value as? NSDictionary {
                     let identity = try open(object)
                     defer { enclosing[identity] = nil }
-                    return try canonical(
-                        try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
+                    return try write(try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
                 }
             }
             if let array = value as? [Any] {
-                return try canonical(array, depth: depth)
+                return try write(array, depth: depth)
             }
             if let object = value as? [String: Any] {
-                return try canonical(object, depth: depth)
+                return try write(object, depth: depth)
             }
             if let object = value as? [AnyHashable: Any] {
-                return try canonical(
-                    try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
+                return try write(try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
             }
             // Linux does not bridge CGFloat to NSNumber; Apple platforms did above.
             if let number = value as? CGFloat {
                 guard number.isFinite else { throw nonFinite(Double(number), at: path) }
-                return NSNumber(value: Double(number))
+                return output.append(contentsOf: text(of: Double(number)).utf8)
             }
             // `Optional` values that got into an `Any`, such as the elements of an `[Int?]`: `nil` is
             // null.
             let mirror = Mirror(reflecting: value)
             if mirror.displayStyle == .optional {
-                guard let wrapped = mirror.children.first?.value else { return NSNull() }
-                return try canonical(wrapped, depth: depth)
+                guard let wrapped = mirror.children.first?.value else {
+                    return output.append(contentsOf: "null".utf8)
+                }
+                return try write(wrapped, depth: depth)
             }
             let (name, advice) = JSONKind.nonJSON(value)
             throw Invalid(
                 description: "the value at \(path) is \(name), which JSON cannot represent: store a "
                     + "string, a number, a boolean, an array, a [String: Any] or NSNull()"
                     + (advice.map { " (\($0))" } ?? ""))
+        }
+
+        /// Writes `number` as `JSONEncoder` writes the Swift value it holds, or as the text the
+        /// reader read it from.
+        private mutating func write(_ number: NSNumber) throws(Invalid) {
+            if let text = numberTexts.text(of: number) { return output.append(contentsOf: text.utf8) }
+            if JSONKind.isBoolean(number) {
+                return output.append(contentsOf: (number.boolValue ? "true" : "false").utf8)
+            }
+            // A `Decimal` bridges to an `NSDecimalNumber`, whose digits a `Double` may not hold.
+            if let decimal = number as? NSDecimalNumber {
+                let value = decimal.decimalValue
+                guard !value.isNaN else { throw nonFinite(.nan, at: path) }
+                return output.append(contentsOf: value.description.utf8)
+            }
+            let text: String
+            switch UInt8(bitPattern: number.objCType.pointee) {
+            case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"),
+                UInt8(ascii: "q"):
+                text = String(number.int64Value)
+            case UInt8(ascii: "C"), UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "L"),
+                UInt8(ascii: "Q"):
+                text = String(number.uint64Value)
+            case UInt8(ascii: "f"):
+                let value = number.floatValue
+                guard value.isFinite else { throw nonFinite(Double(value), at: path) }
+                text = ArchiveJSONWriter.text(of: value)
+            default:
+                let value = number.doubleValue
+                guard value.isFinite else { throw nonFinite(value, at: path) }
+                text = ArchiveJSONWriter.text(of: value)
+            }
+            output.append(contentsOf: text.utf8)
+        }
+
+        /// Writes `string` in quotes, escaping what JSON requires: quotes, backslashes and control
+        /// characters.
+        private mutating func write(_ string: String) {
+            output.append(UInt8(ascii: "\""))
+            for byte in string.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+                case 0x09: output.append(contentsOf: #"\t"#.utf8)
+                case 0..<0x20:
+                    output.append(contentsOf: #"\u00"#.utf8)
+                    output.append(ArchiveJSONWriter.hexDigits[Int(byte >> 4)])
+                    output.append(ArchiveJSONWriter.hexDigits[Int(byte & 0xF)])
+                default: output.append(byte)
+                }
+            }
+            output.append(UInt8(ascii: "\""))
         }
 
         /// Records that `collection` encloses the values walked next, until the caller removes it
@@ -114,28 +183,32 @@ enum ArchiveJSONWriter {
             return identity
         }
 
-        private mutating func canonical(_ array: [Any], depth: Int) throws(Invalid) -> Any {
+        private mutating func write(_ array: [Any], depth: Int) throws(Invalid) {
             try enter(depth)
-            var converted: [Any] = []
-            converted.reserveCapacity(array.count)
+            output.append(UInt8(ascii: "["))
             for (index, element) in array.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 path.components.append(.index(index))
-                converted.append(try canonical(element, depth: depth + 1))
+                try write(element, depth: depth + 1)
                 path.components.removeLast()
             }
-            return converted
+            output.append(UInt8(ascii: "]"))
         }
 
-        private mutating func canonical(_ object: [String: Any], depth: Int) throws(Invalid) -> Any {
+        private mutating func write(_ object: [String: Any], depth: Int) throws(Invalid) {
             try enter(depth)
-            var converted: [String: Any] = [:]
-            converted.reserveCapacity(object.count)
+            output.append(UInt8(ascii: "{"))
+            var isFirst = true
             for (key, member) in object {
+                if !isFirst { output.append(UInt8(ascii: ",")) }
+                isFirst = false
+                write(key)
+                output.append(UInt8(ascii: ":"))
                 path.components.append(.key(key))
-                converted[key] = try canonical(member, depth: depth + 1)
+                try write(member, depth: depth + 1)
                 path.components.removeLast()
             }
-            return converted
+            output.append(UInt8(ascii: "}"))
         }
 
         /// `members` keyed by their names, or ``Invalid`` naming the first key that is not a string.

@@ -2,7 +2,8 @@
 ///
 /// A migration receives the archived state as a JSON object and changes it in place to the shape
 /// of the next version. Values it does not touch are written back exactly as they were read
-/// (`-0.0` and strings starting with U+FEFF included):
+/// (`-0.0`, strings starting with U+FEFF, `Decimal`s and integers with more digits than a `Double`
+/// holds included), and every file a load without migration reads, a migration reads too:
 ///
 /// ```swift
 /// let archive = StateArchive<AppState>(
@@ -54,17 +55,23 @@
 /// - Read floating-point numbers as `Double`, not `Float`, and integers beyond 2⁵³ as `Int` or
 ///   `Int64`: casts that would round differ by platform (`0.1 as? Float` is rounded on Apple
 ///   platforms and fails on Linux).
+/// - A number with more digits than a `Double` holds (such as
+///   `3.14159265358979323846264338327950288`, or an integer beyond `UInt64`) is an
+///   `NSDecimalNumber`: it reads exactly as a `Decimal`, and rounded as a `Double`. Other numbers
+///   do not read as a `Decimal` on every platform: read them as `Double` and convert with
+///   `Decimal(string: "\(double)")`, the `Decimal` `JSONDecoder` reads from the same text. Avoid
+///   `NSNumber.decimalValue`, which rounds (`19.99` gives `19.98999999999999488`).
 ///
-/// Write Swift values: `String`, any integer or floating-point type, `Bool`, `Decimal`, arrays
-/// and `[String: Any]` dictionaries of them, and `NSNull()` (or a `nil` element of an array of
-/// optionals) for null. A value JSON cannot represent (including an `NSArray` or `NSDictionary`
-/// that contains itself, and arrays and objects nested deeper than 512 levels) stops the load with
-/// ``PersistenceError/Kind/wrongShape(detail:)`` naming its path, such as `state.todos[2].due`,
-/// and leaves the file as it was: write it as the state's own encoding does, a `Date` as
-/// `date.timeIntervalSinceReferenceDate`, `Data` as `data.base64EncodedString()`, a `URL` as
-/// `url.absoluteString`, a `UUID` as `uuid.uuidString`, a NaN or infinite `Double` as the string
-/// `"NaN"`, `"Infinity"` or `"-Infinity"`, and a dictionary with other keys than strings with its
-/// keys as strings.
+/// Write Swift values: `String`, any integer or floating-point type, `Bool`, `Decimal` (written
+/// with all its digits), arrays and `[String: Any]` dictionaries of them, and `NSNull()` (or a
+/// `nil` element of an array of optionals) for null. A value JSON cannot represent (including an
+/// `NSArray` or `NSDictionary` that contains itself, and arrays and objects nested deeper than 512
+/// levels) stops the load with ``PersistenceError/Kind/wrongShape(detail:)`` naming its path,
+/// such as `state.todos[2].due`, and leaves the file as it was: write it as the state's own
+/// encoding does, a `Date` as `date.timeIntervalSinceReferenceDate`, `Data` as
+/// `data.base64EncodedString()`, a `URL` as `url.absoluteString`, a `UUID` as `uuid.uuidString`, a
+/// NaN or infinite `Double` as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, and a dictionary
+/// with other keys than strings with its keys as strings.
 public struct ArchiveMigration: Sendable {
     /// The version this migration upgrades from; it produces version `fromVersion + 1`.
     public let fromVersion: Int

@@ -254,11 +254,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     }
 
     private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> State {
-        // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0` and strings
-        // starting with U+FEFF: what a migration does not touch must decode as it was saved.
+        // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0`, strings
+        // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
+        // must decode as it was saved. The reader keeps the text of such numbers for the writer.
         let object: Any
+        let numberTexts: NumberTexts
         do {
-            object = try ArchiveJSONReader.parse(data)
+            (object, numberTexts) = try ArchiveJSONReader.parse(data)
         } catch {
             throw failure(
                 .load,
@@ -282,7 +284,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         let migrated: Data
         do {
-            migrated = try ArchiveJSONWriter.data(from: state, at: "state")
+            migrated = try ArchiveJSONWriter.data(from: state, at: "state", keeping: numberTexts)
         } catch {
             throw failure(.load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(error)"))
         }

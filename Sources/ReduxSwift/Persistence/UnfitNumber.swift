@@ -60,10 +60,10 @@ enum UnfitNumber {
         _ error: any Error, in data: Data, under prefix: [JSONPathComponent], budget: Int = searchBudget,
         decode: (Data) throws -> Void
     ) -> any Error {
-        guard isPathlessDataCorruption(error),
-            let ranges = try? ArchiveJSONReader.numberRanges(in: data, under: prefix)
+        // The ranges are offsets into the UTF-8 the reader reads, which `decode` reads too.
+        guard isPathlessDataCorruption(error), let bytes = try? ArchiveJSONReader.utf8(data),
+            let ranges = try? ArchiveJSONReader.numberRanges(in: Data(bytes), under: prefix)
         else { return error }
-        let bytes = [UInt8](data)
         // Integers from 0 to 127 fit every number type, so they are never the cause.
         let suspects = ranges.filter { !fitsEveryNumberType(bytes[$0]) }
         /// Whether decoding fails alike when only the first `count` suspects are kept.
@@ -97,7 +97,7 @@ enum UnfitNumber {
         }
         // Keeping this number as well brought the failure back: it is the first that does not fit.
         let unfit = suspects[failing - 1]
-        guard let path = try? ArchiveJSONReader.path(ofNumberAt: unfit.lowerBound, in: data) else {
+        guard let path = try? ArchiveJSONReader.path(ofNumberAt: unfit.lowerBound, in: Data(bytes)) else {
             return error
         }
         let text = String(decoding: bytes[unfit], as: UTF8.self)
