@@ -39,11 +39,10 @@ extension Store {
     }
 
     /// The newest state that round-trips, other than `version`: the newest that encoded if it
-    /// decodes (the initial state, when no reader has decoded any), else the newest that decoded.
+    /// decodes, else the newest that decoded, else the initial state when no reader has decoded any.
     private func newestRoundTrippedState(otherThan version: UInt64) -> State? {
-        let (encoded, roundTripped) = kernel.fallbacks
-        for candidate in [encoded, roundTripped] {
-            guard let candidate, candidate.version != version else { continue }
+        for candidate in kernel.fallbacks {
+            guard candidate.version != version else { continue }
             if let state = try? decode(candidate).get() { return state }
         }
         return nil

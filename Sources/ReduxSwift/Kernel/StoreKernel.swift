@@ -137,10 +137,10 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.recordRoundTrip(snapshot) }
     }
 
-    /// The newest snapshot that encoded and the newest that decoded, for a failing read to fall
-    /// back on.
-    var fallbacks: (encoded: Snapshot?, roundTripped: Snapshot?) {
-        machine.withLock { ($0.lastEncoded, $0.lastRoundTripped) }
+    /// The snapshots a failing read falls back on, newest first: the newest that encoded, the
+    /// newest that decoded, and the initial one until some version decoded.
+    var fallbacks: [Snapshot] {
+        machine.withLock { [$0.lastEncoded, $0.lastRoundTripped, $0.initialEncoded].compactMap { $0 } }
     }
 
     /// Committed state changes so far.

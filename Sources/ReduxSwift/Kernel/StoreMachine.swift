@@ -99,7 +99,13 @@ struct StoreMachine<Entry, Waiter> {
     /// cannot be encoded, even when no reader has decoded anything yet.
     private(set) var lastEncoded: Snapshot?
     /// The newest snapshot some reader decoded successfully.
-    private(set) var lastRoundTripped: Snapshot?
+    private(set) var lastRoundTripped: Snapshot? {
+        // Once a version has round-tripped, it is a newer fallback than the initial state.
+        didSet { initialEncoded = nil }
+    }
+    /// The initial state's snapshot, until a reader decodes some version: the last fallback of a
+    /// read whose version encodes but does not decode, when no version was read before.
+    private(set) var initialEncoded: Snapshot?
     private var waiters: [(target: UInt64, waiter: Waiter)] = []
     /// Readers waiting for queued entries, for tests that need a reader to be waiting.
     var waitingReaderCount: Int { waiters.count }
@@ -119,7 +125,10 @@ struct StoreMachine<Entry, Waiter> {
 
     init(initialSnapshot: Snapshot) {
         published = initialSnapshot
-        if case .success = initialSnapshot.result { lastEncoded = initialSnapshot }
+        if case .success = initialSnapshot.result {
+            lastEncoded = initialSnapshot
+            initialEncoded = initialSnapshot
+        }
     }
 
     // MARK: Dispatch

@@ -253,6 +253,38 @@ import Testing
         }
     }
 
+    // MARK: Falling back
+
+    /// Encodes every value; refuses to decode a negative one, as a type whose `init(from:)`
+    /// validates more than its `encode(to:)` does.
+    struct Validated: StateProtocol, Equatable {
+        var value: Int
+        init(value: Int) { self.value = value }
+        init(from decoder: any Decoder) throws {
+            value = try decoder.singleValueContainer().decode(Int.self)
+            guard value >= 0 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "negative"))
+            }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+
+    @Test func aFirstReadOfAVersionThatEncodesButDoesNotDecodeReturnsTheInitialState() throws {
+        let store = Store<Validated>(
+            reducers: [{ state, action in state.value = action.payload as? Int ?? state.value }],
+            state: Validated(value: 1), notificationCenter: StoreNotificationCenter())
+        store.dispatch(Action("set", payload: -5))
+        #expect(throws: SnapshotError.self) { try store.snapshot() }
+        #expect(store.currentState() == Validated(value: 1))
+        store.dispatch(Action("set", payload: 7))
+        #expect(store.currentState() == Validated(value: 7))
+        store.dispatch(Action("set", payload: -1))
+        #expect(store.currentState() == Validated(value: 7))
+    }
+
     // MARK: Unordered collections on either path
 
     struct Tagged: StateProtocol, Equatable {
