@@ -35,6 +35,10 @@ final class SnapshotChecker {
         var kind = Kind.empty
         /// The number of elements of its unkeyed container.
         var count = 0
+        /// What its keyed container holds under each key that has a nested container, and which
+        /// keys hold a value: `JSONEncoder` stops the program when a nested container is asked for
+        /// under a key that holds anything but a container of the same kind.
+        var members: [String: Kind] = [:]
 
         init(parent: Slot?, component: Component?, level: Int) {
             self.parent = parent
@@ -140,6 +144,24 @@ final class SnapshotChecker {
         }
     }
 
+    /// Records that `slot`'s keyed container wrote a value under `key`.
+    func noteMember(_ key: String, of slot: Slot) throws {
+        if let failure { throw failure }
+        slot.members[key] = .single
+    }
+
+    /// The slot of a nested container of `kind` under `key` of `slot`'s keyed container, or records
+    /// why `JSONEncoder` would stop the program.
+    func nested(_ kind: Slot.Kind, at key: String, of slot: Slot) -> Slot {
+        let child = slot.child(.key(key))
+        if let existing = slot.members[key], existing != kind, failure == nil {
+            misuse(child, "a value asked for a nested container under a key that already holds another value")
+        }
+        slot.members[key] = kind
+        open(child, as: kind, type: nil)
+        return child
+    }
+
     /// Marks `slot`'s single value written, or records why `JSONEncoder` would stop the program.
     func writeSingle(_ slot: Slot) throws {
         if let failure { throw failure }
@@ -197,45 +219,44 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     var codingPath: [any CodingKey] { slot.codingPath }
 
-    private func scalar() throws {
-        if let failure = checker.failure { throw failure }
+    private func scalar(_ key: Key) throws {
+        try checker.noteMember(key.stringValue, of: slot)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: String, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try scalar() }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try scalar() }
+    mutating func encodeNil(forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try scalar(key) }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128, forKey key: Key) throws { try scalar() }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { try scalar(key) }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128, forKey key: Key) throws { try scalar() }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { try scalar(key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try scalar(key)
         try checker.checkValue(value, in: slot.child(.key(key.stringValue)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let child = slot.child(.key(key.stringValue))
-        checker.open(child, as: .keyed, type: nil)
+        let child = checker.nested(.keyed, at: key.stringValue, of: slot)
         return KeyedEncodingContainer(CheckingKeyedContainer<NestedKey>(checker: checker, slot: child))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = slot.child(.key(key.stringValue))
-        checker.open(child, as: .unkeyed, type: nil)
+        let child = checker.nested(.unkeyed, at: key.stringValue, of: slot)
         return CheckingUnkeyedContainer(checker: checker, slot: child)
     }
 

@@ -233,6 +233,33 @@ import Testing
         }
     }
 
+    struct NestedOverValue: Encodable {
+        enum CodingKeys: CodingKey { case a }
+        let unkeyedFirst: Bool
+        func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: CodingKeys.self)
+            if unkeyedFirst {
+                _ = keyed.nestedUnkeyedContainer(forKey: .a)
+            } else {
+                try keyed.encode(7, forKey: .a)
+            }
+            _ = keyed.nestedContainer(keyedBy: CodingKeys.self, forKey: .a)
+        }
+    }
+
+    @Test func aNestedContainerUnderAKeyThatHoldsAnotherValueIsATypedError() throws {
+        for unkeyedFirst in [false, true] {
+            let error = try #require(throws: EncodingError.self) {
+                try SnapshotEncoder().encode(NestedOverValue(unkeyedFirst: unkeyedFirst))
+            }
+            guard case .invalidValue(_, let context) = error else {
+                Issue.record("\(error)")
+                continue
+            }
+            #expect(context.codingPath.map(\.stringValue) == ["a"])
+        }
+    }
+
     /// `JSONEncoder` stops the program on each of these; the store throws `EncodingError` and names
     /// where.
     @Test func misusesOfContainersThatStopJSONEncoderAreTypedErrors() throws {
