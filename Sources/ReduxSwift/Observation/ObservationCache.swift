@@ -48,7 +48,8 @@ final class ObservationCache: Sendable {
         if let diff = trees.withLock({ $0.diff }), diff.from == old.version, diff.to == new.version {
             return diff.changes
         }
-        let changes = StateDiff.changes(from: old.tree, to: new.tree)
+        // Every member: each key-path observer leaves out the internal ones its paths do not name.
+        let changes = StateDiff.changes(from: old.tree, to: new.tree, ignoringUnderscored: false)
         trees.withLock { $0.diff = (old.version, new.version, changes) }
         return changes
     }

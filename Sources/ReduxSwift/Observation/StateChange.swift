@@ -190,17 +190,21 @@ enum StateDiff {
 
     /// The changes that concern any of `paths` (a path, or a prefix of paths); all when `paths` is
     /// empty. A change above a path (`todos` replaced while `todos.3.done` is watched) is narrowed
-    /// to that path, and kept only if the value there differs.
+    /// to that path, and kept only if the value there differs. A change below a path is left out
+    /// when, below that path, it goes through an internal member (see ``isUnderscoredMember(_:)``):
+    /// watching `_cache` names it, watching `""` or `settings` does not name `settings._cache`.
     static func filter(
         _ changes: [StateChange], paths: [String], old: SnapshotTree, new: SnapshotTree
     ) -> [StateChange] {
-        guard !paths.isEmpty else { return changes }
+        guard !paths.isEmpty else {
+            return changes.filter { !passesInternalMember($0.path, below: "") }
+        }
         var kept: [StateChange] = []
         var narrowed: Set<String> = []
         for change in changes {
             for path in paths {
                 if change.path == path || path.isEmpty || change.path.hasPrefix(path + ".") {
-                    kept.append(change)
+                    if !passesInternalMember(change.path, below: path) { kept.append(change) }
                     break
                 }
                 if change.path.isEmpty || path.hasPrefix(change.path + "."), narrowed.insert(path).inserted {
@@ -213,5 +217,13 @@ enum StateDiff {
             }
         }
         return kept
+    }
+
+    /// Whether `path`, past the components of `prefix` (a path it starts with), names a member
+    /// whose name starts with `_`.
+    private static func passesInternalMember(_ path: String, below prefix: String) -> Bool {
+        guard path.utf8.contains(UInt8(ascii: "_")) else { return false }
+        let named = prefix.isEmpty ? 0 : StatePath.components(of: prefix).count
+        return StatePath.components(of: path).dropFirst(named).contains(where: isUnderscoredMember)
     }
 }

@@ -98,9 +98,6 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
     }
 
     private let paths: [String]
-    /// Whether a watched path names a member starting with `_`, which the shared change set leaves
-    /// out: this observer then compares the trees itself.
-    private let namesUnderscoredMembers: Bool
     private let deliver: @Sendable ([StateChange]) -> Void
     /// The gate every call of `deliver` passes.
     let gate = CallGate()
@@ -109,9 +106,6 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
     init(store: Store<State>, paths: [String], deliver: @escaping @Sendable ([StateChange]) -> Void) {
         mailbox = LockedValue(Mailbox(store: store))
         self.paths = paths
-        namesUnderscoredMembers = paths.contains { path in
-            StatePath.components(of: path).contains(where: StateDiff.isUnderscoredMember)
-        }
         self.deliver = deliver
     }
 
@@ -204,10 +198,7 @@ final class KeyPathObserver<State: StateProtocol>: ChangeHandler, Sendable {
         }) {
             guard let previous = step.previous else { continue }
             let current = step.current
-            let changes =
-                namesUnderscoredMembers
-                ? StateDiff.changes(from: previous.tree, to: current.tree, ignoringUnderscored: false)
-                : store.observationCache.changes(from: previous, to: current)
+            let changes = store.observationCache.changes(from: previous, to: current)
             let matching = StateDiff.filter(changes, paths: paths, old: previous.tree, new: current.tree)
             if !matching.isEmpty { gate.run { deliver(matching) } }
         }
