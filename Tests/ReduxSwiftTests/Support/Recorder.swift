@@ -34,6 +34,16 @@ final class Recorder<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Waits like ``wait(timeout:until:)``, on a thread of its own, so that an async test never
+    /// blocks a thread of the cooperative pool (which has two threads on two cores).
+    func waitOffThePool(
+        timeout: TimeInterval = 20, until predicate: @escaping @Sendable ([Element]) -> Bool
+    ) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread { continuation.resume(returning: self.wait(timeout: timeout, until: predicate)) }.start()
+        }
+    }
+
     /// Waits until at least `count` items are recorded.
     @discardableResult
     func wait(forCount count: Int, timeout: TimeInterval = 20) -> Bool {
