@@ -206,8 +206,7 @@ struct Draw {
 
     /// A value like `shapes`, changed in a few places, or not at all; sets and dictionaries are
     /// rebuilt in other storage (another insertion order, another capacity) even when equal.
-    /// With `withPieces` false, no `Piece` is drawn, so no `superEncoder()` class comes in.
-    mutating func changed(_ shapes: Shapes, withPieces: Bool = true) -> Shapes {
+    mutating func changed(_ shapes: Shapes) -> Shapes {
         var new = shapes
         new.catalog = restored(new.catalog)
         for _ in 0..<int(0...3) {
@@ -228,7 +227,7 @@ struct Draw {
                     new.scalars.text = "caf\u{E9}"
                 }
             case 7: new.route = chance(0.5) ? nil : route()
-            case 8 where withPieces: new.pieces = (0..<int(0...2)).map { _ in piece(depth: 1) }
+            case 8: new.pieces = (0..<int(0...2)).map { _ in piece(depth: 1) }
             default: new.scalars.decimal = decimal()
             }
         }
