@@ -204,23 +204,21 @@ struct SnapshotTree: Sendable, Equatable {
 
     /// Parses a snapshot the store wrote, finding its unordered arrays.
     init(parsing data: Data, unorderedArrays: UnorderedArrays) throws {
-        let offsets: [UnorderedArray]
-        var unordered: [String: Bool]
         switch unorderedArrays {
-        case .offsets(let found):
-            offsets = found
-            unordered = [:]
+        case .offsets(let offsets):
+            // The parser turns the offsets into paths as it meets them.
+            var unordered: [String: Bool] = [:]
+            value = try data.withUnsafeBytes { bytes in
+                var parser = JSONParser(bytes: bytes, unorderedArrays: offsets)
+                let value = try parser.parseDocument()
+                unordered = parser.unorderedPaths
+                return value
+            }
+            self.unordered = unordered
         case .paths(let paths):
-            offsets = []
+            value = try JSONValue(parsing: data)
             unordered = paths
         }
-        value = try data.withUnsafeBytes { bytes in
-            var parser = JSONParser(bytes: bytes, unorderedArrays: offsets)
-            let value = try parser.parseDocument()
-            unordered.merge(parser.unorderedPaths) { $1 }
-            return value
-        }
-        self.unordered = unordered
     }
 }
 
