@@ -113,7 +113,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The components of `path` as they are written: `todos`, `[3]`, `.due`.
-    fileprivate static func segments(of path: [any CodingKey]) -> [String] {
+    static func segments(of path: [any CodingKey]) -> [String] {
         var rendered: [String] = []
         for key in path {
             // Unkeyed containers report positions as keys named "Index 3" (or "3") with an int value.

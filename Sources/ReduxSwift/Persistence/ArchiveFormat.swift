@@ -42,7 +42,8 @@ enum ArchiveFormat {
     /// - Parameter decode: Decodes an archive as the decoding that threw `decodingError` did, to
     ///   find a number that does not fit its field (see ``UnfitNumber``).
     static func classify(
-        _ data: Data, decodingError: any Error, stateType: Any.Type, decode: (Data) throws -> Void
+        _ data: Data, decodingError: any Error, stateType: Any.Type, schemaVersion: Int,
+        decode: (Data) throws -> Void
     ) -> PersistenceError.Kind {
         let object: Any
         do {
@@ -70,11 +71,11 @@ enum ArchiveFormat {
         guard envelope["state"] != nil else {
             return .wrongShape(detail: "it has no \"state\"")
         }
-        let explained = UnfitNumber.explain(decodingError, in: data, under: [.key("state")], decode: decode)
-        return .wrongShape(
-            detail: SnapshotError(.decodingFailed, stateType: stateType, underlyingError: explained)
-                .description
-        )
+        let explained = UnfitNumber.explain(
+            DefaultFilling.unwrapped(decodingError), in: data, under: [.key("state")], decode: decode)
+        return MigrationAdvice.kind(
+            for: decodingError, explained: explained, stateType: stateType, schemaVersion: schemaVersion,
+            codingPathPrefix: 1)
     }
 
     /// Whether an object member named `key` is left out when underscored keys are excluded.

@@ -39,10 +39,26 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case notJSON(detail: String)
         /// The JSON nests arrays and objects deeper than the parser accepts.
         case tooDeep(limit: Int)
-        /// The JSON is valid but is not an archive of this state type: a member is missing or of
-        /// another kind, or a number does not fit the type of its field. The detail says what was
-        /// found and, for a value inside the state, its coding path, such as `state.todos[3].due`.
+        /// The JSON is valid but is not an archive: it has no `schemaVersion` or no `state`, or a
+        /// migration left a value JSON cannot hold. The detail says what was found.
         case wrongShape(detail: String)
+        /// The archive is one of this state's, written by an earlier version of its types, and the
+        /// current types cannot read a value in it without a migration: a member was renamed or
+        /// changed type, or is missing from a type that is not ``ArchiveDefaults``.
+        ///
+        /// `path` is where, such as `state.cart.lines[3].giftWrap`; `detail` says what was found;
+        /// `migration` is the Swift code of an ``ArchiveMigration`` that fixes it, to register
+        /// with the next schema version:
+        ///
+        /// ```
+        /// Cannot load /…/AppState.json: it needs a migration at state.cart.lines[0].name (…). Raise
+        /// schemaVersion to 2 and add ArchiveMigration(from: 1, renaming: "title", to: "name",
+        /// in: "cart.lines[]").
+        /// ```
+        ///
+        /// The archive is not damaged, so ``StateArchive/restore(default:onFailure:)`` leaves it
+        /// where it is, and saves refuse to overwrite it until a load succeeds.
+        case needsMigration(path: String, detail: String, migration: String)
         /// The archive was written by a newer schema version than this program knows.
         case newerVersion(found: Int, supported: Int)
         /// No migration is registered from this version to the next.
@@ -93,6 +109,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         return "Cannot \(verb) \(location): \(explanation)\(period)"
     }
 
+    /// The version in `migration`'s `ArchiveMigration(from: N`.
+    private static func migrationVersion(_ migration: String) -> Int? {
+        guard let start = migration.range(of: "(from: ")?.upperBound else { return nil }
+        return Int(migration[start...].prefix { $0.isNumber })
+    }
+
     private static func explain(_ kind: Kind) -> String {
         switch kind {
         case .isDirectory:
@@ -109,6 +131,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
             return "its JSON nests deeper than \(limit) levels"
         case .wrongShape(let detail):
             return "it is valid JSON but not an archive of this state (\(detail))"
+        case .needsMigration(let path, let detail, let migration):
+            let version = migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
+            return "it needs a migration at \(path) (\(detail)). \(version)\(migration)"
         case .newerVersion(let found, let supported):
             return
                 "it was written by schema version \(found), newer than version \(supported) of this program"
@@ -124,6 +149,16 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
                 + "with restore(default:) before saving over it"
         case .system(let call, let errno, let message):
             return "\(call) failed: \(message) (errno \(errno))"
+        }
+    }
+}
+
+extension PersistenceError.Kind {
+    /// Whether the bytes are damaged: not an archive at all. Only such data is set aside as corrupt.
+    var isDamage: Bool {
+        switch self {
+        case .empty, .notJSON, .tooDeep, .wrongShape: return true
+        default: return false
         }
     }
 }

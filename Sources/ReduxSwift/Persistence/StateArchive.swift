@@ -193,15 +193,19 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
     /// ```
     ///
-    /// When the archive cannot be loaded, it is set aside (a file is renamed with a
-    /// `.corrupt-<timestamp>` suffix, a `UserDefaults` value is moved to such a key) so that the
-    /// next save cannot overwrite it, and `onFailure` hears why and where it went.
+    /// When the archive is damaged (empty, not JSON, or JSON that is not an archive), it is set aside
+    /// (a file is renamed with a `.corrupt-<timestamp>` suffix, a `UserDefaults` value is moved to
+    /// such a key) so that the next save cannot overwrite it, and `onFailure` hears why and where it
+    /// went. Any other archive that fails to load is left where it is, since it is not damaged: one
+    /// that needs a migration (``PersistenceError/Kind/needsMigration(path:detail:migration:)``),
+    /// one written by a newer version, or one the system does not let this process read. Saves then
+    /// refuse to overwrite it, so a later version of the app that reads it still finds it.
     ///
     /// - Parameters:
     ///   - defaultState: The state to start from when there is no usable archive.
-    ///   - onFailure: Receives the load error and where the data was kept (`nil` if it could not be
-    ///     moved, in which case saving stays refused). When `nil`, one line is printed to standard
-    ///     error.
+    ///   - onFailure: Receives the load error and where the data was set aside: `nil` when it was
+    ///     left where it is, or could not be moved, in which case saving stays refused. When `nil`,
+    ///     one line is printed to standard error.
     /// - Returns: The archived state, or `default`.
     public func restore(
         default defaultState: @autoclosure () -> State,
@@ -210,16 +214,91 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         do {
             return try load() ?? defaultState()
         } catch {
-            let keptAt = try? setAside()
+            let keptAt = error.kind.isDamage ? (try? setAside()) ?? nil : nil
             if let onFailure {
-                onFailure(error, keptAt ?? nil)
+                onFailure(error, keptAt)
             } else {
                 let kept =
-                    (keptAt ?? nil).map { "the data was kept at \($0)" } ?? "the data is left where it is"
+                    keptAt.map { "the data was kept at \($0)" }
+                    ?? "the data is left where it is, and is not saved over"
                 writeLineToStandardError("ReduxSwift: \(error) Starting from the default state; \(kept).")
             }
             return defaultState()
         }
+    }
+
+    /// Loads an archive kept as a test fixture, as a launch loads it, and checks that the current
+    /// types keep every value it holds.
+    ///
+    /// Keep a copy of an archive each released version of the app wrote, and assert in one line
+    /// that the current types still load it:
+    ///
+    /// ```swift
+    /// @Test func archivesOfVersion1StillLoad() throws {
+    ///     try AppStore.archive.loadFixture(at: URL(fileURLWithPath: #filePath)
+    ///         .deletingLastPathComponent().appendingPathComponent("Fixtures/AppState-1.0.json"))
+    /// }
+    /// ```
+    ///
+    /// The file is read as ``load()`` reads the archive (migrations and ``ArchiveDefaults`` included)
+    /// and never changed; the archive's own location is not touched. Then the state is encoded
+    /// again and compared with the archived state, after migrations: every member it held must come
+    /// back with the same value. Members the current types add are fine; a member they drop (a
+    /// property removed, or renamed with a default) or a value they change fails, naming the first
+    /// path, so that a removal is written down as a migration
+    /// (`ArchiveMigration(from:removing:in:)`) rather than happening by accident. Numbers compare by
+    /// value, sets and other unordered collections by their elements.
+    ///
+    /// - Parameter url: The fixture file.
+    /// - Returns: The loaded state, for further checks.
+    /// - Throws: ``PersistenceError`` naming the fixture: what ``load()`` throws, or
+    ///   ``PersistenceError/Kind/needsMigration(path:detail:migration:)`` for a value not kept.
+    @discardableResult
+    public func loadFixture(at url: URL) throws(PersistenceError) -> State {
+        let location = url.path
+        func fail(_ kind: PersistenceError.Kind) -> PersistenceError {
+            PersistenceError(kind, stage: .load, location: location)
+        }
+        guard let data = try FileArchiveBackend(url: url).read(limit: sizeLimit) else {
+            throw fail(.system(call: "open", errno: ENOENT, message: String(cString: strerror(ENOENT))))
+        }
+        let loaded: (state: State, json: Data?)
+        do {
+            loaded = try decodeKeepingJSON(data)
+        } catch {
+            throw fail(error.kind)
+        }
+        let archived: JSONValue
+        do {
+            if let json = loaded.json {
+                archived = try JSONValue(parsing: json)
+            } else {
+                let object = try JSONValue(parsing: Data(try ArchiveJSONReader.utf8(data)))
+                archived = object.child("state") ?? .null
+            }
+        } catch {
+            throw fail(.notJSON(detail: "\(error)"))
+        }
+        let again: SnapshotTree
+        do {
+            let encoded = try SnapshotCoder.makeEncoder().encodeMarkingUnordered(loaded.state)
+            again = try SnapshotTree(parsing: encoded.data, unorderedArrays: encoded.unordered)
+        } catch {
+            throw fail(
+                .encodingFailed(
+                    detail: SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)
+                        .description))
+        }
+        let lost = StateDiff.changes(
+            from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false
+        )
+        .filter { change in
+            guard let old = change.oldValue else { return false }
+            return !(change.newValue.map { MigrationAdvice.sameNumber(old, $0) } ?? false)
+        }
+        .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        if lost.isEmpty { return loaded.state }
+        throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
     }
 
     /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows every archive
@@ -235,25 +314,42 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
     }
 
+    /// Decodes `type` as `JSONDecoder` does; when a member is missing, decodes again, taking
+    /// missing members of ``ArchiveDefaults`` types from their defaults.
+    private func decodeFillingDefaults<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch DecodingError.keyNotFound {
+            return try DefaultFilling.decode(T.self, from: data, like: decoder)
+        }
+    }
+
     private func decode(_ data: Data) throws(PersistenceError) -> State {
+        try decodeKeepingJSON(data).state
+    }
+
+    /// The state in `data`, and the JSON of the state it was decoded from, after migrations.
+    private func decodeKeepingJSON(_ data: Data) throws(PersistenceError) -> (state: State, json: Data?) {
         if data.isEmpty { throw failure(.load, .empty) }
         let envelope: ArchiveFormat.Envelope<State>
         do {
-            envelope = try decoder.decode(ArchiveFormat.Envelope<State>.self, from: data)
+            envelope = try decodeFillingDefaults(ArchiveFormat.Envelope<State>.self, from: data)
         } catch {
-            let kind = ArchiveFormat.classify(data, decodingError: error, stateType: State.self) { data in
-                _ = try decoder.decode(ArchiveFormat.Envelope<State>.self, from: data)
+            let kind = ArchiveFormat.classify(
+                data, decodingError: error, stateType: State.self, schemaVersion: schemaVersion
+            ) { data in
+                _ = try decodeFillingDefaults(ArchiveFormat.Envelope<State>.self, from: data)
             }
             throw failure(.load, kind)
         }
-        if let state = envelope.state { return state }
+        if let state = envelope.state { return (state, nil) }
         if envelope.schemaVersion > schemaVersion {
             throw failure(.load, .newerVersion(found: envelope.schemaVersion, supported: schemaVersion))
         }
         return try migrate(data, from: envelope.schemaVersion)
     }
 
-    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> State {
+    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> (state: State, json: Data?) {
         // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
         // must decode as it was saved. The reader keeps the text of such numbers for the writer.
@@ -289,15 +385,17 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             throw failure(.load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(error)"))
         }
         do {
-            return try decoder.decode(State.self, from: migrated)
+            return (try decodeFillingDefaults(State.self, from: migrated), migrated)
         } catch {
-            let explained = UnfitNumber.explain(error, in: migrated, under: []) { data in
-                _ = try decoder.decode(State.self, from: data)
+            let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: migrated, under: []) {
+                data in
+                _ = try decodeFillingDefaults(State.self, from: data)
             }
-            let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
-                .description
             throw failure(
-                .load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(detail)"))
+                .load,
+                MigrationAdvice.kind(
+                    for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
+                    codingPathPrefix: 0, migrated: true))
         }
     }
 
@@ -332,9 +430,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             // A save must never write what a load refuses: a state whose `init(from:)` needs a
             // member that was left out would be set aside at the next launch.
             do {
-                _ = try decoder.decode(State.self, from: json)
+                _ = try decodeFillingDefaults(State.self, from: json)
             } catch {
-                let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+                let detail = SnapshotError(
+                    .decodingFailed, stateType: State.self, underlyingError: DefaultFilling.unwrapped(error))
                     .description
                 throw failure(
                     .save,

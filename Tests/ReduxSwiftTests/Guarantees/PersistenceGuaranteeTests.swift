@@ -43,23 +43,19 @@ final class QueueCheckingBackend: ArchiveBackend, @unchecked Sendable {
         #expect(try archive.load() == TestState(counter: 3))
     }
 
-    @Test func restoreSetsAFileFromANewerVersionAside() throws {
+    @Test func restoreLeavesAFileFromANewerVersionWhereItIsAndRefusesToSaveOverIt() throws {
         let url = directory.file("state.json")
         try StateArchive<TestState>(file: url, schemaVersion: 3).save(TestState(counter: 4))
         let newer = try Data(contentsOf: url)
         let reported = Recorder<PersistenceError>()
-        let state = StateArchive<TestState>(file: url, schemaVersion: 2).restore(
-            default: TestState(counter: 1)
-        ) {
-            error, _ in reported.append(error)
-        }
+        let archive = StateArchive<TestState>(file: url, schemaVersion: 2)
+        let state = archive.restore(default: TestState(counter: 1)) { error, _ in reported.append(error) }
         #expect(state == TestState(counter: 1))
         #expect(reported.values.map(\.kind) == [.newerVersion(found: 3, supported: 2)])
-        let names = directory.names
-        #expect(names.count == 1)
-        let kept = try #require(names.first)
-        #expect(kept.hasPrefix("state.json.corrupt-"))
-        #expect(try Data(contentsOf: directory.file(kept)) == newer)
+        #expect(directory.names == ["state.json"])
+        let refused = #expect(throws: PersistenceError.self) { try archive.save(TestState(counter: 2)) }
+        #expect(refused?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(try Data(contentsOf: url) == newer)
     }
 
     @Test func scheduledSavesRunOnTheSchedulersQueue() {

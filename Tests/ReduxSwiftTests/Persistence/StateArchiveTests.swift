@@ -105,11 +105,11 @@ import Testing
         #expect(try contents() == Data(#"{"name":"not an archive"}"#.utf8))
     }
 
-    @Test func aStateOfTheWrongShapeNamesTheCodingPath() throws {
+    @Test func aStateOfAnotherShapeNeedsAMigrationNamingTheCodingPath() throws {
         try write(#"{"schemaVersion":1,"state":{"counter":"seven","log":[],"todos":[]}}"#)
         let error = #expect(throws: PersistenceError.self) { try archive().load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        guard case .needsMigration(_, let detail, _) = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
             return
         }
         #expect(detail.contains("state.counter"))
@@ -293,12 +293,12 @@ import Testing
         #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
     }
 
-    @Test func aMigrationThatProducesTheWrongShapeIsReported() throws {
+    @Test func aMigrationThatProducesAnotherShapeIsReported() throws {
         try write(#"{"schemaVersion":1,"state":{"count":41}}"#)
         let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        guard case .needsMigration(_, let detail, _) = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
             return
         }
         #expect(detail.contains("after migrating to version 2"))

@@ -20,8 +20,8 @@ import Testing
         let error = #expect(throws: PersistenceError.self) {
             try StateArchive<Measured>(file: directory.file("state.json")).load()
         }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        guard case .needsMigration(_, let detail, _) = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
             return ""
         }
         return detail
@@ -89,8 +89,8 @@ import Testing
                 }
             ])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        guard case .needsMigration(_, let detail, _) = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
             return
         }
         #expect(detail.contains("after migrating to version 2"), "\(detail)")

@@ -1,0 +1,55 @@
+/// A type whose members an archive may lack: each missing member takes the value it has in `init()`.
+///
+/// Conform the types that gain stored properties as the app is updated. When an archive written
+/// by an earlier version lacks a member, a ``StateArchive`` load takes that member from a value
+/// made with `init()`, so a property declared with a default holds that default, with no
+/// migration code:
+///
+/// ```swift
+/// nonisolated struct Settings: Codable, Equatable, ArchiveDefaults {
+///     var fontSize = 14
+///     var giftWrap = false  // added in version 1.1 of the app
+/// }
+/// ```
+///
+/// A struct whose stored properties all have defaults has `init()` already. Give any other type
+/// one, in an extension so that its memberwise initializer stays:
+///
+/// ```swift
+/// nonisolated struct CartLine: Codable, Equatable {
+///     var productID: String
+///     var quantity: Int
+///     var giftWrap = false  // added in version 1.1 of the app
+/// }
+///
+/// extension CartLine: ArchiveDefaults {
+///     init() { self.init(productID: "", quantity: 0) }
+/// }
+/// ```
+///
+/// The rules, wherever the type appears (the state itself, a nested value, an array element, a
+/// dictionary value):
+///
+/// - Only a member the archive lacks is filled, and only one that the type decodes with
+///   `decode(_:forKey:)`, as synthesized `Codable` does for every non-optional property. Its value
+///   is what `init()` gives it, read through the type's own `encode(to:)` and `init(from:)`, so
+///   `CodingKeys` and custom coding are followed.
+/// - An optional property is never filled: a missing optional decodes as `nil`, because that is
+///   how `JSONEncoder` saves `nil`. Filling it would turn a saved `nil` into the default.
+/// - A load that fills a member refuses an archive whose object there holds a member the type
+///   does not read, when that member's value reads as a value of the filled member's type: that
+///   is what a rename looks like, and filling would hide the old value. The error,
+///   ``PersistenceError/Kind/needsMigration(path:detail:migration:)``, shows the migration that
+///   renames it, and the one that removes it, for a property removed in the same update as one of
+///   the same type was added.
+///
+/// Loads that need no filling decode exactly as `JSONDecoder` does; the first save after a filled
+/// load writes the complete state. Other changes need nothing either: a new enum case, a
+/// property made optional, and a removed property load as they are.
+///
+/// `init()` runs on the thread that loads, so the conformance cannot be isolated to an actor: in a
+/// module whose declarations are main-actor-isolated by default, declare the type `nonisolated`.
+public protocol ArchiveDefaults: Codable, SendableMetatype {
+    /// A value whose members are the defaults for members that an archive lacks.
+    init()
+}

@@ -1,0 +1,207 @@
+/// One-line migrations of the common changes: a member renamed, removed, added or converted, in
+/// every object at a path.
+///
+/// The path names objects from the state down: `""` is the state itself, `"cart"` its member
+/// `cart`, `"cart.lines[]"` every element of the array `cart.lines`, and `"orders[].lines[]"` every
+/// line of every order. `[]` after a member stands for every element of an array, or every value of
+/// a dictionary. Where the path leads to nothing (a member that is absent, `null`, or not an
+/// object), the migration does nothing.
+///
+/// ```swift
+/// let archive = StateArchive<AppState>(
+///     file: url,
+///     schemaVersion: 2,
+///     migrations: [
+///         // Version 2 renamed each cart line's "title" to "name".
+///         ArchiveMigration(from: 1, renaming: "title", to: "name", in: "cart.lines[]")
+///     ])
+/// ```
+///
+/// When a load needs a migration, its ``PersistenceError/Kind/needsMigration(path:detail:migration:)``
+/// error shows the line to add.
+extension ArchiveMigration {
+    /// Creates a migration that renames the member `old` to `new` in every object at `path`.
+    ///
+    /// An object without `old` is left as it is; in one that has both, `old`'s value replaces `new`'s.
+    ///
+    /// - Precondition: `path` is well formed: names separated by `.`, each followed by any number
+    ///   of `[]`. The program stops otherwise.
+    public init(from version: Int, renaming old: String, to new: String, in path: String = "") {
+        let steps = MemberPath.parse(path)
+        self.init(from: version) { state in
+            try MemberPath.forEachObject(at: steps, in: &state) { object in
+                if let value = object.removeValue(forKey: old) { object[new] = value }
+            }
+        }
+    }
+
+    /// Creates a migration that removes the member `member` from every object at `path`.
+    ///
+    /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
+    public init(from version: Int, removing member: String, in path: String = "") {
+        let steps = MemberPath.parse(path)
+        self.init(from: version) { state in
+            try MemberPath.forEachObject(at: steps, in: &state) { object in
+                object[member] = nil
+            }
+        }
+    }
+
+    /// Creates a migration that adds the member `member`, holding `value`, to every object at `path`
+    /// that lacks it.
+    ///
+    /// `value` is written as ``ArchiveMigration`` describes: a `String`, a number, a `Bool`, an array
+    /// or `[String: Any]` dictionary of them, or `NSNull()`.
+    ///
+    /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
+    public init(from version: Int, adding member: String, value: any Sendable, in path: String = "") {
+        let steps = MemberPath.parse(path)
+        self.init(from: version) { state in
+            try MemberPath.forEachObject(at: steps, in: &state) { object in
+                if object[member] == nil { object[member] = value }
+            }
+        }
+    }
+
+    /// Creates a migration that replaces the member `member` of every object at `path` with what
+    /// `convert` returns for it.
+    ///
+    /// ```swift
+    /// // Version 2 stores quantities as numbers, not strings.
+    /// ArchiveMigration(from: 1, converting: "quantity", in: "cart.lines[]") { Int($0 as? String ?? "") ?? 1 }
+    /// ```
+    ///
+    /// Objects without the member are left as they are. `convert` receives and returns values as
+    /// ``ArchiveMigration`` describes; returning `nil` removes the member.
+    ///
+    /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
+    public init(
+        from version: Int, converting member: String, in path: String = "",
+        _ convert: @escaping @Sendable (Any) throws -> Any?
+    ) {
+        let steps = MemberPath.parse(path)
+        self.init(from: version) { state in
+            try MemberPath.forEachObject(at: steps, in: &state) { object in
+                if let value = object[member] { object[member] = try convert(value) }
+            }
+        }
+    }
+}
+
+/// The paths of the member migrations: `cart.lines[]`.
+enum MemberPath {
+    enum Step: Equatable {
+        /// The member of this name.
+        case member(String)
+        /// Every element of an array, or every value of an object.
+        case each
+    }
+
+    /// The steps of `path`; stops the program when it is malformed.
+    static func parse(_ path: String) -> [Step] {
+        guard let steps = steps(of: path) else {
+            preconditionFailure(
+                "\"\(path)\" is not a member path: write names separated by \".\", each followed by any "
+                    + "number of \"[]\", such as \"cart.lines[]\"")
+        }
+        return steps
+    }
+
+    /// The steps of `path`, or `nil` when it is malformed.
+    static func steps(of path: String) -> [Step]? {
+        if path.isEmpty { return [] }
+        var steps: [Step] = []
+        for (position, part) in path.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
+            var name = Substring(part)
+            var each = 0
+            while name.hasSuffix("[]") {
+                name = name.dropLast(2)
+                each += 1
+            }
+            // Only the first part may be `[]` alone: the values of the state itself.
+            if name.isEmpty && (position > 0 || each == 0) { return nil }
+            if name.contains("[") || name.contains("]") { return nil }
+            if !name.isEmpty { steps.append(.member(String(name))) }
+            steps.append(contentsOf: repeatElement(.each, count: each))
+        }
+        return steps
+    }
+
+    /// Runs `body` on every object at `steps` below `state`.
+    static func forEachObject(
+        at steps: [Step], in state: inout [String: Any], _ body: (inout [String: Any]) throws -> Void
+    ) throws {
+        var root: Any = state
+        state = [:]  // One reference to the storage, so the visit changes it in place.
+        try visit(&root, steps[...], body)
+        state = root as? [String: Any] ?? [:]
+    }
+
+    private static func visit(
+        _ value: inout Any, _ steps: ArraySlice<Step>, _ body: (inout [String: Any]) throws -> Void
+    ) throws {
+        guard let step = steps.first else {
+            guard var object = value as? [String: Any] else { return }
+            value = 0
+            try body(&object)
+            value = object
+            return
+        }
+        let rest = steps.dropFirst()
+        switch step {
+        case .member(let name):
+            guard var object = value as? [String: Any], var child = object[name] else { return }
+            value = 0
+            object[name] = 0
+            try visit(&child, rest, body)
+            object[name] = child
+            value = object
+        case .each:
+            if var array = value as? [Any] {
+                value = 0
+                for index in array.indices { try visit(&array[index], rest, body) }
+                value = array
+            } else if var object = value as? [String: Any] {
+                value = 0
+                for key in Array(object.keys) {
+                    guard var child = object[key] else { continue }
+                    object[key] = 0
+                    try visit(&child, rest, body)
+                    object[key] = child
+                }
+                value = object
+            }
+        }
+    }
+
+    /// The path, in this syntax, of the object holding the value at `codingPath` (the coding path
+    /// of a value inside the state), and the value's member name: dictionary keys and array
+    /// positions become `[]`.
+    static func generalized(_ codingPath: [any CodingKey]) -> (path: String, member: String?) {
+        var path = ""
+        var member: String?
+        for key in codingPath {
+            if let member { path += path.isEmpty ? member : ".\(member)" }
+            member = nil
+            if isPosition(key) || isDictionaryKey(key) {
+                path += "[]"
+            } else {
+                member = key.stringValue
+            }
+        }
+        return (path, member)
+    }
+
+    /// Whether `key` is an array position, as `JSONDecoder` names them ("Index 3").
+    static func isPosition(_ key: any CodingKey) -> Bool {
+        guard let index = key.intValue else { return false }
+        return key.stringValue == "Index \(index)" || key.stringValue == String(index)
+            && !isDictionaryKey(key)
+    }
+
+    /// Whether `key` is a dictionary's key rather than a member a type declares: the standard
+    /// library's and Foundation's own key types, whose names start with `_`, name dictionary keys.
+    static func isDictionaryKey(_ key: any CodingKey) -> Bool {
+        String(describing: type(of: key)).hasPrefix("_") && key.stringValue != "super"
+    }
+}

@@ -1,0 +1,436 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+// Version 1 of a shop app's state, as it was saved by the previous release.
+enum ShopV1 {
+    struct Wrapping: Codable, Equatable {
+        var paper = "plain"
+    }
+
+    struct Line: Codable, Equatable {
+        var sku: String
+        var quantity: Int
+        var wrapping = Wrapping()
+    }
+
+    enum Status: String, Codable, Equatable {
+        case open, paid
+    }
+
+    struct State: StateProtocol, Equatable {
+        var lines: [Line] = []
+        var saved: [String: Line] = [:]
+        var settings = Settings()
+        var status = Status.open
+        var note = 0
+        var legacyFlag = true
+    }
+
+    struct Settings: Codable, Equatable {
+        var fontSize = 14
+    }
+}
+
+// Version 2: every position gains a property with a default; an enum case is added, a property is
+// made optional and another is removed.
+enum ShopV2 {
+    struct Wrapping: Codable, Equatable, ArchiveDefaults {
+        var paper = "plain"
+        var ribbon = "gold"  // added
+    }
+
+    struct Line: Codable, Equatable {
+        var sku: String
+        var quantity: Int
+        var wrapping = Wrapping()
+        var giftWrap = true  // added
+        var price: Decimal = Decimal(string: "9.99")!  // added
+    }
+
+    enum Status: String, Codable, Equatable {
+        case open, paid, refunded  // `refunded` added
+    }
+
+    struct Settings: Codable, Equatable, ArchiveDefaults {
+        var fontSize = 14
+        var theme = Theme.dark  // added: a nested value
+    }
+
+    struct Theme: Codable, Equatable {
+        var name: String
+        var contrast: Double
+
+        static let dark = Theme(name: "dark", contrast: 1.5)
+    }
+
+    struct State: StateProtocol, Equatable, ArchiveDefaults {
+        var lines: [Line] = []
+        var saved: [String: Line] = [:]
+        var settings = Settings()
+        var status = Status.open
+        var note: Int?  // made optional
+        // `legacyFlag` removed.
+        var currency = "EUR"  // added
+        var coupon: String? = "WELCOME"  // added, optional with a default: loads as nil
+    }
+}
+
+extension ShopV2.Line: ArchiveDefaults {
+    init() { self.init(sku: "", quantity: 0) }
+}
+
+/// An app update keeps users' data: the previous version's archive loads into the new types with
+/// no migration code, and each added property holds the default its declaration gives.
+@Suite struct AppUpdateTests {
+    let directory = TemporaryDirectory()
+
+    var url: URL { directory.file("Shop.json") }
+
+    func saveV1(_ state: ShopV1.State, schemaVersion: Int = 1) throws {
+        try StateArchive<ShopV1.State>(file: url, schemaVersion: schemaVersion).save(state)
+    }
+
+    static let v1 = ShopV1.State(
+        lines: [
+            ShopV1.Line(sku: "A-1", quantity: 2, wrapping: ShopV1.Wrapping(paper: "stars")),
+            ShopV1.Line(sku: "B-2", quantity: 1),
+        ],
+        saved: ["later": ShopV1.Line(sku: "C-3", quantity: 5)],
+        settings: ShopV1.Settings(fontSize: 18), status: .paid, note: 7, legacyFlag: false)
+
+    static let expectedV2 = ShopV2.State(
+        lines: [
+            ShopV2.Line(sku: "A-1", quantity: 2, wrapping: ShopV2.Wrapping(paper: "stars")),
+            ShopV2.Line(sku: "B-2", quantity: 1),
+        ],
+        saved: ["later": ShopV2.Line(sku: "C-3", quantity: 5)],
+        settings: ShopV2.Settings(fontSize: 18), status: .paid, note: 7, coupon: nil)
+
+    @Test func thePreviousVersionsArchiveLoadsWithEveryAddedPropertyAtItsDeclaredDefault() throws {
+        try saveV1(Self.v1)
+        let loaded = try StateArchive<ShopV2.State>(file: url).load()
+        #expect(loaded == Self.expectedV2)
+        // Each position, spelled out: the top level, a nested struct, an array element, a
+        // dictionary value, and a struct nested in an element.
+        #expect(loaded?.currency == "EUR")
+        #expect(loaded?.settings.theme == .dark)
+        #expect(loaded?.lines.map(\.giftWrap) == [true, true])
+        #expect(loaded?.lines.map(\.price) == [Decimal(string: "9.99")!, Decimal(string: "9.99")!])
+        #expect(loaded?.saved["later"]?.giftWrap == true)
+        #expect(loaded?.lines.map(\.wrapping.ribbon) == ["gold", "gold"])
+        #expect(loaded?.lines.first?.wrapping.paper == "stars")
+    }
+
+    @Test func restoringThePreviousVersionsArchiveNeitherMovesItNorPrintsAnError() throws {
+        try saveV1(Self.v1)
+        let archive = StateArchive<ShopV2.State>(file: url)
+        var failures: [PersistenceError] = []
+        let state = archive.restore(default: ShopV2.State()) { error, _ in failures.append(error) }
+        #expect(failures.isEmpty)
+        #expect(state == Self.expectedV2)
+        // The next save writes the complete state, which loads without filling.
+        try archive.save(state)
+        #expect(try StateArchive<ShopV2.State>(file: url).load() == Self.expectedV2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["Shop.json"])
+    }
+
+    @Test func aFilledLoadAfterMigrationsTakesTheDefaultsToo() throws {
+        try saveV1(Self.v1, schemaVersion: 1)
+        let archive = StateArchive<ShopV2.State>(
+            file: url, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, removing: "legacyFlag")])
+        #expect(try archive.load() == Self.expectedV2)
+    }
+
+    @Test func anOptionalPropertyWithADefaultKeepsASavedNil() throws {
+        var state = ShopV2.State()
+        state.coupon = nil
+        let archive = StateArchive<ShopV2.State>(file: url)
+        try archive.save(state)
+        #expect(try archive.load()?.coupon == nil)
+        // Also when another member is missing and the load fills it.
+        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+            .replacingOccurrences(of: #","currency":"EUR""#, with: "")
+        #expect(!text.contains("currency"))
+        try Data(text.utf8).write(to: url)
+        let loaded = try archive.load()
+        #expect(loaded?.coupon == nil)
+        #expect(loaded?.currency == "EUR")
+    }
+
+    @Test func aMemberRenamedInATypeWithDefaultsFailsWithTheRenamingMigrationAndKeepsTheFile() throws {
+        // Version 1 called the quantity "count"; version 2 renamed it and gave it a default.
+        struct LineV1: Codable { var sku: String; var count: Int }
+        struct StateV1: StateProtocol { var lines: [LineV1] }
+        struct LineV2: Codable, Equatable, ArchiveDefaults { var sku = ""; var quantity = 1 }
+        struct StateV2: StateProtocol, Equatable { var lines: [LineV2] }
+        try StateArchive<StateV1>(file: url).save(StateV1(lines: [LineV1(sku: "A", count: 4)]))
+        let before = try Data(contentsOf: url)
+
+        let archive = StateArchive<StateV2>(file: url)
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        let migration = #"ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "lines[]")"#
+        guard case .needsMigration(let path, let detail, migration)? = error?.kind else {
+            Issue.record("expected needsMigration with \(migration), got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.lines[0]")
+        #expect(detail.contains(#"ArchiveMigration(from: 1, removing: "count", in: "lines[]")"#))
+        #expect(error?.description.contains("Raise schemaVersion to 2 and add \(migration)") == true)
+        #expect(error?.description.contains("corrupt") == false)
+
+        // restore(default:) leaves the file where it is, and saves do not overwrite it.
+        var keptAt: String?? = .none
+        _ = archive.restore(default: StateV2(lines: [])) { _, kept in keptAt = kept }
+        #expect(keptAt == .some(nil))
+        #expect(throws: PersistenceError.self) { try archive.save(StateV2(lines: [])) }
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["Shop.json"])
+
+        // The migration the error shows fixes the load.
+        let migrated = StateArchive<StateV2>(
+            file: url, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "lines[]")])
+        #expect(try migrated.load() == StateV2(lines: [LineV2(sku: "A", quantity: 4)]))
+    }
+
+    @Test func aTypeChangeFailsWithTheConvertingMigrationAtItsPath() throws {
+        struct LineV1: Codable { var sku: String; var quantity: String }
+        struct StateV1: StateProtocol { var saved: [String: LineV1] }
+        struct LineV2: Codable, Equatable { var sku: String; var quantity: Int }
+        struct StateV2: StateProtocol, Equatable { var saved: [String: LineV2] }
+        try StateArchive<StateV1>(file: url).save(StateV1(saved: ["x": LineV1(sku: "A", quantity: "3")]))
+        let before = try Data(contentsOf: url)
+
+        let archive = StateArchive<StateV2>(file: url)
+        let error = #expect(throws: PersistenceError.self) { try archive.load() }
+        guard case .needsMigration(let path, _, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.saved.x.quantity")
+        #expect(migration.hasPrefix(#"ArchiveMigration(from: 1, converting: "quantity", in: "saved[]")"#))
+        _ = archive.restore(default: StateV2(saved: [:])) { _, _ in }
+        #expect(try Data(contentsOf: url) == before)
+
+        let migrated = StateArchive<StateV2>(
+            file: url, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, converting: "quantity", in: "saved[]") { Int($0 as? String ?? "") ?? 0 }
+            ])
+        #expect(try migrated.load() == StateV2(saved: ["x": LineV2(sku: "A", quantity: 3)]))
+    }
+
+    @Test func aMemberMissingFromATypeWithoutDefaultsNamesTheTypeAndTheAddingMigration() throws {
+        struct StateV1: StateProtocol { var lines: [String] }
+        struct StateV2: StateProtocol, Equatable { var lines: [String]; var giftWrap: Bool }
+        try StateArchive<StateV1>(file: url).save(StateV1(lines: ["a"]))
+
+        let error = #expect(throws: PersistenceError.self) { try StateArchive<StateV2>(file: url).load() }
+        guard case .needsMigration(let path, let detail, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.giftWrap")
+        #expect(detail.contains("ArchiveDefaults"))
+        #expect(detail.contains("StateV2"))
+        #expect(migration == #"ArchiveMigration(from: 1, adding: "giftWrap", value: false)"#)
+
+        let migrated = StateArchive<StateV2>(
+            file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, adding: "giftWrap", value: false)])
+        #expect(try migrated.load() == StateV2(lines: ["a"], giftWrap: false))
+    }
+
+    @Test func aRemovedPropertyAloneLoads() throws {
+        struct StateV2: StateProtocol, Equatable, ArchiveDefaults { var note = 0 }
+        try saveV1(Self.v1)
+        #expect(try StateArchive<StateV2>(file: url).load() == StateV2(note: 7))
+    }
+
+    @Test func defaultsFollowCustomCodingKeysAndCustomCoding() throws {
+        struct Prefs: Codable, Equatable, ArchiveDefaults {
+            var fontSize = 12
+            var accent = "blue"
+            enum CodingKeys: String, CodingKey {
+                case fontSize = "font_size"
+                case accent = "accent_color"
+            }
+        }
+        struct State: StateProtocol, Equatable { var prefs: Prefs }
+        try Data(#"{"schemaVersion":1,"state":{"prefs":{"font_size":20}}}"#.utf8).write(to: url)
+        #expect(try StateArchive<State>(file: url).load() == State(prefs: Prefs(fontSize: 20, accent: "blue")))
+    }
+
+    @Test func aUserDefaultsArchiveThatNeedsAMigrationStaysUnderItsKey() throws {
+        struct StateV1: StateProtocol { var count: Int }
+        struct StateV2: StateProtocol { var count: String }
+        let defaults = UserDefaults(suiteName: "AppUpdateTests.\(UUID().uuidString)")!
+        let backend = UserDefaultsArchiveBackend(name: "Shop", namespace: "test", defaults: defaults)
+        try StateArchive<StateV1>(backend: backend).save(StateV1(count: 3))
+        let before = defaults.data(forKey: "test.Shop")
+
+        var reported: PersistenceError?
+        _ = StateArchive<StateV2>(backend: backend).restore(default: StateV2(count: "")) { error, _ in
+            reported = error
+        }
+        guard case .needsMigration? = reported?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: reported))")
+            return
+        }
+        #expect(defaults.data(forKey: "test.Shop") == before)
+        #expect(
+            defaults.dictionaryRepresentation().keys.filter { $0.hasPrefix("test.Shop") }.sorted() == ["test.Shop"])
+    }
+
+    @Test func anArchiveFromANewerVersionIsLeftWhereItIsByRestore() throws {
+        try saveV1(Self.v1, schemaVersion: 3)
+        let before = try Data(contentsOf: url)
+        var keptAt: String?? = .none
+        _ = StateArchive<ShopV2.State>(file: url, schemaVersion: 2).restore(default: ShopV2.State()) { _, kept in
+            keptAt = kept
+        }
+        #expect(keptAt == .some(nil))
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func bytesThatAreNotAnArchiveAreStillSetAsideAsCorrupt() throws {
+        try Data("{\"schemaVersion\":1,\"state\":".utf8).write(to: url)
+        var keptAt: String?
+        _ = StateArchive<ShopV2.State>(file: url).restore(default: ShopV2.State()) { _, kept in keptAt = kept }
+        #expect(keptAt?.contains(".corrupt-") == true)
+    }
+}
+
+/// `loadFixture(at:)`: an archive kept from an earlier version loads, and every value it holds
+/// comes back; the fixture is never changed.
+@Suite struct ArchiveFixtureTests {
+    let directory = TemporaryDirectory()
+
+    var url: URL { directory.file("fixture.json") }
+
+    @Test func aFixtureOfThePreviousVersionLoadsAndKeepsEveryValue() throws {
+        try StateArchive<ShopV1.State>(file: url).save(AppUpdateTests.v1)
+        let before = try Data(contentsOf: url)
+        let archive = StateArchive<ShopV2.State>(
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, removing: "legacyFlag")])
+        #expect(try archive.loadFixture(at: url) == AppUpdateTests.expectedV2)
+        #expect(try Data(contentsOf: url) == before)
+        // The archive's own location is not touched.
+        #expect(!FileManager.default.fileExists(atPath: directory.file("live.json").path))
+    }
+
+    @Test func aMemberTheCurrentTypesDropFailsWithTheRemovingMigration() throws {
+        try StateArchive<ShopV1.State>(file: url).save(AppUpdateTests.v1)
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<ShopV2.State>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        guard case .needsMigration(let path, let detail, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.legacyFlag")
+        #expect(detail.contains("state.legacyFlag is dropped"))
+        #expect(migration == #"ArchiveMigration(from: 1, removing: "legacyFlag")"#)
+        #expect(error?.location == url.path)
+    }
+
+    @Test func aValueTheCurrentTypesChangeIsNamedWithBothValues() throws {
+        struct Rounding: StateProtocol, Equatable {
+            var price: Double
+            init(price: Double) { self.price = price }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                price = try container.decode(Double.self, forKey: .price).rounded()
+            }
+        }
+        try Data(#"{"schemaVersion":1,"state":{"price":2.5}}"#.utf8).write(to: url)
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<Rounding>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        guard case .needsMigration(let path, let detail, _)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.price")
+        #expect(detail.contains("state.price was 2.5 and is now 3"))
+    }
+
+    @Test func setsAndNumbersWrittenDifferentlyCompareByValue() throws {
+        struct Tagged: StateProtocol, Equatable {
+            var tags: Set<String>
+            var ratio: Double
+        }
+        try Data(#"{"schemaVersion":1,"state":{"tags":["c","a","b","d","e"],"ratio":1.50}}"#.utf8).write(to: url)
+        let state = try StateArchive<Tagged>(file: directory.file("live.json")).loadFixture(at: url)
+        #expect(state == Tagged(tags: ["a", "b", "c", "d", "e"], ratio: 1.5))
+    }
+
+    @Test func aMissingFixtureIsAnErrorNamingIt() {
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<ShopV2.State>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        #expect(error?.location == url.path)
+        #expect(error?.kind == .system(call: "open", errno: ENOENT, message: String(cString: strerror(ENOENT))))
+    }
+}
+
+/// The one-line member migrations, at every kind of path.
+@Suite struct MemberMigrationTests {
+    func migrate(_ state: [String: Any], _ migration: ArchiveMigration) throws -> String {
+        var state = state
+        try migration.body(&state)
+        return String(decoding: try JSONSerialization.data(withJSONObject: state, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    @Test func renamingReachesEveryElementAndEveryDictionaryValue() throws {
+        let state: [String: Any] = [
+            "cart": ["lines": [["title": "a"], ["title": "b", "name": "old"], ["other": 1]]],
+            "saved": ["x": ["title": "c"], "y": ["title": "d"]],
+        ]
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "title", to: "name", in: "cart.lines[]"))
+                == #"{"cart":{"lines":[{"name":"a"},{"name":"b"},{"other":1}]},"saved":{"x":{"title":"c"},"y":{"title":"d"}}}"#
+        )
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "title", to: "name", in: "saved[]"))
+                == #"{"cart":{"lines":[{"title":"a"},{"name":"old","title":"b"},{"other":1}]},"saved":{"x":{"name":"c"},"y":{"name":"d"}}}"#
+        )
+    }
+
+    @Test func removingAddingAndConvertingWorkAtTheStateAndBelowArraysOfArrays() throws {
+        let state: [String: Any] = ["grid": [[["n": "1"], ["n": "2"]], [["n": "3"]]], "old": true]
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, removing: "old")) == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]]}"#)
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, adding: "old", value: false)) == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]],"old":true}"#)
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, adding: "new", value: 7, in: "grid[][]"))
+                == #"{"grid":[[{"n":"1","new":7},{"n":"2","new":7}],[{"n":"3","new":7}]],"old":true}"#)
+        #expect(
+            try migrate(
+                state, ArchiveMigration(from: 1, converting: "n", in: "grid[][]") { Int($0 as? String ?? "") ?? 0 })
+                == #"{"grid":[[{"n":1},{"n":2}],[{"n":3}]],"old":true}"#)
+    }
+
+    @Test func aPathToNothingChangesNothing() throws {
+        let state: [String: Any] = ["cart": NSNull(), "list": [1, 2]]
+        for path in ["missing", "cart", "cart.lines[]", "list[]", "list[].x"] {
+            #expect(
+                try migrate(state, ArchiveMigration(from: 1, adding: "x", value: 1, in: path))
+                    == #"{"cart":null,"list":[1,2]}"#, "\(path)")
+        }
+    }
+
+    @Test(arguments: ["", "a", "a.b", "a[]", "a[][].b", "[]", "[].a"])
+    func wellFormedPathsParse(_ path: String) {
+        #expect(MemberPath.steps(of: path) != nil)
+    }
+
+    @Test(arguments: ["a..b", ".a", "a.", "a[", "a]", "a[x]", "a.[]", "a[]b"])
+    func malformedPathsAreRefused(_ path: String) {
+        #expect(MemberPath.steps(of: path) == nil)
+    }
+}
