@@ -195,3 +195,26 @@ final class PersistedAppStore: Store<AppState>, @unchecked Sendable {
         super.init(reducers: CounterReducers.reducers, state: archive.restore(default: AppState()))
     }
 }
+
+/// Preferences that gained `theme` in an app update: archives of the earlier version lack it.
+struct Preferences: Codable, Equatable, ArchiveDefaults {
+    var fontSize = 14
+    var theme = "light"
+}
+
+/// A cart line whose stored properties do not all have defaults gives `ArchiveDefaults` its
+/// `init()` in an extension, which keeps the memberwise initializer.
+struct CartLine: Codable, Equatable, ArchiveDefaults {
+    var sku: String
+    var quantity: Int
+    var giftWrap = false
+}
+
+extension CartLine {
+    init() { self.init(sku: "", quantity: 0) }
+}
+
+struct ShopState: StateProtocol, Equatable {
+    var preferences = Preferences()
+    var lines: [CartLine] = []
+}

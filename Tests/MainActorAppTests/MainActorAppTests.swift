@@ -177,6 +177,25 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
     }
 }
 
+@Suite struct MainActorAppUpdateTests {
+    @Test func anArchiveOfTheEarlierVersionLoadsWithTheDefaultsOfTheAddedProperties() throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+            .appendingPathComponent("MainActorAppTests-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("Shop.json")
+        try Data(
+            #"{"schemaVersion":1,"state":{"preferences":{"fontSize":18},"lines":[{"sku":"A","quantity":2}]}}"#
+                .utf8
+        ).write(to: url)
+
+        let archive = StateArchive<ShopState>(file: directory.appendingPathComponent("Live.json"))
+        let state = try archive.loadFixture(at: url)
+        #expect(state.preferences == Preferences(fontSize: 18, theme: "light"))
+        #expect(state.lines == [CartLine(sku: "A", quantity: 2, giftWrap: false)])
+    }
+}
+
 @Suite struct MainActorTestStoreTests {
     @Test func aTestStoreChecksEachChangeOfAFeature() {
         let store = TestStore(reducers: TodoReducers.reducers, state: TodoListState())

@@ -6,7 +6,7 @@
 /// migration code:
 ///
 /// ```swift
-/// nonisolated struct Settings: Codable, Equatable, ArchiveDefaults {
+/// struct Settings: Codable, Equatable, ArchiveDefaults {
 ///     var fontSize = 14
 ///     var giftWrap = false  // added in version 1.1 of the app
 /// }
@@ -16,13 +16,13 @@
 /// one, in an extension so that its memberwise initializer stays:
 ///
 /// ```swift
-/// nonisolated struct CartLine: Codable, Equatable {
+/// struct CartLine: Codable, Equatable, ArchiveDefaults {
 ///     var productID: String
 ///     var quantity: Int
 ///     var giftWrap = false  // added in version 1.1 of the app
 /// }
 ///
-/// extension CartLine: ArchiveDefaults {
+/// extension CartLine {
 ///     init() { self.init(productID: "", quantity: 0) }
 /// }
 /// ```
@@ -47,8 +47,10 @@
 /// load writes the complete state. Other changes need nothing either: a new enum case, a
 /// property made optional, and a removed property load as they are.
 ///
-/// `init()` runs on the thread that loads, so the conformance cannot be isolated to an actor: in a
-/// module whose declarations are main-actor-isolated by default, declare the type `nonisolated`.
+/// `init()` runs on the thread that loads, so the conformance is never isolated to an actor. In a
+/// module whose declarations are main-actor-isolated by default (an Xcode 26 app target), name
+/// `ArchiveDefaults` where the type is declared, as above, together with `Codable`: declared in an
+/// extension, it would need the type's `Codable` conformance to be `nonisolated`.
 public protocol ArchiveDefaults: Codable, SendableMetatype {
     /// A value whose members are the defaults for members that an archive lacks.
     init()

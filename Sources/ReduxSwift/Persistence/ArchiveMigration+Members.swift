@@ -68,7 +68,9 @@ extension ArchiveMigration {
     ///
     /// ```swift
     /// // Version 2 stores quantities as numbers, not strings.
-    /// ArchiveMigration(from: 1, converting: "quantity", in: "cart.lines[]") { Int($0 as? String ?? "") ?? 1 }
+    /// ArchiveMigration(from: 1, converting: "quantity", in: "cart.lines[]") {
+    ///     Int($0 as? String ?? "") ?? 1
+    /// }
     /// ```
     ///
     /// Objects without the member are left as they are. `convert` receives and returns values as
@@ -195,8 +197,9 @@ enum MemberPath {
     /// Whether `key` is an array position, as `JSONDecoder` names them ("Index 3").
     static func isPosition(_ key: any CodingKey) -> Bool {
         guard let index = key.intValue else { return false }
-        return key.stringValue == "Index \(index)" || key.stringValue == String(index)
-            && !isDictionaryKey(key)
+        return key.stringValue == "Index \(index)"
+            || key.stringValue == String(index)
+                && !isDictionaryKey(key)
     }
 
     /// Whether `key` is a dictionary's key rather than a member a type declares: the standard

@@ -66,7 +66,7 @@
 /// with all its digits), arrays and `[String: Any]` dictionaries of them, and `NSNull()` (or a
 /// `nil` element of an array of optionals) for null. A value JSON cannot represent (including an
 /// `NSArray` or `NSDictionary` that contains itself, and arrays and objects nested deeper than 512
-/// levels) stops the load with ``PersistenceError/Kind/wrongShape(detail:)`` naming its path,
+/// levels) stops the load with ``PersistenceError/Kind/migrationFailed(from:detail:)`` naming its path,
 /// such as `state.todos[2].due`, and leaves the file as it was: write it as the state's own
 /// encoding does, a `Date` as `date.timeIntervalSinceReferenceDate`, `Data` as
 /// `data.base64EncodedString()`, a `URL` as `url.absoluteString`, a `UUID` as `uuid.uuidString`, a

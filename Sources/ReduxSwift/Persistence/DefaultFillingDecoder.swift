@@ -269,7 +269,8 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The default for a member the archive lacks, if the type has one; otherwise `decode()`.
-    private func filling<T: Decodable>(_ type: T.Type, forKey key: Key, _ decode: () throws -> T) throws -> T {
+    private func filling<T: Decodable>(_ type: T.Type, forKey key: Key, _ decode: () throws -> T) throws -> T
+    {
         members?.read.insert(key.stringValue)
         guard !base.contains(key) else { return try decode() }
         if let members, let value = session.defaultValue(T.self, member: key.stringValue, of: members.type) {

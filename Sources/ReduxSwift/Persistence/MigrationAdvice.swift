@@ -19,7 +19,8 @@ enum MigrationAdvice {
             codingPathPrefix: codingPathPrefix)
         guard migrated, case .needsMigration(let path, let detail, let migration) = kind else { return kind }
         return .needsMigration(
-            path: path, detail: "after migrating to version \(schemaVersion): \(detail)", migration: migration)
+            path: path, detail: "after migrating to version \(schemaVersion): \(detail)", migration: migration
+        )
     }
 
     private static func advice(
@@ -63,7 +64,8 @@ enum MigrationAdvice {
             return .needsMigration(
                 path: path,
                 detail: "the archive has no value for \"\(key.stringValue)\" (\(context.debugDescription))",
-                migration: "ArchiveMigration(from: \(version), adding: \"\(key.stringValue)\", value: 0\(at))")
+                migration: "ArchiveMigration(from: \(version), adding: \"\(key.stringValue)\", value: 0\(at))"
+            )
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.dataCorrupted(let context):
             // An unfit number's error is pathless; its explanation has the path.
@@ -77,18 +79,21 @@ enum MigrationAdvice {
             guard let member else {
                 return .needsMigration(
                     path: rendered(codingPath), detail: detail,
-                    migration: "ArchiveMigration(from: \(version)) { state in /* change state to the new shape */ }")
+                    migration:
+                        "ArchiveMigration(from: \(version)) { state in /* change state to the new shape */ }")
             }
             return .needsMigration(
                 path: rendered(codingPath), detail: detail,
-                migration: "ArchiveMigration(from: \(version), converting: \"\(member)\"\(argument(objectPath))) "
+                migration:
+                    "ArchiveMigration(from: \(version), converting: \"\(member)\"\(argument(objectPath))) "
                     + "{ old in old /* return it as the current type reads it */ }")
         default:
             let detail = SnapshotError(.decodingFailed, stateType: stateType, underlyingError: explained)
                 .description
             return .needsMigration(
                 path: "state", detail: detail,
-                migration: "ArchiveMigration(from: \(version)) { state in /* change state to the new shape */ }")
+                migration:
+                    "ArchiveMigration(from: \(version)) { state in /* change state to the new shape */ }")
         }
     }
 

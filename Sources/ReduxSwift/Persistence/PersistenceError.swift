@@ -39,8 +39,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case notJSON(detail: String)
         /// The JSON nests arrays and objects deeper than the parser accepts.
         case tooDeep(limit: Int)
-        /// The JSON is valid but is not an archive: it has no `schemaVersion` or no `state`, or a
-        /// migration left a value JSON cannot hold. The detail says what was found.
+        /// The JSON is valid but is not an archive: it has no `schemaVersion` or no `state`, or
+        /// migrations need its state to be an object and it is not. The detail says what was found.
         case wrongShape(detail: String)
         /// The archive is one of this state's, written by an earlier version of its types, and the
         /// current types cannot read a value in it without a migration: a member was renamed or
@@ -63,7 +63,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case newerVersion(found: Int, supported: Int)
         /// No migration is registered from this version to the next.
         case missingMigration(from: Int)
-        /// A migration from this version threw.
+        /// A migration from this version threw, or the migrations up to the current version left a
+        /// value JSON cannot hold (reported as from the last version before the current one).
         case migrationFailed(from: Int, detail: String)
         /// The state could not be encoded as JSON.
         case encodingFailed(detail: String)
@@ -132,7 +133,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .wrongShape(let detail):
             return "it is valid JSON but not an archive of this state (\(detail))"
         case .needsMigration(let path, let detail, let migration):
-            let version = migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
+            let version =
+                migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
             return "it needs a migration at \(path) (\(detail)). \(version)\(migration)"
         case .newerVersion(let found, let supported):
             return

@@ -235,8 +235,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///
     /// ```swift
     /// @Test func archivesOfVersion1StillLoad() throws {
-    ///     try AppStore.archive.loadFixture(at: URL(fileURLWithPath: #filePath)
-    ///         .deletingLastPathComponent().appendingPathComponent("Fixtures/AppState-1.0.json"))
+    ///     try AppStore.archive.loadFixture(
+    ///         at: URL(fileURLWithPath: #filePath)
+    ///             .deletingLastPathComponent().appendingPathComponent("Fixtures/AppState-1.0.json"))
     /// }
     /// ```
     ///
@@ -349,7 +350,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         return try migrate(data, from: envelope.schemaVersion)
     }
 
-    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> (state: State, json: Data?) {
+    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> (
+        state: State, json: Data?
+    ) {
         // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
         // must decode as it was saved. The reader keeps the text of such numbers for the writer.
@@ -382,7 +385,14 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         do {
             migrated = try ArchiveJSONWriter.data(from: state, at: "state", keeping: numberTexts)
         } catch {
-            throw failure(.load, .wrongShape(detail: "after migrating to version \(schemaVersion): \(error)"))
+            // The archive is not damaged: a migration left a value JSON cannot hold.
+            throw failure(
+                .load,
+                .migrationFailed(
+                    from: schemaVersion - 1,
+                    detail:
+                        "after migrating to version \(schemaVersion), the state holds a value JSON cannot "
+                        + "hold: \(error)"))
         }
         do {
             return (try decodeFillingDefaults(State.self, from: migrated), migrated)
@@ -433,8 +443,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 _ = try decodeFillingDefaults(State.self, from: json)
             } catch {
                 let detail = SnapshotError(
-                    .decodingFailed, stateType: State.self, underlyingError: DefaultFilling.unwrapped(error))
-                    .description
+                    .decodingFailed, stateType: State.self, underlyingError: DefaultFilling.unwrapped(error)
+                )
+                .description
                 throw failure(
                     .save,
                     .encodingFailed(

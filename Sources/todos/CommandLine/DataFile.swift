@@ -7,8 +7,8 @@ import ReduxSwift
 /// `StateArchive.restore(default:)` would set aside any file it cannot load and start from the
 /// default. The app decides for itself, with `load()`: it sets aside only a damaged file. Any
 /// other it leaves as it is, and the launch stops, since a list saved in its place would hide it:
-/// a file from a newer `todos`, which that version still reads, or one the system does not let
-/// this launch read.
+/// a file from a newer `todos`, which that version still reads, one this version cannot read
+/// without a migration it lacks, or one the system does not let this launch read.
 enum DataFile {
     static let name = "todos.json"
 
@@ -22,8 +22,8 @@ enum DataFile {
     /// A damaged file is kept aside, renamed `todos.json.corrupt-<time>`, and `warn` hears where.
     ///
     /// - Throws: ``CommandError/dataFileUnusable(_:)`` when the file is left as it is: it was
-    ///   saved by a newer `todos`, the system refuses to read it, or it is damaged and cannot be
-    ///   moved aside.
+    ///   saved by a newer `todos`, it needs a migration, the system refuses to read it, or it is
+    ///   damaged and cannot be moved aside.
     static func restore(from archive: StateArchive<AppState>, warn: (String) -> Void) throws(CommandError)
         -> AppState
     {
@@ -39,7 +39,7 @@ enum DataFile {
                 "\(loadError.location) was saved by a newer version of todos (data format \(found); this "
                     + "one reads up to format \(supported)) and is left untouched; use the newer todos, "
                     + "or another --data-dir")
-        case .system:
+        case .system, .needsMigration:
             throw .dataFileUnusable("\(message(loadError)) The file is left untouched.")
         default:
             break

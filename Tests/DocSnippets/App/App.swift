@@ -110,6 +110,11 @@ enum AppReducers: ReducerProtocol {
 
 final class AppStore: Store<AppState>, @unchecked Sendable {
     static let shared = AppStore()
+    /// Where the articles' app keeps its state: a directory of its own, so nothing else is touched.
+    static let archive = StateArchive<AppState>(
+        file: FileManager.default.temporaryDirectory
+            .appendingPathComponent("DocSnippetApp-\(ProcessInfo.processInfo.processIdentifier)")
+            .appendingPathComponent("AppState.json"))
 
     private init() {
         super.init(reducers: AppReducers.reducers, state: AppState())

@@ -187,6 +187,55 @@ func archiveExample() -> Any {
     return persistence
 }
 
+struct Settings: Codable, Equatable, ArchiveDefaults {
+    var fontSize = 14
+    var giftWrap = false  // added in version 1.1
+}
+
+struct CartLine: Codable, Equatable, ArchiveDefaults {
+    var productID: String
+    var quantity: Int
+    var giftWrap = false  // added in version 1.1
+}
+
+extension CartLine {
+    // Not every property has a default, so the type gives its own `init()`.
+    init() { self.init(productID: "", quantity: 0) }
+}
+
+@Suite struct SavingArticleFixtureTests {
+    @Test func archivesOfVersion1StillLoad() throws {
+        try AppStore.archive.loadFixture(
+            at: URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/AppState-1.0.json"))
+    }
+
+    @Test func theArticlesTypesTakeTheirDeclaredDefaults() throws {
+        struct Shop: StateProtocol, Equatable {
+            var settings: Settings
+            var lines: [CartLine]
+        }
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/Shop-1.0.json")
+        let shop = try StateArchive<Shop>(file: url)
+            .loadFixture(at: url)
+        #expect(shop.settings == Settings(fontSize: 18, giftWrap: false))
+        #expect(shop.lines == [CartLine(productID: "p1", quantity: 2, giftWrap: false)])
+    }
+}
+
+func memberMigrationsExample() -> [ArchiveMigration] {
+    let migrations = [
+        ArchiveMigration(from: 1, renaming: "title", to: "name", in: "cart.lines[]"),
+        ArchiveMigration(from: 2, removing: "legacyFlag"),
+        ArchiveMigration(from: 3, adding: "currency", value: "EUR"),
+        ArchiveMigration(from: 4, converting: "quantity", in: "cart.lines[]") {
+            Int($0 as? String ?? "") ?? 1
+        },
+    ]
+    return migrations
+}
+
 func migrationExample() -> ArchiveMigration {
     let migration = ArchiveMigration(from: 1) { state in
         let count = state["count"] as? Int ?? 0  // 3 reads as 3; 3.5 fails

@@ -122,13 +122,18 @@ struct Dropping {
     mutating func dropping(_ shop: Defaulted.Shop) -> Defaulted.Shop {
         var shop = shop
         let defaults = Defaulted.Shop()
-        shop.lines = drops([], "lines") ? defaults.lines : shop.lines.enumerated().map { index, line in
-            dropping(line, at: ["lines", String(index)])
-        }
+        shop.lines =
+            drops([], "lines")
+            ? defaults.lines
+            : shop.lines.enumerated().map { index, line in
+                dropping(line, at: ["lines", String(index)])
+            }
         if drops([], "saved") {
             shop.saved = defaults.saved
         } else {
-            for key in shop.saved.keys.sorted() { shop.saved[key] = dropping(shop.saved[key]!, at: ["saved", key]) }
+            for key in shop.saved.keys.sorted() {
+                shop.saved[key] = dropping(shop.saved[key]!, at: ["saved", key])
+            }
         }
         if drops([], "byNumber") {
             shop.byNumber = defaults.byNumber
@@ -137,9 +142,14 @@ struct Dropping {
                 shop.byNumber[key] = dropping(shop.byNumber[key]!, at: ["byNumber", String(key)])
             }
         }
-        shop.nested = drops([], "nested") ? defaults.nested : shop.nested.enumerated().map { outer, lines in
-            lines.enumerated().map { index, line in dropping(line, at: ["nested", String(outer), String(index)]) }
-        }
+        shop.nested =
+            drops([], "nested")
+            ? defaults.nested
+            : shop.nested.enumerated().map { outer, lines in
+                lines.enumerated().map { index, line in
+                    dropping(line, at: ["nested", String(outer), String(index)])
+                }
+            }
         shop.gift = drops([], "gift") ? defaults.gift : dropping(shop.gift, at: ["gift"])
         if drops([], "currency") { shop.currency = defaults.currency }
         if drops([], "coupon") { shop.coupon = nil }
@@ -157,7 +167,9 @@ extension JSONValue {
             members[first] = path.count == 1 ? nil : child.removing(path.dropFirst())
             return .object(members)
         case .array(var elements):
-            guard let index = Int(first), elements.indices.contains(index), path.count > 1 else { return self }
+            guard let index = Int(first), elements.indices.contains(index), path.count > 1 else {
+                return self
+            }
             elements[index] = elements[index].removing(path.dropFirst())
             return .array(elements)
         default:
@@ -179,7 +191,9 @@ extension JSONValue {
             for index in 0..<cases {
                 let value = random.piece()
                 guard let data = try? ReferenceCoders.encoder().encode(Holder(value: value)) else { continue }
-                let foundation = Result { try ReferenceCoders.decoder().decode(Holder<Piece>.self, from: data) }
+                let foundation = Result {
+                    try ReferenceCoders.decoder().decode(Holder<Piece>.self, from: data)
+                }
                 let filled = Result {
                     try DefaultFilling.decode(Holder<Piece>.self, from: data, like: ReferenceCoders.decoder())
                 }
@@ -193,7 +207,8 @@ extension JSONValue {
                 case (.failure, .failure):
                     break
                 case (.success, .failure(let error)):
-                    report.fail("the filling decoder succeeds where JSONDecoder does", case: index, "\(error)")
+                    report.fail(
+                        "the filling decoder succeeds where JSONDecoder does", case: index, "\(error)")
                 case (.failure(let error), .success):
                     report.fail("the filling decoder fails where JSONDecoder does", case: index, "\(error)")
                 }
@@ -222,7 +237,8 @@ extension JSONValue {
                     if loaded != expected {
                         report.fail(
                             "each missing member holds its declared default", case: index,
-                            "removed \(dropping.removed), loaded \(String(describing: loaded)), expected \(expected)")
+                            "removed \(dropping.removed), loaded \(String(describing: loaded)), expected \(expected)"
+                        )
                     }
                 } catch {
                     report.fail("an archive lacking members with defaults loads", case: index, "\(error)")

@@ -162,9 +162,15 @@ extension ShopV2.Line: ArchiveDefaults {
 
     @Test func aMemberRenamedInATypeWithDefaultsFailsWithTheRenamingMigrationAndKeepsTheFile() throws {
         // Version 1 called the quantity "count"; version 2 renamed it and gave it a default.
-        struct LineV1: Codable { var sku: String; var count: Int }
+        struct LineV1: Codable {
+            var sku: String
+            var count: Int
+        }
         struct StateV1: StateProtocol { var lines: [LineV1] }
-        struct LineV2: Codable, Equatable, ArchiveDefaults { var sku = ""; var quantity = 1 }
+        struct LineV2: Codable, Equatable, ArchiveDefaults {
+            var sku = ""
+            var quantity = 1
+        }
         struct StateV2: StateProtocol, Equatable { var lines: [LineV2] }
         try StateArchive<StateV1>(file: url).save(StateV1(lines: [LineV1(sku: "A", count: 4)]))
         let before = try Data(contentsOf: url)
@@ -197,9 +203,15 @@ extension ShopV2.Line: ArchiveDefaults {
     }
 
     @Test func aTypeChangeFailsWithTheConvertingMigrationAtItsPath() throws {
-        struct LineV1: Codable { var sku: String; var quantity: String }
+        struct LineV1: Codable {
+            var sku: String
+            var quantity: String
+        }
         struct StateV1: StateProtocol { var saved: [String: LineV1] }
-        struct LineV2: Codable, Equatable { var sku: String; var quantity: Int }
+        struct LineV2: Codable, Equatable {
+            var sku: String
+            var quantity: Int
+        }
         struct StateV2: StateProtocol, Equatable { var saved: [String: LineV2] }
         try StateArchive<StateV1>(file: url).save(StateV1(saved: ["x": LineV1(sku: "A", quantity: "3")]))
         let before = try Data(contentsOf: url)
@@ -218,14 +230,19 @@ extension ShopV2.Line: ArchiveDefaults {
         let migrated = StateArchive<StateV2>(
             file: url, schemaVersion: 2,
             migrations: [
-                ArchiveMigration(from: 1, converting: "quantity", in: "saved[]") { Int($0 as? String ?? "") ?? 0 }
+                ArchiveMigration(from: 1, converting: "quantity", in: "saved[]") {
+                    Int($0 as? String ?? "") ?? 0
+                }
             ])
         #expect(try migrated.load() == StateV2(saved: ["x": LineV2(sku: "A", quantity: 3)]))
     }
 
     @Test func aMemberMissingFromATypeWithoutDefaultsNamesTheTypeAndTheAddingMigration() throws {
         struct StateV1: StateProtocol { var lines: [String] }
-        struct StateV2: StateProtocol, Equatable { var lines: [String]; var giftWrap: Bool }
+        struct StateV2: StateProtocol, Equatable {
+            var lines: [String]
+            var giftWrap: Bool
+        }
         try StateArchive<StateV1>(file: url).save(StateV1(lines: ["a"]))
 
         let error = #expect(throws: PersistenceError.self) { try StateArchive<StateV2>(file: url).load() }
@@ -239,7 +256,8 @@ extension ShopV2.Line: ArchiveDefaults {
         #expect(migration == #"ArchiveMigration(from: 1, adding: "giftWrap", value: false)"#)
 
         let migrated = StateArchive<StateV2>(
-            file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, adding: "giftWrap", value: false)])
+            file: url, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, adding: "giftWrap", value: false)])
         #expect(try migrated.load() == StateV2(lines: ["a"], giftWrap: false))
     }
 
@@ -260,7 +278,8 @@ extension ShopV2.Line: ArchiveDefaults {
         }
         struct State: StateProtocol, Equatable { var prefs: Prefs }
         try Data(#"{"schemaVersion":1,"state":{"prefs":{"font_size":20}}}"#.utf8).write(to: url)
-        #expect(try StateArchive<State>(file: url).load() == State(prefs: Prefs(fontSize: 20, accent: "blue")))
+        #expect(
+            try StateArchive<State>(file: url).load() == State(prefs: Prefs(fontSize: 20, accent: "blue")))
     }
 
     @Test func aUserDefaultsArchiveThatNeedsAMigrationStaysUnderItsKey() throws {
@@ -281,14 +300,17 @@ extension ShopV2.Line: ArchiveDefaults {
         }
         #expect(defaults.data(forKey: "test.Shop") == before)
         #expect(
-            defaults.dictionaryRepresentation().keys.filter { $0.hasPrefix("test.Shop") }.sorted() == ["test.Shop"])
+            defaults.dictionaryRepresentation().keys.filter { $0.hasPrefix("test.Shop") }.sorted() == [
+                "test.Shop"
+            ])
     }
 
     @Test func anArchiveFromANewerVersionIsLeftWhereItIsByRestore() throws {
         try saveV1(Self.v1, schemaVersion: 3)
         let before = try Data(contentsOf: url)
         var keptAt: String?? = .none
-        _ = StateArchive<ShopV2.State>(file: url, schemaVersion: 2).restore(default: ShopV2.State()) { _, kept in
+        _ = StateArchive<ShopV2.State>(file: url, schemaVersion: 2).restore(default: ShopV2.State()) {
+            _, kept in
             keptAt = kept
         }
         #expect(keptAt == .some(nil))
@@ -298,7 +320,8 @@ extension ShopV2.Line: ArchiveDefaults {
     @Test func bytesThatAreNotAnArchiveAreStillSetAsideAsCorrupt() throws {
         try Data("{\"schemaVersion\":1,\"state\":".utf8).write(to: url)
         var keptAt: String?
-        _ = StateArchive<ShopV2.State>(file: url).restore(default: ShopV2.State()) { _, kept in keptAt = kept }
+        _ = StateArchive<ShopV2.State>(file: url).restore(default: ShopV2.State()) { _, kept in keptAt = kept
+        }
         #expect(keptAt?.contains(".corrupt-") == true)
     }
 }
@@ -363,7 +386,8 @@ extension ShopV2.Line: ArchiveDefaults {
             var tags: Set<String>
             var ratio: Double
         }
-        try Data(#"{"schemaVersion":1,"state":{"tags":["c","a","b","d","e"],"ratio":1.50}}"#.utf8).write(to: url)
+        try Data(#"{"schemaVersion":1,"state":{"tags":["c","a","b","d","e"],"ratio":1.50}}"#.utf8).write(
+            to: url)
         let state = try StateArchive<Tagged>(file: directory.file("live.json")).loadFixture(at: url)
         #expect(state == Tagged(tags: ["a", "b", "c", "d", "e"], ratio: 1.5))
     }
@@ -373,7 +397,8 @@ extension ShopV2.Line: ArchiveDefaults {
             try StateArchive<ShopV2.State>(file: directory.file("live.json")).loadFixture(at: url)
         }
         #expect(error?.location == url.path)
-        #expect(error?.kind == .system(call: "open", errno: ENOENT, message: String(cString: strerror(ENOENT))))
+        #expect(
+            error?.kind == .system(call: "open", errno: ENOENT, message: String(cString: strerror(ENOENT))))
     }
 }
 
@@ -382,7 +407,9 @@ extension ShopV2.Line: ArchiveDefaults {
     func migrate(_ state: [String: Any], _ migration: ArchiveMigration) throws -> String {
         var state = state
         try migration.body(&state)
-        return String(decoding: try JSONSerialization.data(withJSONObject: state, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: state, options: [.sortedKeys]), as: UTF8.self
+        )
     }
 
     @Test func renamingReachesEveryElementAndEveryDictionaryValue() throws {
@@ -403,15 +430,18 @@ extension ShopV2.Line: ArchiveDefaults {
     @Test func removingAddingAndConvertingWorkAtTheStateAndBelowArraysOfArrays() throws {
         let state: [String: Any] = ["grid": [[["n": "1"], ["n": "2"]], [["n": "3"]]], "old": true]
         #expect(
-            try migrate(state, ArchiveMigration(from: 1, removing: "old")) == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]]}"#)
+            try migrate(state, ArchiveMigration(from: 1, removing: "old"))
+                == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]]}"#)
         #expect(
-            try migrate(state, ArchiveMigration(from: 1, adding: "old", value: false)) == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]],"old":true}"#)
+            try migrate(state, ArchiveMigration(from: 1, adding: "old", value: false))
+                == #"{"grid":[[{"n":"1"},{"n":"2"}],[{"n":"3"}]],"old":true}"#)
         #expect(
             try migrate(state, ArchiveMigration(from: 1, adding: "new", value: 7, in: "grid[][]"))
                 == #"{"grid":[[{"n":"1","new":7},{"n":"2","new":7}],[{"n":"3","new":7}]],"old":true}"#)
         #expect(
             try migrate(
-                state, ArchiveMigration(from: 1, converting: "n", in: "grid[][]") { Int($0 as? String ?? "") ?? 0 })
+                state,
+                ArchiveMigration(from: 1, converting: "n", in: "grid[][]") { Int($0 as? String ?? "") ?? 0 })
                 == #"{"grid":[[{"n":1},{"n":2}],[{"n":3}]],"old":true}"#)
     }
 

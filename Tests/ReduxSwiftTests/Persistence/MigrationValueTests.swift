@@ -119,8 +119,8 @@ import Testing
             file: directory.file("state.json"), schemaVersion: 2,
             migrations: [ArchiveMigration(from: 1) { state in state["extra"] = `case`.value }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        guard case .migrationFailed(from: 1, let detail) = error?.kind else {
+            Issue.record("expected migrationFailed, got \(String(describing: error))")
             return
         }
         #expect(detail.contains("after migrating to version 2"), "\(detail)")

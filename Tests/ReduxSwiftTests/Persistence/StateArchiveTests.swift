@@ -435,10 +435,12 @@ import Testing
             schemaVersion: 2,
             migrations: [ArchiveMigration(from: 1) { state in state["counter"] = Date() }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        // The app's migration is at fault, not the file: it is not set aside.
+        guard case .migrationFailed(from: 1, let detail) = error?.kind else {
+            Issue.record("expected migrationFailed, got \(String(describing: error))")
             return
         }
+        #expect(error?.kind.isDamage == false)
         #expect(detail.contains("after migrating to version 2"))
         #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"count":41}}"#.utf8))
     }
