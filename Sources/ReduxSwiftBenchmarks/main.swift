@@ -55,6 +55,7 @@ let scenarios: [Scenario] = [
     burstThenIdleScenario,
     identifierScenario,
     unchangedStateScenario,
+    appUpdateScenario,
 ]
 
 let workload = Workload(quick: quick)
