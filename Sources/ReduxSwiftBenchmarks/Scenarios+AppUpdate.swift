@@ -54,7 +54,9 @@ let appUpdateScenario = Scenario(
                 {
                     // Raw: `JSONDecoder` on the complete archive's bytes, already in memory.
                     var envelope: Envelope?
-                    let elapsed = try seconds { envelope = try JSONDecoder().decode(Envelope.self, from: newData) }
+                    let elapsed = try seconds {
+                        envelope = try JSONDecoder().decode(Envelope.self, from: newData)
+                    }
                     try check(envelope?.state == expected, "the raw decode changed the state")
                     return elapsed
                 },
