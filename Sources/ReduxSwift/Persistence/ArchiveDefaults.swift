@@ -33,15 +33,24 @@
 /// - Only a member the archive lacks is filled, and only one that the type decodes with
 ///   `decode(_:forKey:)`, as synthesized `Codable` does for every non-optional property. Its value
 ///   is what `init()` gives it, read through the type's own `encode(to:)` and `init(from:)`, so
-///   `CodingKeys` and custom coding are followed.
+///   `CodingKeys`, nested containers, custom coding and superclasses decoded through a super
+///   decoder are followed.
+/// - Each object gets its own value: a default such as `var id = UUID()` gives every filled element
+///   a different identifier, and a class instance in a default is never shared between objects.
+///   (`init()` is called twice per type and load to tell; when the two values encode alike, one
+///   serves every object.)
 /// - An optional property is never filled: a missing optional decodes as `nil`, because that is
 ///   how `JSONEncoder` saves `nil`. Filling it would turn a saved `nil` into the default.
 /// - A load that fills a member refuses an archive whose object there holds a member the type
-///   does not read, when that member's value reads as a value of the filled member's type: that
-///   is what a rename looks like, and filling would hide the old value. The error,
+///   neither knows nor reads, when that member's value reads as a value of the filled member's
+///   type: that is what a rename looks like, and filling would hide the old value. The error,
 ///   ``PersistenceError/Kind/needsMigration(path:detail:migration:)``, shows the migration that
 ///   renames it, and the one that removes it, for a property removed in the same update as one of
 ///   the same type was added.
+/// - A rename that also changes the type, or that renames to an optional, cannot be told from a
+///   removal and an addition, so it loads, without the old value. Keep archives of released
+///   versions as fixtures: ``StateArchive/loadFixture(at:)`` fails on any value the current types
+///   drop.
 ///
 /// Loads that need no filling decode exactly as `JSONDecoder` does; the first save after a filled
 /// load writes the complete state. Other changes need nothing either: a new enum case, a

@@ -11,7 +11,10 @@ import Foundation
 final class ArchiveLocation: @unchecked Sendable {
     // `@unchecked Sendable`: `io` is a lock, and `unreadable` is only used under its own lock.
 
-    private let io = NSLock()
+    /// Recursive, so that code run inside a backend call or a decode (a backend of the user's, an
+    /// `ArchiveDefaults` type's `init()`) may use an archive of the same location on the same
+    /// thread instead of waiting for itself forever.
+    private let io = NSRecursiveLock()
     /// Whether the data here failed to load, and has been neither set aside nor loaded since.
     /// Changed and read by archives only while `io` is held, so that no save slips in between a
     /// load's failure and its record.

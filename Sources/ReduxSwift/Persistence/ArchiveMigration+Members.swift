@@ -113,20 +113,50 @@ enum MemberPath {
     static func steps(of path: String) -> [Step]? {
         if path.isEmpty { return [] }
         var steps: [Step] = []
-        for (position, part) in path.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
-            var name = Substring(part)
-            var each = 0
-            while name.hasSuffix("[]") {
-                name = name.dropLast(2)
-                each += 1
-            }
+        var characters = path.makeIterator()
+        var name = ""
+        var hasName = false
+        var each = 0
+        var isFirst = true
+        /// Ends the part read so far; `false` when it is malformed.
+        func endPart() -> Bool {
             // Only the first part may be `[]` alone: the values of the state itself.
-            if name.isEmpty && (position > 0 || each == 0) { return nil }
-            if name.contains("[") || name.contains("]") { return nil }
-            if !name.isEmpty { steps.append(.member(String(name))) }
+            if !hasName && (!isFirst || each == 0) { return false }
+            if hasName { steps.append(.member(name)) }
             steps.append(contentsOf: repeatElement(.each, count: each))
+            (name, hasName, each, isFirst) = ("", false, 0, false)
+            return true
         }
-        return steps
+        while let character = characters.next() {
+            switch character {
+            case "\\":
+                guard each == 0, let escaped = characters.next() else { return nil }
+                name.append(escaped)
+                hasName = true
+            case ".":
+                guard endPart() else { return nil }
+            case "[":
+                guard characters.next() == "]" else { return nil }
+                each += 1
+            case "]":
+                return nil
+            default:
+                guard each == 0 else { return nil }
+                name.append(character)
+                hasName = true
+            }
+        }
+        return endPart() ? steps : nil
+    }
+
+    /// `name` as a part of a path: `\`, `.`, `[` and `]` preceded by a `\`.
+    static func escaped(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if "\\.[]".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
     }
 
     /// Runs `body` on every object at `steps` below `state`.
@@ -178,12 +208,15 @@ enum MemberPath {
 
     /// The path, in this syntax, of the object holding the value at `codingPath` (the coding path
     /// of a value inside the state), and the value's member name: dictionary keys and array
-    /// positions become `[]`.
-    static func generalized(_ codingPath: [any CodingKey]) -> (path: String, member: String?) {
+    /// positions become `[]`. `nil` when a member name cannot be written in a path (an empty one).
+    static func generalized(_ codingPath: [any CodingKey]) -> (path: String, member: String?)? {
         var path = ""
         var member: String?
         for key in codingPath {
-            if let member { path += path.isEmpty ? member : ".\(member)" }
+            if let member {
+                guard !member.isEmpty else { return nil }
+                path += (path.isEmpty ? "" : ".") + escaped(member)
+            }
             member = nil
             if isPosition(key) || isDictionaryKey(key) {
                 path += "[]"
@@ -198,13 +231,13 @@ enum MemberPath {
     static func isPosition(_ key: any CodingKey) -> Bool {
         guard let index = key.intValue else { return false }
         return key.stringValue == "Index \(index)"
-            || key.stringValue == String(index)
-                && !isDictionaryKey(key)
     }
 
-    /// Whether `key` is a dictionary's key rather than a member a type declares: the standard
-    /// library's and Foundation's own key types, whose names start with `_`, name dictionary keys.
+    /// Whether `key` is a dictionary's key rather than a member a type declares: the key types of
+    /// the standard library's `Dictionary` coding and of `JSONDecoder`'s own.
     static func isDictionaryKey(_ key: any CodingKey) -> Bool {
-        String(describing: type(of: key)).hasPrefix("_") && key.stringValue != "super"
+        key.stringValue != "super" && dictionaryKeyTypes.contains(String(describing: type(of: key)))
     }
+
+    private static let dictionaryKeyTypes: Set<String> = ["_DictionaryCodingKey", "_JSONKey", "_CodingKey"]
 }

@@ -45,9 +45,23 @@ enum DefaultFilling {
     /// A member an archive lacks, which the type that reads it has no default for.
     struct MissingMember {
         let owner: Any.Type
+        /// Whether `owner` is an ``ArchiveDefaults`` type, whose `init()` gave no value for it.
+        let ownerIsDefaultsType: Bool
         let member: String
         let valueType: Any.Type
         let codingPath: [any CodingKey]
+        /// A member of the archived object that the type does not know, whose value reads as a
+        /// `valueType`: likely the member's name before a rename.
+        let renamedFrom: String?
+    }
+
+    /// Thrown where a container has no view of its object's every member.
+    struct NoRawView: Error {}
+
+    /// Whether values of `type` hold no reference that two objects could share: a default of such
+    /// a type decoded once may serve every object of a load.
+    static func isPlainValue(_ type: Any.Type) -> Bool {
+        isDecodedDirectly(type) || type == UUID.self
     }
 
     /// The top of a filling decode: hands the root to the session.
@@ -104,36 +118,49 @@ enum DefaultFilling {
 /// ``DefaultFilling/decode(_:from:like:)`` and used only by that decode, on the thread running it.
 final class FillSession: @unchecked Sendable {
     private let decoder: JSONDecoder
-    /// The JSON of each defaults type's `init()`, or `nil` where it could not be encoded.
-    private var defaults: [ObjectIdentifier: Data?] = [:]
-    /// Member values already read from a defaults type's JSON.
-    private var values: [MemberKey: Any?] = [:]
+    /// Reads members of defaults values, with the archive decoder's strategies.
+    private let probe: JSONDecoder
+    /// Per defaults type: the JSON of its `init()`, when two calls give the same JSON, so that one
+    /// serves every object of the load; `varying` when they differ (a `UUID()` or a `Date()` in a
+    /// default), so that each object gets a value of its own.
+    private var defaults: [ObjectIdentifier: Defaults] = [:]
+    /// Member values of defaults that do not vary, for types with no references inside.
+    private var values: [MemberKey: Any] = [:]
     /// The last member found missing with no default, for the error's explanation.
     var lastMissing: DefaultFilling.MissingMember?
 
+    private enum Defaults {
+        case same(JSONValue?)
+        case varying
+    }
+
     private struct MemberKey: Hashable {
-        let type: ObjectIdentifier
+        let scope: String
         let member: String
         let valueType: ObjectIdentifier
     }
 
     init(decoder: JSONDecoder) {
         self.decoder = decoder
+        probe = JSONDecoder()
+        probe.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
+        probe.dateDecodingStrategy = decoder.dateDecodingStrategy
+        probe.dataDecodingStrategy = decoder.dataDecodingStrategy
+        probe.userInfo = decoder.userInfo
     }
 
     /// Decodes a value of `type` from `base`, the `JSONDecoder` decoder of its place.
     func decode<T: Decodable>(_ type: T.Type, from base: any Decoder) throws -> T {
-        guard let defaultsType = T.self as? any ArchiveDefaults.Type else {
-            return try T(from: FillingDecoder(base: base, session: self, owner: T.self, defaults: nil))
-        }
-        let members = FilledMembers(type: defaultsType)
-        let value = try T(from: FillingDecoder(base: base, session: self, owner: T.self, defaults: members))
+        let defaultsType = T.self as? any ArchiveDefaults.Type
+        let members = FilledMembers(
+            owner: T.self, isDefaultsType: defaultsType != nil,
+            defaults: defaultsType.map { type in { [unowned self] in self.defaultsJSON(of: type) } })
+        let value = try T(from: FillingDecoder(base: base, session: self, members: members))
         guard !members.filled.isEmpty else { return value }
-        // A member filled while one the type does not read holds a value of the filled member's
-        // type is what a rename looks like: filling would hide the old value.
+        // A member filled while the archived object holds one the type does not know, of the
+        // filled member's type, is what a rename looks like: filling would hide the old value.
         let archived = try base.container(keyedBy: AnyMemberKey.self)
-        let unread = archived.allKeys.map(\.stringValue).filter { !members.read.contains($0) }.sorted()
-        for old in unread {
+        for old in members.unknown(in: archived.allKeys.map(\.stringValue)) {
             for filled in members.filled where filled.reads(archived, old) {
                 throw DefaultFilling.UnreadMembers(
                     codingPath: base.codingPath, typeName: String(reflecting: T.self), filled: [filled.name],
@@ -143,48 +170,67 @@ final class FillSession: @unchecked Sendable {
         return value
     }
 
-    /// The value `member` has in `type`'s `init()`, read as `Value`; `nil` when it has none.
-    func defaultValue<Value: Decodable>(
-        _ valueType: Value.Type, member: String, of type: any ArchiveDefaults.Type
-    ) -> Value? {
-        let key = MemberKey(
-            type: ObjectIdentifier(type), member: member, valueType: ObjectIdentifier(Value.self))
-        if let cached = values[key] { return cached as? Value }
-        var value: Value?
-        if let data = encodedDefaults(of: type) {
-            let probe = JSONDecoder()
-            probe.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
-            probe.userInfo = decoder.userInfo
-            probe.userInfo[MemberProbe<Value>.memberKey] = member
-            value = (try? probe.decode(MemberProbe<Value>.self, from: data))?.value
-        }
-        values[key] = .some(value)
-        return value
-    }
-
-    private func encodedDefaults(of type: any ArchiveDefaults.Type) -> Data? {
-        if let cached = defaults[ObjectIdentifier(type)] { return cached }
+    /// The JSON of a value made by `type`'s `init()`, and the scope under which members read from
+    /// it may be kept for other objects (`nil` when it varies between calls).
+    private func defaultsJSON(of type: any ArchiveDefaults.Type) -> (json: JSONValue?, scope: String?) {
         func encode<D: ArchiveDefaults>(_: D.Type) -> Data? {
             try? SnapshotCoder.makeJSONEncoder().encode(D())
         }
-        let data = encode(type)
-        defaults[ObjectIdentifier(type)] = .some(data)
-        return data
+        func parse(_ data: Data?) -> JSONValue? {
+            data.flatMap { try? JSONValue(parsing: $0) }
+        }
+        let id = ObjectIdentifier(type)
+        let scope = "\(UInt(bitPattern: id.hashValue))"
+        switch defaults[id] {
+        case .same(let json)?:
+            return (json, scope)
+        case .varying?:
+            return (parse(encode(type)), nil)
+        case nil:
+            let first = encode(type)
+            let second = encode(type)
+            guard first == second else {
+                defaults[id] = .varying
+                return (parse(first), nil)
+            }
+            let json = parse(first)
+            defaults[id] = .same(json)
+            return (json, scope)
+        }
     }
 
-    /// Reads one member of a defaults value's JSON.
-    private struct MemberProbe<Value: Decodable>: Decodable {
-        static var memberKey: CodingUserInfoKey {
-            CodingUserInfoKey(rawValue: "ReduxSwift.DefaultFilling.member")!
+    /// The value `member` has in `members`' defaults, read as `Value`; `nil` when it has none.
+    func defaultValue<Value: Decodable>(_ valueType: Value.Type, member: String, in members: FilledMembers)
+        -> Value?
+    {
+        guard let (object, scope) = members.defaults, case .object(let fields)? = object,
+            let json = fields[member]
+        else { return nil }
+        // A value with no reference inside may serve every object; any other is decoded again for
+        // each, so that no two share a class instance.
+        let key = scope.flatMap { scope in
+            DefaultFilling.isPlainValue(Value.self)
+                ? MemberKey(scope: scope, member: member, valueType: ObjectIdentifier(Value.self)) : nil
         }
-
-        let value: Value?
-
-        init(from decoder: any Decoder) throws {
-            let member = decoder.userInfo[Self.memberKey] as? String ?? ""
-            let container = try decoder.container(keyedBy: AnyMemberKey.self)
-            value = try container.decodeIfPresent(Value.self, forKey: AnyMemberKey(stringValue: member))
+        if let key, let cached = values[key] { return cached as? Value }
+        guard let value = try? probe.decode([Value].self, from: Data("[\(json.description)]".utf8)).first
+        else {
+            return nil
         }
+        if let key { values[key] = value }
+        return value
+    }
+
+    /// Whether the archived member `old` decodes as a `Value`, with filling.
+    func decodes<Value: Decodable>(
+        _ valueType: Value.Type, member old: String, in raw: KeyedDecodingContainer<AnyMemberKey>
+    ) -> Bool {
+        let saved = lastMissing
+        defer { lastMissing = saved }
+        guard let decoder = try? raw.superDecoder(forKey: AnyMemberKey(stringValue: old)) else {
+            return false
+        }
+        return (try? decode(Value.self, from: decoder)) != nil
     }
 }
 
@@ -204,7 +250,8 @@ struct AnyMemberKey: CodingKey {
     }
 }
 
-/// The members read and filled while one value of an ``ArchiveDefaults`` type decodes.
+/// One object's members while it decodes: which were read, which were filled, and where its
+/// defaults come from.
 final class FilledMembers {
     /// A member taken from the defaults, and whether a member of the archived object reads as a
     /// value of its type.
@@ -213,12 +260,50 @@ final class FilledMembers {
         let reads: (KeyedDecodingContainer<AnyMemberKey>, String) -> Bool
     }
 
-    let type: any ArchiveDefaults.Type
+    /// The type whose `init(from:)` reads the object.
+    let owner: Any.Type
+    /// Whether `owner` is an ``ArchiveDefaults`` type.
+    let isDefaultsType: Bool
+    private let makeDefaults: (() -> (json: JSONValue?, scope: String?))?
+    private var madeDefaults: (json: JSONValue?, scope: String?)??
     var read: Set<String> = []
     var filled: [Filled] = []
+    /// Whether the type's coding keys name a member; set by its first keyed container.
+    var isKnown: ((String) -> Bool)?
 
-    init(type: any ArchiveDefaults.Type) {
-        self.type = type
+    init(
+        owner: Any.Type, isDefaultsType: Bool, defaults: (() -> (json: JSONValue?, scope: String?))?
+    ) {
+        self.owner = owner
+        self.isDefaultsType = isDefaultsType
+        makeDefaults = defaults
+    }
+
+    /// The JSON of the defaults at this object, made the first time it is needed.
+    var defaults: (json: JSONValue?, scope: String?)? {
+        if let madeDefaults { return madeDefaults }
+        let made = makeDefaults?()
+        madeDefaults = .some(made)
+        return made
+    }
+
+    /// The members of the object at `key` inside this one, as a nested container or a super
+    /// decoder reads it: its defaults are the defaults' member `key`.
+    func child(_ key: String) -> FilledMembers {
+        let parent = self
+        return FilledMembers(
+            owner: owner, isDefaultsType: isDefaultsType,
+            defaults: makeDefaults == nil
+                ? nil
+                : {
+                    guard let (json, scope) = parent.defaults else { return (nil, nil) }
+                    return (json?.child(key), scope.map { "\($0).\(key.count):\(key)" })
+                })
+    }
+
+    /// The archived members that the type neither knows nor read.
+    func unknown(in archived: [String]) -> [String] {
+        archived.filter { !read.contains($0) && !(isKnown?($0) ?? false) }.sorted()
     }
 }
 
@@ -226,22 +311,24 @@ final class FilledMembers {
 struct FillingDecoder: Decoder {
     let base: any Decoder
     let session: FillSession
-    /// The type whose `init(from:)` receives this decoder.
-    let owner: Any.Type
-    /// The value's members, when its type is an ``ArchiveDefaults`` type.
-    let defaults: FilledMembers?
+    /// The members of the object this decoder reads, when it reads one.
+    let members: FilledMembers
 
     var codingPath: [any CodingKey] { base.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(
+        let container = try base.container(keyedBy: type)
+        if members.isKnown == nil { members.isKnown = { Key(stringValue: $0) != nil } }
+        let base = self.base
+        return KeyedDecodingContainer(
             FillingKeyedContainer(
-                base: try base.container(keyedBy: type), session: session, owner: owner, members: defaults))
+                base: container, session: session, members: members,
+                raw: { try base.container(keyedBy: AnyMemberKey.self) }))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        FillingUnkeyedContainer(base: try base.unkeyedContainer(), session: session, owner: owner)
+        FillingUnkeyedContainer(base: try base.unkeyedContainer(), session: session, owner: members.owner)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -252,38 +339,47 @@ struct FillingDecoder: Decoder {
 struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let base: KeyedDecodingContainer<Key>
     let session: FillSession
-    let owner: Any.Type
-    let members: FilledMembers?
+    let members: FilledMembers
+    /// The same object, with every member it holds.
+    let raw: () throws -> KeyedDecodingContainer<AnyMemberKey>
 
     var codingPath: [any CodingKey] { base.codingPath }
     var allKeys: [Key] { base.allKeys }
 
     func contains(_ key: Key) -> Bool {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
         return base.contains(key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
         return try base.decodeNil(forKey: key)
     }
 
     /// The default for a member the archive lacks, if the type has one; otherwise `decode()`.
     private func filling<T: Decodable>(_ type: T.Type, forKey key: Key, _ decode: () throws -> T) throws -> T
     {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
         guard !base.contains(key) else { return try decode() }
-        if let members, let value = session.defaultValue(T.self, member: key.stringValue, of: members.type) {
+        if let value = session.defaultValue(T.self, member: key.stringValue, in: members) {
+            let session = self.session
             members.filled.append(
                 FilledMembers.Filled(name: key.stringValue) { container, member in
-                    (try? container.decode(T.self, forKey: AnyMemberKey(stringValue: member))) != nil
+                    session.decodes(T.self, member: member, in: container)
                 })
             return value
         }
         // `JSONDecoder`'s own error, unchanged, since the type's code may catch it; the session
-        // remembers what was missing for the load's explanation.
+        // remembers what was missing, and what it may have been renamed from, for the explanation.
+        var renamedFrom: String?
+        if let raw = try? raw() {
+            renamedFrom = members.unknown(in: raw.allKeys.map(\.stringValue)).first { old in
+                session.decodes(T.self, member: old, in: raw)
+            }
+        }
         session.lastMissing = DefaultFilling.MissingMember(
-            owner: owner, member: key.stringValue, valueType: T.self, codingPath: base.codingPath)
+            owner: members.owner, ownerIsDefaultsType: members.isDefaultsType, member: key.stringValue,
+            valueType: T.self, codingPath: base.codingPath, renamedFrom: renamedFrom)
         return try decode()
     }
 
@@ -366,28 +462,36 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
+        let nested = members.child(key.stringValue)
+        nested.isKnown = { NestedKey(stringValue: $0) != nil }
+        let raw = self.raw
         return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(
-                base: try base.nestedContainer(keyedBy: type, forKey: key), session: session, owner: owner,
-                members: nil))
+                base: try base.nestedContainer(keyedBy: type, forKey: key), session: session, members: nested,
+                raw: {
+                    try raw().nestedContainer(
+                        keyedBy: AnyMemberKey.self, forKey: AnyMemberKey(stringValue: key.stringValue))
+                }))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
         return FillingUnkeyedContainer(
-            base: try base.nestedUnkeyedContainer(forKey: key), session: session, owner: owner)
+            base: try base.nestedUnkeyedContainer(forKey: key), session: session, owner: members.owner)
     }
 
     func superDecoder() throws -> any Decoder {
-        members?.read.insert("super")
-        return FillingDecoder(base: try base.superDecoder(), session: session, owner: owner, defaults: nil)
+        members.read.insert("super")
+        return FillingDecoder(
+            base: try base.superDecoder(), session: session, members: members.child("super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        members?.read.insert(key.stringValue)
+        members.read.insert(key.stringValue)
         return FillingDecoder(
-            base: try base.superDecoder(forKey: key), session: session, owner: owner, defaults: nil)
+            base: try base.superDecoder(forKey: key), session: session,
+            members: members.child(key.stringValue))
     }
 }
 
@@ -435,9 +539,14 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        KeyedDecodingContainer(
+        let members = FilledMembers(owner: owner, isDefaultsType: false, defaults: nil)
+        members.isKnown = { NestedKey(stringValue: $0) != nil }
+        // The raw view of this element: an unkeyed container cannot go back to it, so a missing
+        // member here is explained without looking for a rename.
+        return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(
-                base: try base.nestedContainer(keyedBy: type), session: session, owner: owner, members: nil))
+                base: try base.nestedContainer(keyedBy: type), session: session, members: members,
+                raw: { throw DefaultFilling.NoRawView() }))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -445,7 +554,9 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        FillingDecoder(base: try base.superDecoder(), session: session, owner: owner, defaults: nil)
+        FillingDecoder(
+            base: try base.superDecoder(), session: session,
+            members: FilledMembers(owner: owner, isDefaultsType: false, defaults: nil))
     }
 }
 

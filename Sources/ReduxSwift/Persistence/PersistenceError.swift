@@ -147,8 +147,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
             return "the state could not be encoded: \(detail)"
         case .wouldOverwriteUnreadableArchive:
             return
-                "it holds data that failed to load; set it aside (StateArchive.setAside()) or restore "
-                + "with restore(default:) before saving over it"
+                "it holds data that failed to load, which is kept: a save replaces it only once a load "
+                + "succeeds or it is set aside (StateArchive.setAside())"
         case .system(let call, let errno, let message):
             return "\(call) failed: \(message) (errno \(errno))"
         }

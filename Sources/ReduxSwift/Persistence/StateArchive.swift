@@ -293,10 +293,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let lost = StateDiff.changes(
             from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false
         )
-        .filter { change in
-            guard let old = change.oldValue else { return false }
-            return !(change.newValue.map { MigrationAdvice.sameNumber(old, $0) } ?? false)
-        }
+        .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
         .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if lost.isEmpty { return loaded.state }
         throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
@@ -365,11 +362,19 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 .load,
                 error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
-        guard let envelope = object as? [String: Any], var state = envelope["state"] as? [String: Any] else {
-            let found = ((object as? [String: Any])?["state"]).map(JSONKind.of) ?? "nothing"
+        guard let envelope = object as? [String: Any], let archived = envelope["state"] else {
+            throw failure(.load, .wrongShape(detail: "it has no \"state\""))
+        }
+        guard var state = archived as? [String: Any] else {
+            // The archive is fine; the state's own encoding is not an object, which a migration
+            // cannot change.
             throw failure(
                 .load,
-                .wrongShape(detail: "migrations need the archived state to be a JSON object, not \(found)"))
+                .migrationFailed(
+                    from: version,
+                    detail:
+                        "migrations need the archived state to be a JSON object, not \(JSONKind.of(archived))"
+                ))
         }
         for step in version..<schemaVersion {
             guard let migration = migrations[step] else {

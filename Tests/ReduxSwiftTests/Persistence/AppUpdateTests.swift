@@ -182,7 +182,7 @@ extension ShopV2.Line: ArchiveDefaults {
             Issue.record("expected needsMigration with \(migration), got \(String(describing: error))")
             return
         }
-        #expect(path == "state.lines[0]")
+        #expect(path == "state.lines[0].quantity")
         #expect(detail.contains(#"ArchiveMigration(from: 1, removing: "count", in: "lines[]")"#))
         #expect(error?.description.contains("Raise schemaVersion to 2 and add \(migration)") == true)
         #expect(error?.description.contains("corrupt") == false)
@@ -462,5 +462,285 @@ extension ShopV2.Line: ArchiveDefaults {
     @Test(arguments: ["a..b", ".a", "a.", "a[", "a]", "a[x]", "a.[]", "a[]b"])
     func malformedPathsAreRefused(_ path: String) {
         #expect(MemberPath.steps(of: path) == nil)
+    }
+}
+
+/// A reference type inside a default, to tell shared instances from fresh ones.
+final class DefaultBox: Codable, @unchecked Sendable {
+    // `@unchecked Sendable`: tests change `value` on one thread only.
+    var value = 0
+}
+
+class BaseRecord: Codable, ArchiveDefaults {
+    var name = "base"
+    var added = "from base"  // added in version 2
+
+    required init() {}
+}
+
+final class SubRecord: BaseRecord, @unchecked Sendable {
+    // `@unchecked Sendable`: a test fixture, used on one thread.
+    var size = 1
+
+    private enum CodingKeys: String, CodingKey {
+        case size
+        case base
+    }
+
+    required init() { super.init() }
+
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        size = try container.decode(Int.self, forKey: .size)
+        try super.init(from: container.superDecoder(forKey: .base))
+    }
+
+    override func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(size, forKey: .size)
+        try super.encode(to: container.superEncoder(forKey: .base))
+    }
+}
+
+/// What a hostile reading of the app-update promises found, each kept as a test.
+@Suite struct AppUpdateEdgeTests {
+    let directory = TemporaryDirectory()
+
+    var url: URL { directory.file("state.json") }
+
+    func write(_ state: String, version: Int = 1) throws {
+        try Data(#"{"schemaVersion":\#(version),"state":\#(state)}"#.utf8).write(to: url)
+    }
+
+    func needsMigration<State: StateProtocol>(
+        _ type: State.Type, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (path: String, detail: String, migration: String)? {
+        let error = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) {
+            try StateArchive<State>(file: url).load()
+        }
+        guard case .needsMigration(let path, let detail, let migration)? = error?.kind else {
+            Issue.record(
+                "expected needsMigration, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return (path, detail, migration)
+    }
+
+    @Test func eachFilledObjectGetsItsOwnValueOfADefaultThatVaries() throws {
+        struct Item: Codable, ArchiveDefaults {
+            var title = ""
+            var id = UUID()  // added
+            var box = DefaultBox()  // added
+        }
+        struct State: StateProtocol, ArchiveDefaults { var items: [Item] = [] }
+        try write(#"{"items":[{"title":"a"},{"title":"b"},{"title":"c"}]}"#)
+        let items = try #require(try StateArchive<State>(file: url).load()).items
+        #expect(Set(items.map(\.id)).count == 3)
+        items[0].box.value = 99
+        #expect(items[1].box.value == 0)
+    }
+
+    @Test func aDefaultThatDoesNotVaryIsStillAFreshInstanceInEachObject() throws {
+        struct Item: Codable, ArchiveDefaults {
+            var title = ""
+            var box = DefaultBox()  // added
+        }
+        struct State: StateProtocol, ArchiveDefaults { var items: [Item] = [] }
+        try write(#"{"items":[{"title":"a"},{"title":"b"}]}"#)
+        let items = try #require(try StateArchive<State>(file: url).load()).items
+        items[0].box.value = 7
+        #expect(items[1].box.value == 0)
+    }
+
+    @Test func aRenameInATypeWithoutDefaultsIsAdvisedAsARename() throws {
+        struct State: StateProtocol, Equatable {
+            var name: String
+            var count: Int
+        }
+        try write(#"{"title":"precious","count":1}"#)
+        let found = needsMigration(State.self)
+        #expect(found?.migration == #"ArchiveMigration(from: 1, renaming: "title", to: "name")"#)
+        let migrated = StateArchive<State>(
+            file: url, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, renaming: "title", to: "name")])
+        #expect(try migrated.load() == State(name: "precious", count: 1))
+    }
+
+    @Test func aSubclassDecodingThroughASuperDecoderIsFilled() throws {
+        struct State: StateProtocol { var record: SubRecord }
+        try write(#"{"record":{"size":3,"base":{"name":"kept"}}}"#)
+        let record = try #require(try StateArchive<State>(file: url).load()).record
+        #expect(record.size == 3)
+        #expect(record.name == "kept")
+        #expect(record.added == "from base")
+    }
+
+    @Test func aCustomDecoderReadingANestedContainerIsFilled() throws {
+        struct Prefs: Codable, Equatable, ArchiveDefaults {
+            var size = 12
+            var theme = "light"  // added, inside the nested "display" object
+            enum Keys: String, CodingKey { case display }
+            enum DisplayKeys: String, CodingKey { case size, theme }
+            init() {}
+            init(from decoder: any Decoder) throws {
+                let display = try decoder.container(keyedBy: Keys.self)
+                    .nestedContainer(keyedBy: DisplayKeys.self, forKey: .display)
+                size = try display.decode(Int.self, forKey: .size)
+                theme = try display.decode(String.self, forKey: .theme)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                var display = container.nestedContainer(keyedBy: DisplayKeys.self, forKey: .display)
+                try display.encode(size, forKey: .size)
+                try display.encode(theme, forKey: .theme)
+            }
+        }
+        struct State: StateProtocol, Equatable { var prefs: Prefs }
+        try write(#"{"prefs":{"display":{"size":20}}}"#)
+        #expect(try StateArchive<State>(file: url).load()?.prefs.theme == "light")
+        #expect(try StateArchive<State>(file: url).load()?.prefs.size == 20)
+    }
+
+    @Test func aMemberADefaultsTypeCannotFillIsNotBlamedOnAMissingConformance() throws {
+        struct Item: Codable, ArchiveDefaults {
+            var note: String
+            init() { note = "x" }
+            init(from decoder: any Decoder) throws {
+                // Reads a member its own encoding never writes.
+                let container = try decoder.container(keyedBy: AnyMemberKey.self)
+                note = try container.decode(String.self, forKey: AnyMemberKey(stringValue: "legacyNote"))
+            }
+        }
+        struct State: StateProtocol { var item: Item }
+        try write(#"{"item":{}}"#)
+        let found = needsMigration(State.self)
+        #expect(found?.detail.contains("conform") == false, "\(found?.detail ?? "")")
+        #expect(found?.detail.contains("gives no value") == true, "\(found?.detail ?? "")")
+    }
+
+    @Test func namesThatAPathMustEscapeGiveAMigrationThatWorksWhenPasted() throws {
+        struct Line: Codable, Equatable { var name: String }
+        struct Group: Codable, Equatable { var lines: [Line] }
+        struct State: StateProtocol, Equatable {
+            var group: Group
+            enum CodingKeys: String, CodingKey { case group = "a.b[x]" }
+        }
+        try write(#"{"a.b[x]":{"lines":[{"ti\"tle":"kept"}]}}"#)
+        let found = needsMigration(State.self)
+        #expect(
+            found?.migration
+                == #"ArchiveMigration(from: 1, renaming: "ti\"tle", to: "name", in: "a\\.b\\[x\\].lines[]")"#)
+        let migrated = StateArchive<State>(
+            file: url, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, renaming: "ti\"tle", to: "name", in: "a\\.b\\[x\\].lines[]")
+            ])
+        #expect(try migrated.load() == State(group: Group(lines: [Line(name: "kept")])))
+    }
+
+    @Test func aCodingKeyTypeWhoseNameStartsWithAnUnderscoreIsAMemberNotADictionaryKey() throws {
+        struct Inner: Codable { var name: String }
+        struct State: StateProtocol {
+            var bag: Inner
+            enum _Keys: String, CodingKey { case bag }  // swiftlint:disable:this type_name
+            init(from decoder: any Decoder) throws {
+                bag = try decoder.container(keyedBy: _Keys.self).decode(Inner.self, forKey: .bag)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: _Keys.self)
+                try container.encode(bag, forKey: .bag)
+            }
+        }
+        try write(#"{"bag":{"title":"x"}}"#)
+        #expect(needsMigration(State.self)?.migration.contains(#"in: "bag""#) == true)
+    }
+
+    @Test func aMissingStructWithoutDefaultsGetsAPlaceholderNotAValueThatCompilesAndFails() throws {
+        struct Sub: Codable { var x: Int }
+        struct State: StateProtocol {
+            var n: Int
+            var sub: Sub
+        }
+        try write(#"{"n":1}"#)
+        let migration = needsMigration(State.self)?.migration ?? ""
+        #expect(migration.contains("<#"), "\(migration)")
+    }
+
+    @Test func aDefaultsTypesInitThatLoadsTheSameArchiveDoesNotDeadlock() throws {
+        let path = url
+        struct Loader: Codable, ArchiveDefaults {
+            static let location = LockedURL()
+            var title = ""
+            var added = 0
+            init() {
+                // Loads the archive being loaded, on the same thread, once.
+                if let url = Self.location.take() { _ = try? StateArchive<Plain>(file: url).load() }
+            }
+        }
+        struct Plain: StateProtocol { var loader: Loader? }
+        struct State: StateProtocol { var loader: Loader }
+        Loader.location.url = path
+        defer { Loader.location.url = nil }
+        try write(#"{"loader":{"title":"t"}}"#)
+        let finished = onNewThread { _ = try? StateArchive<State>(file: path).load() }
+        #expect(finished.wait(timeout: 20))
+    }
+
+    @Test func aFixtureNullComesBackAsAnAbsentOptional() throws {
+        struct State: StateProtocol, Equatable { var opt: Int? }
+        try write(#"{"opt":null}"#)
+        #expect(
+            try StateArchive<State>(file: directory.file("live.json")).loadFixture(at: url) == State(opt: nil)
+        )
+    }
+
+    @Test func aChangedArrayElementOfAFixtureGetsAGeneralMigration() throws {
+        struct Halving: StateProtocol {
+            var items: [Int]
+            init(from decoder: any Decoder) throws {
+                items = try decoder.container(keyedBy: CodingKeys.self).decode([Int].self, forKey: .items)
+                    .map { $0 / 2 }
+            }
+        }
+        try write(#"{"items":[4,6]}"#)
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<Halving>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        guard case .needsMigration(let path, _, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.items.0")
+        #expect(migration.hasPrefix("ArchiveMigration(from: 1) { state in"), "\(migration)")
+    }
+
+    @Test func aRefusedSaveAfterAFailedLoadDoesNotAdviseARestoreThatAlreadyRan() throws {
+        try write(#"{"count":"x"}"#)
+        struct State: StateProtocol { var count: Int }
+        let archive = StateArchive<State>(file: url)
+        _ = archive.restore(default: State(count: 0)) { _, _ in }
+        let error = #expect(throws: PersistenceError.self) { try archive.save(State(count: 1)) }
+        #expect(error?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(error?.description.contains("restore(default:)") == false)
+    }
+}
+
+/// A URL several threads may set and read.
+final class LockedURL: @unchecked Sendable {
+    // `@unchecked Sendable`: `stored` is only used while `lock` is held.
+    private let lock = NSLock()
+    private var stored: URL?
+
+    var url: URL? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    /// The URL, which is cleared.
+    func take() -> URL? {
+        lock.withLock {
+            defer { stored = nil }
+            return stored
+        }
     }
 }

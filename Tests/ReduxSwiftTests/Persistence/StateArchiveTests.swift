@@ -482,11 +482,14 @@ import Testing
         try write(#"{"schemaVersion":1,"state":[1,2]}"#)
         let archive = archive(schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
         let error = #expect(throws: PersistenceError.self) { try archive.load() }
-        guard case .wrongShape(let detail) = error?.kind else {
-            Issue.record("expected wrongShape, got \(String(describing: error))")
+        // The archive is not damaged, so restore leaves it where it is.
+        guard case .migrationFailed(from: 1, let detail) = error?.kind else {
+            Issue.record("expected migrationFailed, got \(String(describing: error))")
             return
         }
         #expect(detail.contains("to be a JSON object, not an array"), "\(detail)")
+        _ = archive.restore(default: TestState()) { _, _ in }
+        #expect(try contents() == Data(#"{"schemaVersion":1,"state":[1,2]}"#.utf8))
     }
 
     @Test func aDescriptionEndsInOnePeriodWhenItsDetailEndsInOne() throws {
