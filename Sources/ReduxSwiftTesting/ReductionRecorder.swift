@@ -109,7 +109,7 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     /// Waits until more than `seen` records have been appended, or `deadline` passes; returns
     /// whether they were. Comparing counts under the lock means a record appended between the
     /// caller's look and this wait is not missed.
-    func waitForRecord(after seen: Int, until deadline: Date) async -> Bool {
+    nonisolated(nonsending) func waitForRecord(after seen: Int, until deadline: Date) async -> Bool {
         let waiter = RecordWaiter()
         return await withCheckedContinuation { continuation in
             waiter.set(continuation)

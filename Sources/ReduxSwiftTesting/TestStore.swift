@@ -151,7 +151,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ///   - expected: The action that must come next.
     ///   - timeout: How long to wait; ``timeout`` when `nil`.
     ///   - updateExpected: Changes the last asserted state into the state you expect.
-    public func receive<Expected: ActionProtocol & Equatable>(
+    nonisolated(nonsending) public func receive<Expected: ActionProtocol & Equatable>(
         _ expected: Expected, timeout: TimeInterval? = nil,
         assert updateExpected: ((inout State) throws -> Void)? = nil,
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
@@ -164,7 +164,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     }
 
     /// Waits for the next received action, checks it satisfies `matches`, and checks its change.
-    public func receive(
+    nonisolated(nonsending) public func receive(
         _ description: String, timeout: TimeInterval? = nil,
         where matches: @escaping (any ActionProtocol) -> Bool,
         assert updateExpected: ((inout State) throws -> Void)? = nil,
@@ -176,7 +176,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    private func receive(
+    nonisolated(nonsending) private func receive(
         _ description: String, timeout: TimeInterval?, matching matches: (any ActionProtocol) -> Bool,
         assert updateExpected: ((inout State) throws -> Void)?, location: TestLocation
     ) async {

@@ -218,3 +218,38 @@ struct ShopState: StateProtocol, Equatable {
     var preferences = Preferences()
     var lines: [CartLine] = []
 }
+
+/// The server client a feature's async action receives, faked in tests.
+struct TitlesAPI: Sendable {
+    var fetch: @Sendable () async throws -> [String]
+
+    static let fake = TitlesAPI(fetch: { ["Bread"] })
+}
+
+enum TitlesAction: ActionProtocol, Equatable {
+    case loaded([String])
+    case reject
+}
+
+/// A reducer array for the titles list that loads, and rejects `.reject`.
+enum TitlesReducers: ReducerProtocol {
+    static var reducers: [Reducer<TodoListState>] {
+        TodoReducers.reducers + [
+            { state, action in
+                switch action as? TitlesAction {
+                case .loaded(let titles)?: state.titles = titles
+                case .reject?: throw NegativeAmount(amount: -1)
+                case nil: break
+                }
+            }
+        ]
+    }
+}
+
+/// Loads the titles from the server: a new action each time, since an `AsyncAction` runs once.
+func loadTitles() -> AsyncAction<TodoListState, TitlesAPI> {
+    AsyncAction("titles.load") { context in
+        let titles = try await context.dependencies.fetch()
+        context.dispatch(TitlesAction.loaded(titles))
+    }
+}

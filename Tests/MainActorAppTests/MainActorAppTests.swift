@@ -196,6 +196,7 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
     }
 }
 
+// Every `TestStore` API, called as the README shows, from main-actor tests with no annotation.
 @Suite struct MainActorTestStoreTests {
     @Test func aTestStoreChecksEachChangeOfAFeature() {
         let store = TestStore(reducers: TodoReducers.reducers, state: TodoListState())
@@ -203,5 +204,48 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
         store.send(TodoAction.add("Eggs")) { $0.titles.append("Eggs") }
         store.send(TodoAction.clear) { $0.titles = [] }
         store.finish()
+    }
+
+    @Test func anAsyncActionsResultIsReceived() async {
+        let store = TestStore(
+            reducers: TitlesReducers.reducers, state: TodoListState(),
+            middleware: [.asyncActions(dependencies: TitlesAPI.fake)])
+        store.timeout = 60
+        store.send(TodoAction.add("Milk")) { $0.titles = ["Milk"] }
+        let load = loadTitles()
+        store.send(load)
+        await store.receive(TitlesAction.loaded(["Bread"])) { $0.titles = ["Bread"] }
+        await load.finished()
+        store.finish()
+    }
+
+    @Test func aReceivedActionIsMatchedByAPredicate() async {
+        let store = TestStore(
+            reducers: TitlesReducers.reducers, state: TodoListState(),
+            middleware: [.asyncActions(dependencies: TitlesAPI.fake)])
+        store.send(loadTitles())
+        await store.receive(
+            "the loaded titles", where: { $0 is TitlesAction }, assert: { $0.titles = ["Bread"] })
+        store.finish()
+    }
+
+    @Test func withExhaustivityOffOnlyTheDescribedChangeIsChecked() async {
+        let store = TestStore(
+            reducers: TitlesReducers.reducers, state: TodoListState(),
+            middleware: [.asyncActions(dependencies: TitlesAPI.fake)], exhaustivity: .off)
+        store.send(TodoAction.add("Milk"))
+        store.send(loadTitles())
+        await store.receive(TitlesAction.loaded(["Bread"]), timeout: 60) { $0.titles = ["Bread"] }
+        store.exhaustivity = .on
+        store.skipReceivedActions()
+        store.finish()
+    }
+
+    @Test func anActionThatMustFailIsSentExpectingFailure() {
+        let store = TestStore(reducers: TitlesReducers.reducers, state: TodoListState())
+        let error = store.sendExpectingFailure(TitlesAction.reject)
+        #expect(error is NegativeAmount)
+        #expect(store.state == TodoListState())
+        #expect(store.store.currentState() == TodoListState())
     }
 }
