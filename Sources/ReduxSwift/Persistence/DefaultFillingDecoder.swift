@@ -130,7 +130,8 @@ final class FillSession: @unchecked Sendable {
     var lastMissing: DefaultFilling.MissingMember?
 
     private enum Defaults {
-        case same(JSONValue?)
+        /// The JSON, and the scope its members are kept under.
+        case same(JSONValue?, scope: String)
         case varying
     }
 
@@ -154,14 +155,14 @@ final class FillSession: @unchecked Sendable {
         let defaultsType = T.self as? any ArchiveDefaults.Type
         let members = FilledMembers(
             owner: T.self, isDefaultsType: defaultsType != nil,
-            defaults: defaultsType.map { type in { [unowned self] in self.defaultsJSON(of: type) } })
+            source: defaultsType.map { .type($0, self) } ?? .none)
         let value = try T(from: FillingDecoder(base: base, session: self, members: members))
         guard !members.filled.isEmpty else { return value }
         // A member filled while the archived object holds one the type does not know, of the
         // filled member's type, is what a rename looks like: filling would hide the old value.
         let archived = try base.container(keyedBy: AnyMemberKey.self)
         for old in members.unknown(in: archived.allKeys.map(\.stringValue)) {
-            for filled in members.filled where filled.reads(archived, old) {
+            for filled in members.filled where decodes(filled.valueType, member: old, in: archived) {
                 throw DefaultFilling.UnreadMembers(
                     codingPath: base.codingPath, typeName: String(reflecting: T.self), filled: [filled.name],
                     unread: [old])
@@ -172,7 +173,7 @@ final class FillSession: @unchecked Sendable {
 
     /// The JSON of a value made by `type`'s `init()`, and the scope under which members read from
     /// it may be kept for other objects (`nil` when it varies between calls).
-    private func defaultsJSON(of type: any ArchiveDefaults.Type) -> (json: JSONValue?, scope: String?) {
+    func defaultsJSON(of type: any ArchiveDefaults.Type) -> (json: JSONValue?, scope: String?) {
         func encode<D: ArchiveDefaults>(_: D.Type) -> Data? {
             try? SnapshotCoder.makeJSONEncoder().encode(D())
         }
@@ -180,21 +181,20 @@ final class FillSession: @unchecked Sendable {
             data.flatMap { try? JSONValue(parsing: $0) }
         }
         let id = ObjectIdentifier(type)
-        let scope = "\(UInt(bitPattern: id.hashValue))"
         switch defaults[id] {
-        case .same(let json)?:
+        case .same(let json, let scope)?:
             return (json, scope)
         case .varying?:
             return (parse(encode(type)), nil)
         case nil:
-            let first = encode(type)
-            let second = encode(type)
-            guard first == second else {
+            // Compared as values: `JSONEncoder` may write an object's members in another order.
+            let json = parse(encode(type))
+            guard json == parse(encode(type)) else {
                 defaults[id] = .varying
-                return (parse(first), nil)
+                return (json, nil)
             }
-            let json = parse(first)
-            defaults[id] = .same(json)
+            let scope = "\(UInt(bitPattern: id.hashValue))"
+            defaults[id] = .same(json, scope: scope)
             return (json, scope)
         }
     }
@@ -257,53 +257,96 @@ final class FilledMembers {
     /// value of its type.
     struct Filled {
         let name: String
-        let reads: (KeyedDecodingContainer<AnyMemberKey>, String) -> Bool
+        let valueType: any Decodable.Type
+    }
+
+    /// Where an object's defaults come from.
+    enum Source {
+        /// No defaults: the type is not an ``ArchiveDefaults`` type.
+        case none
+        /// The JSON of `type`'s `init()`, from the session.
+        case type(any ArchiveDefaults.Type, FillSession)
+        /// The member `key` of another object's defaults.
+        case member(FilledMembers, key: String)
     }
 
     /// The type whose `init(from:)` reads the object.
     let owner: Any.Type
     /// Whether `owner` is an ``ArchiveDefaults`` type.
     let isDefaultsType: Bool
-    private let makeDefaults: (() -> (json: JSONValue?, scope: String?))?
-    private var madeDefaults: (json: JSONValue?, scope: String?)??
+    private let source: Source
+    private var madeDefaults: (json: JSONValue?, scope: String?)?
+    private var hasMadeDefaults = false
+    /// Members read through a container whose keys are not ``knownKeys``: the type reads them,
+    /// though it does not name them in its coding keys.
     var read: Set<String> = []
     var filled: [Filled] = []
-    /// Whether the type's coding keys name a member; set by its first keyed container.
-    var isKnown: ((String) -> Bool)?
+    /// The coding keys of the type's first keyed container, which tell the members it knows.
+    var knownKeys: (any CodingKey.Type)?
 
-    init(
-        owner: Any.Type, isDefaultsType: Bool, defaults: (() -> (json: JSONValue?, scope: String?))?
-    ) {
+    init(owner: Any.Type, isDefaultsType: Bool, source: Source) {
         self.owner = owner
         self.isDefaultsType = isDefaultsType
-        makeDefaults = defaults
+        self.source = source
     }
 
     /// The JSON of the defaults at this object, made the first time it is needed.
     var defaults: (json: JSONValue?, scope: String?)? {
-        if let madeDefaults { return madeDefaults }
-        let made = makeDefaults?()
-        madeDefaults = .some(made)
-        return made
+        if hasMadeDefaults { return madeDefaults }
+        hasMadeDefaults = true
+        switch source {
+        case .none:
+            madeDefaults = nil
+        case .type(let type, let session):
+            madeDefaults = session.defaultsJSON(of: type)
+        case .member(let parent, let key):
+            madeDefaults = parent.defaults.map { json, scope in
+                (json?.child(key), scope.map { "\($0).\(key.count):\(key)" })
+            }
+        }
+        return madeDefaults
     }
 
     /// The members of the object at `key` inside this one, as a nested container or a super
     /// decoder reads it: its defaults are the defaults' member `key`.
     func child(_ key: String) -> FilledMembers {
-        let parent = self
-        return FilledMembers(
+        FilledMembers(
             owner: owner, isDefaultsType: isDefaultsType,
-            defaults: makeDefaults == nil
-                ? nil
-                : {
-                    guard let (json, scope) = parent.defaults else { return (nil, nil) }
-                    return (json?.child(key), scope.map { "\($0).\(key.count):\(key)" })
-                })
+            source: isDefaultsType ? .member(self, key: key) : .none)
+    }
+
+    /// Whether a container keyed by `keys` must record what it reads: one whose keys are not the
+    /// type's own.
+    func tracksReads(with keys: any CodingKey.Type) -> Bool {
+        guard let knownKeys else { return false }
+        return ObjectIdentifier(knownKeys) != ObjectIdentifier(keys)
     }
 
     /// The archived members that the type neither knows nor read.
     func unknown(in archived: [String]) -> [String] {
-        archived.filter { !read.contains($0) && !(isKnown?($0) ?? false) }.sorted()
+        archived.filter { !read.contains($0) && knownKeys?.init(stringValue: $0) == nil }.sorted()
+    }
+}
+
+/// How a keyed container reaches its object with every member in it, to look for renames.
+indirect enum RawView {
+    /// The object a decoder reads.
+    case decoder(any Decoder)
+    /// The object at `key` in another.
+    case nested(RawView, key: String)
+    /// None: an unkeyed container cannot go back to an element.
+    case none
+
+    func container() throws -> KeyedDecodingContainer<AnyMemberKey> {
+        switch self {
+        case .decoder(let decoder):
+            return try decoder.container(keyedBy: AnyMemberKey.self)
+        case .nested(let parent, let key):
+            return try parent.container().nestedContainer(
+                keyedBy: AnyMemberKey.self, forKey: AnyMemberKey(stringValue: key))
+        case .none:
+            throw DefaultFilling.NoRawView()
+        }
     }
 }
 
@@ -319,12 +362,11 @@ struct FillingDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let container = try base.container(keyedBy: type)
-        if members.isKnown == nil { members.isKnown = { Key(stringValue: $0) != nil } }
-        let base = self.base
+        if members.knownKeys == nil { members.knownKeys = Key.self }
         return KeyedDecodingContainer(
             FillingKeyedContainer(
-                base: container, session: session, members: members,
-                raw: { try base.container(keyedBy: AnyMemberKey.self) }))
+                base: container, session: session, members: members, raw: .decoder(base),
+                tracksReads: members.tracksReads(with: Key.self)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -341,38 +383,40 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let session: FillSession
     let members: FilledMembers
     /// The same object, with every member it holds.
-    let raw: () throws -> KeyedDecodingContainer<AnyMemberKey>
+    let raw: RawView
+    /// Whether reads are recorded: the container's keys are not the type's own.
+    let tracksReads: Bool
 
     var codingPath: [any CodingKey] { base.codingPath }
     var allKeys: [Key] { base.allKeys }
 
+    private func noteRead(_ key: Key) {
+        if tracksReads { members.read.insert(key.stringValue) }
+    }
+
     func contains(_ key: Key) -> Bool {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         return base.contains(key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         return try base.decodeNil(forKey: key)
     }
 
     /// The default for a member the archive lacks, if the type has one; otherwise `decode()`.
     private func filling<T: Decodable>(_ type: T.Type, forKey key: Key, _ decode: () throws -> T) throws -> T
     {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         guard !base.contains(key) else { return try decode() }
         if let value = session.defaultValue(T.self, member: key.stringValue, in: members) {
-            let session = self.session
-            members.filled.append(
-                FilledMembers.Filled(name: key.stringValue) { container, member in
-                    session.decodes(T.self, member: member, in: container)
-                })
+            members.filled.append(FilledMembers.Filled(name: key.stringValue, valueType: T.self))
             return value
         }
         // `JSONDecoder`'s own error, unchanged, since the type's code may catch it; the session
         // remembers what was missing, and what it may have been renamed from, for the explanation.
         var renamedFrom: String?
-        if let raw = try? raw() {
+        if let raw = try? raw.container() {
             renamedFrom = members.unknown(in: raw.allKeys.map(\.stringValue)).first { old in
                 session.decodes(T.self, member: old, in: raw)
             }
@@ -462,33 +506,29 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         let nested = members.child(key.stringValue)
-        nested.isKnown = { NestedKey(stringValue: $0) != nil }
-        let raw = self.raw
+        nested.knownKeys = NestedKey.self
         return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(
                 base: try base.nestedContainer(keyedBy: type, forKey: key), session: session, members: nested,
-                raw: {
-                    try raw().nestedContainer(
-                        keyedBy: AnyMemberKey.self, forKey: AnyMemberKey(stringValue: key.stringValue))
-                }))
+                raw: .nested(raw, key: key.stringValue), tracksReads: false))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         return FillingUnkeyedContainer(
             base: try base.nestedUnkeyedContainer(forKey: key), session: session, owner: members.owner)
     }
 
     func superDecoder() throws -> any Decoder {
-        members.read.insert("super")
+        if tracksReads { members.read.insert("super") }
         return FillingDecoder(
             base: try base.superDecoder(), session: session, members: members.child("super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        members.read.insert(key.stringValue)
+        noteRead(key)
         return FillingDecoder(
             base: try base.superDecoder(forKey: key), session: session,
             members: members.child(key.stringValue))
@@ -539,14 +579,14 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let members = FilledMembers(owner: owner, isDefaultsType: false, defaults: nil)
-        members.isKnown = { NestedKey(stringValue: $0) != nil }
+        let members = FilledMembers(owner: owner, isDefaultsType: false, source: .none)
+        members.knownKeys = NestedKey.self
         // The raw view of this element: an unkeyed container cannot go back to it, so a missing
         // member here is explained without looking for a rename.
         return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(
                 base: try base.nestedContainer(keyedBy: type), session: session, members: members,
-                raw: { throw DefaultFilling.NoRawView() }))
+                raw: .none, tracksReads: false))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -556,7 +596,7 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder {
         FillingDecoder(
             base: try base.superDecoder(), session: session,
-            members: FilledMembers(owner: owner, isDefaultsType: false, defaults: nil))
+            members: FilledMembers(owner: owner, isDefaultsType: false, source: .none))
     }
 }
 
