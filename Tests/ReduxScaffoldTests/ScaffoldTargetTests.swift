@@ -6,7 +6,7 @@ import Testing
 /// The scaffold writes only where the package's targets compile the files, and the tests import
 /// the module of the target that holds the feature. Each test reads a real scratch package with
 /// `swift package`, which needs neither a build nor the network.
-@Suite struct ScaffoldTargetTests {
+@Suite(.offThePool) struct ScaffoldTargetTests {
     static let todoKit = """
         .target(name: "TodoKit"), .testTarget(name: "TodoKitTests", dependencies: ["TodoKit"])
         """

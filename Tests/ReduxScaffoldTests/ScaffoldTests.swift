@@ -53,7 +53,7 @@ final class ScratchPackage {
     }
 }
 
-@Suite struct ScaffoldTests {
+@Suite(.offThePool) struct ScaffoldTests {
     let package = ScratchPackage()
 
     @Test func itWritesEveryFileOfTheFeatureAndSaysWhich() throws {

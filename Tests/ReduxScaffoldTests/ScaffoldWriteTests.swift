@@ -5,7 +5,7 @@ import Testing
 
 /// Writing is all or nothing, never follows or replaces what it should not, and a failure names
 /// the path and the cause.
-@Suite struct ScaffoldWriteTests {
+@Suite(.offThePool) struct ScaffoldWriteTests {
     let package = ScratchPackage()
     // How files are written does not depend on the targets: without the check, these tests do not
     // run `swift package` each time, and `Sources/App` still gives `Tests/AppTests`.
@@ -72,7 +72,7 @@ import Testing
 
 /// A rename that fails part-way through the commit, injected: every file is put back as it was.
 /// Like ``ScaffoldWriteTests``, without reading the package's targets.
-@Suite struct ScaffoldRollbackTests {
+@Suite(.offThePool) struct ScaffoldRollbackTests {
     let package = ScratchPackage()
 
     private func writeFailingAtRename(_ failing: Int) throws -> ScaffoldError? {

@@ -10,7 +10,7 @@ final class PersistedStore: Store<AppState>, @unchecked Sendable {
     }
 }
 
-@Suite struct PersistenceAPITests {
+@Suite(.offThePool) struct PersistenceAPITests {
     let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
         .appendingPathComponent("ReduxSwiftAPITests-\(UUID().uuidString)", isDirectory: true)
 

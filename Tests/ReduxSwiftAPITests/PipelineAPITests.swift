@@ -44,7 +44,7 @@ func makeCountedStore<State: StateProtocol>(
 }
 
 /// The dispatch pipeline as apps see it: no `@testable import`.
-@Suite struct PipelineAPITests {
+@Suite(.offThePool) struct PipelineAPITests {
     @Test func middlewareLocksHistoryAndTransactionsWorkThroughThePublicAPI() throws {
         let seen = SeenActions()
         let store = makeCountedStore(reducers: CounterReducers.reducers, state: AppState(), seen: seen)

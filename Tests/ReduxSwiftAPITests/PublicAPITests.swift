@@ -4,7 +4,7 @@ import ReduxSwift
 import Testing
 
 /// The API as apps see it: no `@testable import`.
-@Suite(.serialized) struct PublicAPITests {
+@Suite(.serialized, .offThePool) struct PublicAPITests {
     @Test func theSharedSubclassCollectsReducerArraysAtStartup() {
         let logger = CounterLogger(store: AppStore.shared)
         let start = AppStore.shared.currentState()

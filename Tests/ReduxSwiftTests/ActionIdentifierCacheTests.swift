@@ -2,7 +2,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct ActionIdentifierCacheTests {
+@Suite(.offThePool) struct ActionIdentifierCacheTests {
     enum Signal: ActionProtocol {
         case red
         case amber

@@ -1,7 +1,7 @@
 import ReduxSwift
 import Testing
 
-@Suite struct ActionTests {
+@Suite(.offThePool) struct ActionTests {
     enum Counter: ActionProtocol {
         case increment
         case add(Int)

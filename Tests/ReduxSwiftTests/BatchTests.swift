@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct BatchTests {
+@Suite(.offThePool) struct BatchTests {
     @Test func aBatchIsReducedInOrderAndAnnouncedOnce() {
         let store = makeStore()
         let notes = Recorder<[String]>()

@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 1: asynchronous, ordered dispatch.
-@Suite struct DispatchTests {
+@Suite(.offThePool) struct DispatchTests {
     @Test func dispatchReturnsBeforeTheReducerRuns() {
         let release = Gate()
         let blocking: Reducer<TestState> = { state, _ in

@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 9: stores and tokens are freed.
-@Suite struct LeakTests {
+@Suite(.offThePool) struct LeakTests {
     /// Reports its own deinitialization.
     final class TrackedStore: Store<TestState>, @unchecked Sendable {
         // `@unchecked Sendable`: adds only an immutable `Sendable` property to `Store`.

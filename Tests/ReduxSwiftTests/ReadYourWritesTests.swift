@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 2: `currentState()` reflects every action whose `dispatch` returned before the call.
-@Suite struct ReadYourWritesTests {
+@Suite(.offThePool) struct ReadYourWritesTests {
     @Test func aReadRightAfterDispatchingSeesTheAction() {
         let store = makeStore()
         for expected in 1...200 {

@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 7: every re-entrant call is defined, and none deadlocks or crashes.
-@Suite struct ReentrancyTests {
+@Suite(.offThePool) struct ReentrancyTests {
     /// A store whose reducers handle `TestAction`s and, for `Action("probe")`, record the counter
     /// that `currentState()` returns from inside the reducer.
     static func storeWhoseProbeActionReadsTheStore() -> (Store<TestState>, Recorder<Int>) {

@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 4: an action whose reducer throws leaves the state exactly as it was.
-@Suite struct RollbackTests {
+@Suite(.offThePool) struct RollbackTests {
     @Test func aThrowingReducerLeavesTheStateAsItWasAndReportsTheFailure() {
         let center = StoreNotificationCenter()
         let failures = Recorder<StoreNotification>()

@@ -6,7 +6,7 @@ import Testing
 
 /// States that cannot be written as JSON that reads back, because they nest too deeply or without
 /// end, are refused with a `SnapshotError` instead of overflowing the stack.
-@Suite struct SnapshotNestingTests {
+@Suite(.offThePool) struct SnapshotNestingTests {
     /// One link of a chain that a reducer puts into the state whole.
     ///
     /// `@unchecked Sendable`: a chain is built by the test before it is dispatched, and taken apart
@@ -229,7 +229,7 @@ import Testing
 }
 
 /// The snapshot encoder writes what `JSONEncoder` writes, whatever order containers are used in.
-@Suite struct SnapshotEncoderTests {
+@Suite(.offThePool) struct SnapshotEncoderTests {
     enum Shape: Codable, Equatable {
         case point
         case circle(radius: Double)

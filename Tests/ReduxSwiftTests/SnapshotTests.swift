@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 3: deep copies, each version encoded once, decoded on the reader's thread.
-@Suite struct SnapshotTests {
+@Suite(.offThePool) struct SnapshotTests {
     final class Box: Codable, @unchecked Sendable {
         var value: Int
         init(_ value: Int) { self.value = value }

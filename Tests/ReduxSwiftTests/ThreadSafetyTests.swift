@@ -3,7 +3,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 8: the whole API at once, from many threads.
-@Suite struct ThreadSafetyTests {
+@Suite(.offThePool) struct ThreadSafetyTests {
     @Test func dispatchersReadersAndObserverChurnTogetherLoseNothing() {
         let center = StoreNotificationCenter()
         let store = makeStore(center: center)

@@ -22,7 +22,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
     }
 }
 
-@Suite struct ActionLogTests {
+@Suite(.offThePool) struct ActionLogTests {
     func makeLog() -> ActionLog {
         let log = ActionLog()
         log.register(LoggedAction.self, name: "LoggedAction")
@@ -336,7 +336,7 @@ extension ISO8601DateFormatter {
     }
 }
 
-@Suite struct ActionLogRegistrationTests {
+@Suite(.offThePool) struct ActionLogRegistrationTests {
     @Test func registeringATypeTwiceUnderItsNameIsHarmless() throws {
         let log = ActionLog()
         log.register(TodoLogAction.self, name: "todo")

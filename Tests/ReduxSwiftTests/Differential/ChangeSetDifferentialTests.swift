@@ -5,7 +5,7 @@ import Testing
 
 /// `StateChange.changes(from:to:)` and `observeStateChanges(at:)` report exactly the paths whose
 /// JSON values differ, as ``ReferenceChanges`` finds them without the library.
-@Suite(.serialized) struct ChangeSetDifferentialTests {
+@Suite(.serialized, .offThePool) struct ChangeSetDifferentialTests {
     /// How long to wait for an observer that should hear of a change.
     static let deliveryTimeout: TimeInterval = 2
 

@@ -180,7 +180,7 @@ extension JSONValue {
 
 /// A load that fills missing members decodes exactly what `JSONDecoder` decodes wherever nothing
 /// is missing, and the declared default wherever something is.
-@Suite(.serialized) struct DefaultFillingDifferentialTests {
+@Suite(.serialized, .offThePool) struct DefaultFillingDifferentialTests {
     let directory = TemporaryDirectory()
 
     @Test func withNothingMissingTheFillingDecoderDecodesWhatJSONDecoderDecodes() {

@@ -69,7 +69,7 @@ struct WrittenTwice: StateProtocol, Equatable {
 
 /// Nesting at and around 512 levels, the deepest `JSONDecoder` reads: the store hands back
 /// Foundation's round trip up to it, and a typed `SnapshotError` past it.
-@Suite(.serialized) struct DepthDifferentialTests {
+@Suite(.serialized, .offThePool) struct DepthDifferentialTests {
     /// Whether `JSONDecoder` reads `depth` nested arrays: the limit every check below is held to.
     /// (`JSONEncoder` on Linux refuses to write 512 levels, one fewer than the decoder reads, so
     /// the edge is taken from the decoder.)

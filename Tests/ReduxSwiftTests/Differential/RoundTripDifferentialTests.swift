@@ -6,7 +6,7 @@ import Testing
 /// Every copy a store hands out equals Foundation's `JSONEncoder` → `JSONDecoder` round trip of the
 /// same value, for random values of the shapes apps write; where Foundation fails, the store throws
 /// a `SnapshotError`.
-@Suite(.serialized) struct RoundTripDifferentialTests {
+@Suite(.serialized, .offThePool) struct RoundTripDifferentialTests {
     /// Puts `cases` random values per seed into a store, one after another, and compares what
     /// `snapshot()`, `currentState()` and a selector hand back with Foundation's round trip.
     static func compare<Value: Codable & Equatable & SendableMetatype>(

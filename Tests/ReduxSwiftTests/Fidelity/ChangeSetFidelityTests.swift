@@ -5,7 +5,7 @@ import Testing
 
 /// Change sets report exactly the paths whose JSON differs: compared as bytes, enum payloads
 /// included, unordered collections compared as unordered.
-@Suite struct ChangeSetFidelityTests {
+@Suite(.offThePool) struct ChangeSetFidelityTests {
     enum Player: Codable, Sendable, Equatable {
         case stopped
         case playing(Int)

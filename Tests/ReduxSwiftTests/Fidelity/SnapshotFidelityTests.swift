@@ -6,7 +6,7 @@ import Testing
 /// Every snapshot equals Foundation's `JSONEncoder` → `JSONDecoder` round trip of the same value,
 /// for the shapes of `encode(to:)` that stray from the usual discipline; where Foundation would
 /// stop the program, the store throws a typed error instead.
-@Suite struct SnapshotFidelityTests {
+@Suite(.offThePool) struct SnapshotFidelityTests {
     /// Reads `value` back through a real store, as `snapshot()` does.
     static func storeRoundTrip<Value: StateProtocol>(_ value: Value) throws -> Value {
         let store = Store<Value>(reducers: [], state: value, notificationCenter: StoreNotificationCenter())

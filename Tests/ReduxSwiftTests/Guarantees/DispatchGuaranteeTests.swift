@@ -4,7 +4,7 @@ import Testing
 @testable import ReduxSwift
 
 /// Promises of the threading model about reducing that no other suite checks on a whole store.
-@Suite struct DispatchGuaranteeTests {
+@Suite(.offThePool) struct DispatchGuaranteeTests {
     @Test func aReducersDispatchQueuesBehindTheActionsAlreadyQueued() throws {
         let handle = StoreHandle()
         let store = makeStore([

@@ -25,7 +25,7 @@ final class OverlapProbe: @unchecked Sendable {
 }
 
 /// Promises about notifications and observers that no other suite checks.
-@Suite struct ObservationGuaranteeTests {
+@Suite(.offThePool) struct ObservationGuaranteeTests {
     @Test func aSerialQueueObserverHearsChangesInPostingOrder() {
         let store = makeStore()
         let queue = DispatchQueue(label: "serial observer")
@@ -128,7 +128,7 @@ final class OverlapProbe: @unchecked Sendable {
 #if canImport(Observation)
 import Observation
 
-@Suite struct ObservedModelGuaranteeTests {
+@Suite(.offThePool) struct ObservedModelGuaranteeTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor
     @Test func anObservedStateKeepsItsStoreAliveAndStopsObservingWhenFreed() {

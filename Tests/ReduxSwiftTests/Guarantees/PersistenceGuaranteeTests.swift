@@ -25,7 +25,7 @@ final class QueueCheckingBackend: ArchiveBackend, @unchecked Sendable {
 }
 
 /// Promises of persistence that no other suite checks.
-@Suite struct PersistenceGuaranteeTests {
+@Suite(.offThePool) struct PersistenceGuaranteeTests {
     let directory = TemporaryDirectory()
 
     @Test func aLoadThatSucceedsAfterAFailedOneAllowsSavingAgain() throws {

@@ -48,7 +48,7 @@ struct CommittingState: StateProtocol {
 }
 
 /// Promises of the dispatch pipeline that no other suite checks.
-@Suite struct PipelineGuaranteeTests {
+@Suite(.offThePool) struct PipelineGuaranteeTests {
     @Test func middlewareRunOnTheReducersThreadNotTheDispatchingOne() {
         let threads = Recorder<(String, ObjectIdentifier)>()
         let store = Store(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct HistoryTests {
+@Suite(.offThePool) struct HistoryTests {
     @Test func undoAndRedoWalkThroughTheCommittedStates() {
         let store = makeStore(state: TestState(counter: 10))
         let history = store.recordHistory()

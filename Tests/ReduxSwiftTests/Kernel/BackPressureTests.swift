@@ -6,7 +6,7 @@ import Testing
 /// The bound on a store's queue: dispatchers that may wait do so once it is full, and no dispatch
 /// ever waits where the store could be waiting for the dispatcher. Every scenario that could
 /// deadlock runs under a watchdog: it must finish within `watchdog` seconds.
-@Suite struct BackPressureTests {
+@Suite(.offThePool) struct BackPressureTests {
     static let watchdog: TimeInterval = 10
     /// A small high-water mark, so that a few dispatches fill the queue.
     static let highWaterMark = 4

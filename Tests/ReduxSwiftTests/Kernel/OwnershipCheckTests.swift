@@ -5,7 +5,7 @@ import Testing
 
 /// The invariants behind the store's unsafe code check themselves in debug builds: each misuse
 /// stops the program (run in a child process, so that the stop can be observed).
-@Suite struct OwnershipCheckTests {
+@Suite(.offThePool) struct OwnershipCheckTests {
     #if DEBUG
     @Test func aStatePointerUsedAfterItsScopeStopsTheProgram() async {
         await #expect(processExitsWith: .failure) {

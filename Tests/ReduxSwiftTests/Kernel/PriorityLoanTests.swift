@@ -7,7 +7,7 @@ import Testing
 /// first, so it never waits behind lower-priority work (a priority inversion on Apple platforms).
 /// QoS has no effect on Linux, so these tests check that the loan is made exactly where a main
 /// thread waits, and never on the fast path or on other threads.
-@Suite struct PriorityLoanTests {
+@Suite(.offThePool) struct PriorityLoanTests {
     /// A store whose reducer holds `.add` until `release` opens, so a reader has to wait.
     private func makeHeldStore(release: Gate) -> Store<TestState> {
         makeStore([

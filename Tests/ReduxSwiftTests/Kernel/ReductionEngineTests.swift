@@ -2,7 +2,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct ReductionEngineTests {
+@Suite(.offThePool) struct ReductionEngineTests {
     @Test func everyReducerSeesEveryActionInRegistrationOrder() {
         let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
         let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct StoreMachineLockTests {
+@Suite(.offThePool) struct StoreMachineLockTests {
     typealias Machine = StoreMachine<String, Int>
 
     @Test func aLockedMachineReducesOnlyExclusiveEntriesAndReadersSkipHeldOnes() {

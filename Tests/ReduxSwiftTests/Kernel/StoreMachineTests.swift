@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct StoreMachineTests {
+@Suite(.offThePool) struct StoreMachineTests {
     typealias Machine = StoreMachine<String, Int>
 
     static func snapshot(_ version: UInt64) -> Snapshot {

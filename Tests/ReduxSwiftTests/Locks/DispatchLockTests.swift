@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct DispatchLockTests {
+@Suite(.offThePool) struct DispatchLockTests {
     @Test func actionsQueueWhileLockedAndAreReducedInOrderOnRelease() throws {
         let store = makeStore()
         store.dispatch(TestAction.append("before"))
@@ -212,7 +212,7 @@ import Testing
     }
 }
 
-@Suite struct ReleasedLockTests {
+@Suite(.offThePool) struct ReleasedLockTests {
     /// A thread dispatching through a released lock into a full queue waits for room; meanwhile a
     /// reducer of the same store dispatches through that lock. The drainer must be able to send
     /// the reducer's dispatch while the thread waits, or neither ever goes on.

@@ -33,7 +33,9 @@ func makeAsyncStore(service: FakeService, center: StoreNotificationCenter = Stor
 
 /// Whether `work.finished()` returns within `timeout` seconds; waits without blocking a thread of
 /// the cooperative pool, which the work needs.
-func finishes(_ work: AsyncAction<TestState, FakeService>, within timeout: Double = 20) async -> Bool {
+func finishes<Dependencies: Sendable>(
+    _ work: AsyncAction<TestState, Dependencies>, within timeout: Double = 20
+) async -> Bool {
     let outcome = FirstOutcome()
     Task {
         await work.finished()
@@ -81,7 +83,7 @@ final class FirstOutcome: @unchecked Sendable {
     }
 }
 
-@Suite struct AsyncActionTests {
+@Suite(.offThePool) struct AsyncActionTests {
     @Test func anAsyncActionReadsTheStateUsesItsDependencyAndDispatchesTheResult() async {
         let service = FakeService(answer: 41)
         service.gate.open()
@@ -198,11 +200,7 @@ final class FirstOutcome: @unchecked Sendable {
         let store = makeAsyncStore(service: FakeService(answer: 0))
         let wrong = AsyncAction<TestState, String>("wrong") { _ in }
         store.dispatch(wrong)
-        // Waits on the run itself, not on a task: a task awaiting `finished()` needs a thread of the
-        // cooperative pool, which the waiting tests beside this one may all be holding.
-        let isFinished = waitUntil(timeout: 10) { wrong.run.isFinished }
-        #expect(isFinished, "work that cannot start is finished")
-        if isFinished { await wrong.finished() }
+        #expect(await finishes(wrong), "work that cannot start is finished")
     }
 
     @Test func aFailedAsyncActionIsNamedByItsIdentifierInNotificationsAndLogs() {

@@ -11,7 +11,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
     }
 }
 
-@Suite struct MiddlewareTests {
+@Suite(.offThePool) struct MiddlewareTests {
     @Test func middlewareSeeEveryActionInOrderBeforeTheReducers() {
         let seen = Recorder<String>()
         let store = Store(
@@ -347,7 +347,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
     }
 }
 
-@Suite struct LoggerMiddlewareTests {
+@Suite(.offThePool) struct LoggerMiddlewareTests {
     @Test func theLoggerWritesOneLinePerActionWithHowItEnded() {
         let lines = Recorder<String>()
         let store = Store(

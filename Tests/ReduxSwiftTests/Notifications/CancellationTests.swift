@@ -5,7 +5,7 @@ import Testing
 
 /// "Once `cancel()` returns, the observer is not called again, not even for deliveries already
 /// queued", for every kind of observer.
-@Suite struct CancellationTests {
+@Suite(.offThePool) struct CancellationTests {
     @Test func aPlainObserverIsNeverCalledAfterCancelReturnsWhileAnotherThreadPosts() {
         let center = StoreNotificationCenter()
         let name = Notification.Name("cancellation race")

@@ -4,7 +4,7 @@ import ReduxSwift
 import Testing
 
 /// Rule 6: where and when observers are called.
-@Suite struct DeliveryTests {
+@Suite(.offThePool) struct DeliveryTests {
     @Test func observersWithoutAQueueRunOnTheStoresDeliveryThreadNotTheDispatchingOne() {
         let store = makeStore()
         let threads = Recorder<ObjectIdentifier>()
@@ -120,7 +120,7 @@ import Testing
     }
 }
 
-@Suite struct SenderIdentityTests {
+@Suite(.offThePool) struct SenderIdentityTests {
     final class Sender: Sendable {}
 
     @Test func anObserverOfAFreedSenderNeverHearsANewObjectAtTheSameAddress() throws {

@@ -27,7 +27,7 @@ final class ObservingOwner: Sendable {}
 /// with the guarantees of every queue observer. The tests run on the main actor, so the main queue
 /// runs nothing while a test runs synchronously: deliveries wait there until the test awaits
 /// `mainQueueDrained()`.
-@Suite struct MainQueueObserverTests {
+@Suite(.offThePool) struct MainQueueObserverTests {
     /// A key set on the main queue, for blocks to check that they run there.
     let mainQueueKey: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()

@@ -4,7 +4,7 @@ import Testing
 @testable import ReduxSwift
 
 /// Rule 5: coalesced change notifications that never lose the last change.
-@Suite struct NotificationTests {
+@Suite(.offThePool) struct NotificationTests {
     @Test func aBurstIsCoalescedAndEveryActionIsAnnouncedExactlyOnceInOrder() {
         let store = makeStore()
         let dispatched = Gate()
@@ -52,7 +52,7 @@ import Testing
     }
 }
 
-@Suite struct ActionListTests {
+@Suite(.offThePool) struct ActionListTests {
     static func run(_ actions: [TestAction], range: Range<Int>? = nil) -> ActionRun {
         ActionRun(entries: actions.map { .action($0) }, range: range ?? actions.indices)
     }
@@ -82,7 +82,7 @@ import Testing
     }
 }
 
-@Suite struct RemoveObserverTests {
+@Suite(.offThePool) struct RemoveObserverTests {
     @Test func removingAnObserverThroughAnotherCenterLeavesItRegistered() {
         let first = StoreNotificationCenter()
         let second = StoreNotificationCenter()

@@ -5,7 +5,7 @@ import Testing
 
 /// Selector and key-path observers never hold a lock while they wait for the store or call the
 /// block, so re-entrant posts cannot deadlock them.
-@Suite struct ObserverReentrancyTests {
+@Suite(.offThePool) struct ObserverReentrancyTests {
     @Test func aSelectedValueWhoseDeinitPostsMayBeReplacedWhileWaitingForDelivery() throws {
         let store = makeStore()
         let post = { @Sendable in

@@ -5,7 +5,7 @@ import Testing
 
 /// "When actions arrive faster than observers consume notifications, the notifications merge",
 /// per observer, also for observers with a queue.
-@Suite struct QueueCoalescingTests {
+@Suite(.offThePool) struct QueueCoalescingTests {
     /// Dispatches `count` increments, each announced on its own before the next is dispatched.
     func dispatchOneNotificationEach(_ count: Int, to store: Store<TestState>) {
         let announced = Recorder<Int>()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct AsyncSequenceTests {
+@Suite(.offThePool) struct AsyncSequenceTests {
     @Test func statesStartWithTheCurrentStateAndFollowChanges() async {
         let store = makeStore(state: TestState(counter: 1))
         var iterator = store.states.makeAsyncIterator()

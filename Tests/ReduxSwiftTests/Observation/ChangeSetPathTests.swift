@@ -5,7 +5,7 @@ import Testing
 
 /// Change-set paths are unambiguous, and collections whose order means nothing are compared as
 /// unordered.
-@Suite struct ChangeSetPathTests {
+@Suite(.offThePool) struct ChangeSetPathTests {
     struct Catalog: StateProtocol, Equatable {
         var items: [String: Int] = ["x": 1]
         var tags: Set<String> = ["a", "b", "c", "d", "e", "f"]

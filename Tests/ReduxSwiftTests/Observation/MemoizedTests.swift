@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct MemoizedTests {
+@Suite(.offThePool) struct MemoizedTests {
     @Test func theValueIsComputedAgainOnlyWhenAnInputChanges() {
         let visible = Memoized(\TestState.todos, \TestState.counter) { todos, limit in
             Array(todos.prefix(limit))

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct OwnerBoundObservationTests {
+@Suite(.offThePool) struct OwnerBoundObservationTests {
     final class Owner: Sendable {
         let seen = Recorder<Int>()
         /// Opened when the owner is freed.

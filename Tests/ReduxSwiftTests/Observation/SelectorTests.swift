@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct SelectorTests {
+@Suite(.offThePool) struct SelectorTests {
     @Test func theCurrentValueComesFirstBeforeObserveReturns() {
         let store = makeStore(state: TestState(counter: 5))
         let seen = Recorder<Int>()

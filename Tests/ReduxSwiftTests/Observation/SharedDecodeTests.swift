@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct SharedDecodeTests {
+@Suite(.offThePool) struct SharedDecodeTests {
     struct Bump: ActionProtocol {
         let index: Int
     }

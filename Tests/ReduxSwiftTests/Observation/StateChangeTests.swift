@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct StateChangeTests {
+@Suite(.offThePool) struct StateChangeTests {
     /// Dispatches `action`, waits until `changes` has one more delivery or the store has announced
     /// the action, and returns the deliveries so far.
     func changes(

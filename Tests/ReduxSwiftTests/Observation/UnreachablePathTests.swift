@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct UnreachablePathTests {
+@Suite(.offThePool) struct UnreachablePathTests {
     /// `{"counter": 1, "log": [], "todos": [{"id": 0, "title": "a", "done": false}]}`
     static let tree: JSONValue = .object([
         "counter": .number("1"), "log": .array([]),

@@ -83,7 +83,7 @@ extension ShopV2.Line: ArchiveDefaults {
 
 /// An app update keeps users' data: the previous version's archive loads into the new types with
 /// no migration code, and each added property holds the default its declaration gives.
-@Suite struct AppUpdateTests {
+@Suite(.offThePool) struct AppUpdateTests {
     let directory = TemporaryDirectory()
 
     var url: URL { directory.file("Shop.json") }
@@ -328,7 +328,7 @@ extension ShopV2.Line: ArchiveDefaults {
 
 /// `loadFixture(at:)`: an archive kept from an earlier version loads, and every value it holds
 /// comes back; the fixture is never changed.
-@Suite struct ArchiveFixtureTests {
+@Suite(.offThePool) struct ArchiveFixtureTests {
     let directory = TemporaryDirectory()
 
     var url: URL { directory.file("fixture.json") }
@@ -403,7 +403,7 @@ extension ShopV2.Line: ArchiveDefaults {
 }
 
 /// The one-line member migrations, at every kind of path.
-@Suite struct MemberMigrationTests {
+@Suite(.offThePool) struct MemberMigrationTests {
     func migrate(_ state: [String: Any], _ migration: ArchiveMigration) throws -> String {
         var state = state
         try migration.body(&state)
@@ -503,7 +503,7 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
 }
 
 /// What a hostile reading of the app-update promises found, each kept as a test.
-@Suite struct AppUpdateEdgeTests {
+@Suite(.offThePool) struct AppUpdateEdgeTests {
     let directory = TemporaryDirectory()
 
     var url: URL { directory.file("state.json") }

@@ -4,7 +4,7 @@ import Testing
 @testable import ReduxSwift
 
 /// The archive initializers' documented preconditions stop the program.
-@Suite struct ArchivePreconditionTests {
+@Suite(.offThePool) struct ArchivePreconditionTests {
     @Test func aSchemaVersionBelowOneIsAProgrammerError() async {
         await #expect(processExitsWith: .failure) {
             _ = StateArchive<TestState>(backend: MemoryBackend(), schemaVersion: 0)

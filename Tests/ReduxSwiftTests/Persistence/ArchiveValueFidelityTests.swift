@@ -6,7 +6,7 @@ import Testing
 /// Loading, migrating and saving never change a value: what `JSONDecoder` decodes from an archive
 /// is what a load decodes after a migration that changes nothing, and after a save that leaves out
 /// underscored keys.
-@Suite struct ArchiveValueFidelityTests {
+@Suite(.offThePool) struct ArchiveValueFidelityTests {
     /// A number written by a custom `Encodable` (through `Decimal`, so beyond `UInt64` too), and
     /// read back as every type `JSONDecoder` reads a number as.
     struct BigNumber: Codable, Equatable {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct FileArchiveBackendTests {
+@Suite(.offThePool) struct FileArchiveBackendTests {
     let directory = TemporaryDirectory()
 
     @Test func aMissingFileReadsAsNothing() throws {

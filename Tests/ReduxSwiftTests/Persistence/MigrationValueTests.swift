@@ -4,7 +4,7 @@ import Testing
 @testable import ReduxSwift
 
 /// What a migration reads from the archived state and what it may write back, on every platform.
-@Suite struct MigrationValueTests {
+@Suite(.offThePool) struct MigrationValueTests {
     let directory = TemporaryDirectory()
     let version1 = #"{"schemaVersion":1,"state":{"counter":41}}"#
 

@@ -40,7 +40,7 @@ struct ServiceHarness {
     }
 }
 
-@Suite struct PersistenceServiceTests {
+@Suite(.offThePool) struct PersistenceServiceTests {
     @Test func aChangeIsSavedAfterTwoSecondsWithoutAnother() throws {
         let harness = ServiceHarness()
         harness.dispatchAndWait(.increment)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct StateArchiveTests {
+@Suite(.offThePool) struct StateArchiveTests {
     let directory = TemporaryDirectory()
 
     func archive(_ name: String = "state.json", schemaVersion: Int = 1, migrations: [ArchiveMigration] = [])
@@ -512,7 +512,7 @@ import Testing
     }
 }
 
-@Suite struct ArchiveLocationTests {
+@Suite(.offThePool) struct ArchiveLocationTests {
     @Test func anArchiveSaysWhereItsDataIs() {
         let url = URL(fileURLWithPath: "/tmp/ReduxSwiftLocationTest/AppState.json")
         let archive = StateArchive<TestState>(file: url)

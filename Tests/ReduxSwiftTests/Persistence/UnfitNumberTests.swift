@@ -5,7 +5,7 @@ import Testing
 
 /// A number that does not fit its field is named, with its coding path, instead of being reported
 /// as JSON that is not valid.
-@Suite struct UnfitNumberTests {
+@Suite(.offThePool) struct UnfitNumberTests {
     let directory = TemporaryDirectory()
 
     struct Measured: StateProtocol, Equatable {

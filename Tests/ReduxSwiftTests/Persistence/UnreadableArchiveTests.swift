@@ -5,7 +5,7 @@ import Testing
 
 /// Once data fails to load, no archive of its location in this process saves over it until it is
 /// set aside or loads.
-@Suite struct UnreadableArchiveTests {
+@Suite(.offThePool) struct UnreadableArchiveTests {
     let directory = TemporaryDirectory()
     let garbage = Data("garbage".utf8)
 

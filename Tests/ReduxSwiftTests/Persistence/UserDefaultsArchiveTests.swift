@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct UserDefaultsArchiveTests {
+@Suite(.offThePool) struct UserDefaultsArchiveTests {
     let suiteName = "ReduxSwiftTests-\(UUID().uuidString)"
 
     func withDefaults(_ body: (UserDefaults) throws -> Void) throws {

@@ -10,7 +10,7 @@ import Testing
 /// failure points at a feature. The run lasts `REDUXSWIFT_STRESS_SECONDS` per case (0.25 by
 /// default) or `REDUXSWIFT_STRESS_ITERATIONS` operations per worker; `REDUXSWIFT_STRESS_SEED`
 /// replays a seed printed by a failure (thread timing still varies between runs).
-@Suite(.serialized) struct StoreStressTests {
+@Suite(.serialized, .offThePool) struct StoreStressTests {
     static let mixes: [[StressFeature]] =
         [[]] + StressFeature.allCases.map { [$0] } + [
             [.nestedBatches, .transactions],

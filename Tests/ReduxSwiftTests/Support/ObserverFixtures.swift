@@ -24,6 +24,10 @@ final class LockedCounter: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, checking it every millisecond, or until `timeout` seconds pass.
+///
+/// For conditions that nothing announces, such as how many threads wait inside a store's kernel;
+/// tests wait for anything announced (a delivery, a gate) on that event instead. It blocks the
+/// calling thread, so it is called only from suites that run ``OffThePool``.
 /// - Returns: Whether the condition held.
 @discardableResult
 func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {

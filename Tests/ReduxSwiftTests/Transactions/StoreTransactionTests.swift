@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite struct StoreTransactionTests {
+@Suite(.offThePool) struct StoreTransactionTests {
     @Test func aCommittedTransactionChangesEveryStoreAndEachAnnouncesItOnce() throws {
         let center = StoreNotificationCenter()
         let first = makeStore(center: center)

@@ -1,0 +1,1 @@
+../ReduxSwiftTests/Support/OffThePool.swift
