@@ -12,7 +12,8 @@ let package = Package(
         .executable(name: "todos", targets: ["todos"]),
     ],
     targets: [
-        .target(name: "ReduxSwift"),
+        // The privacy manifest declares why the library calls APIs on Apple's required-reason list.
+        .target(name: "ReduxSwift", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "ReduxSwiftTesting", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftBenchmarks`: figures against baselines measured in the same run.
         .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),

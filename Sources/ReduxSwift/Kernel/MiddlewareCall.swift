@@ -48,6 +48,12 @@ final class MiddlewareCall {
         return result
     }
 
+    /// Records that the middleware started asynchronous work for the action, instead of passing
+    /// it on: the middleware before it learns ``DispatchOutcome/started``.
+    func markStarted() {
+        outcome = outcome.combined(with: .started)
+    }
+
     /// The live state, read-only by convention; stops the program when the call has ended.
     func state<State>(as _: State.Type) -> UnsafeMutablePointer<State> {
         checkActive()
@@ -80,12 +86,14 @@ final class MiddlewareCall {
 
 extension DispatchOutcome {
     /// The outcome of a middleware that passed on several actions: the first failure, otherwise
-    /// committed if any action was reduced, otherwise dropped.
+    /// committed if any action was reduced, otherwise started if async work started, otherwise
+    /// dropped.
     func combined(with other: DispatchOutcome) -> DispatchOutcome {
         switch (self, other) {
         case (.failed, _): return self
         case (_, .failed): return other
         case (.committed, _), (_, .committed): return .committed
+        case (.started, _), (_, .started): return .started
         default: return .dropped
         }
     }

@@ -6,4 +6,8 @@ public enum DispatchOutcome {
     case failed(any Error)
     /// No reducer saw it: a later middleware dropped it or holds it back.
     case dropped
+    /// An ``AsyncAction``: the ``Middleware/asyncActions(dependencies:)`` middleware further down
+    /// the chain started its work, whose results reach the store as actions of their own. No
+    /// reducer saw the async action itself.
+    case started
 }

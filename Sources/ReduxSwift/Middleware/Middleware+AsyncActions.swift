@@ -20,6 +20,7 @@ extension Middleware {
             erased: { action, call in
                 if let work = action as? any AsyncActionStarting {
                     try work.start(on: call.kernel, dependencies: dependencies)
+                    call.markStarted()
                     return
                 }
                 guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
@@ -52,6 +53,7 @@ private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, depend
     for work in asyncActions {
         do {
             try work.start(on: call.kernel, dependencies: dependencies)
+            call.markStarted()
         } catch {
             FailureReporter(kernel: call.kernel, action: work).report(error)
         }

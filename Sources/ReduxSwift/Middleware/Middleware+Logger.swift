@@ -38,6 +38,7 @@ extension Middleware {
                 case .committed: ending = "committed"
                 case .failed(let error): ending = "failed (\(error))"
                 case .dropped: ending = "dropped"
+                case .started: ending = "started"
                 }
                 write("[\(label)] \(logDescription(of: action)) \(ending) \(duration)")
             })

@@ -19,6 +19,16 @@ import Foundation
 /// On Apple platforms the system decides when defaults reach the disk, so a save there is durable
 /// once the system has written it; use ``FileArchiveBackend`` when a save must be on disk when it
 /// returns. `UserDefaults` suits small states: it keeps every value of the domain in memory.
+///
+/// ## Size
+///
+/// tvOS warns an app whose defaults reach 512 KiB and terminates it at 1 MB. There, a save is
+/// refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)`` and nothing written when the
+/// archive, together with the copies set aside under this key (see ``setAside(suffix:)``), would
+/// pass ``sizeLimit``: 512 KiB by default, half the hard limit, leaving the rest to the app's other
+/// defaults. Setting a value aside moves it rather than copying it, so it never doubles what is
+/// stored; a copy set aside keeps counting until the app removes it. Other platforms have no such
+/// limit, and ``sizeLimit`` is `nil` there unless you pass one.
 public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
     // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
@@ -31,6 +41,19 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
 
     /// The key, for errors.
     public var location: String { "UserDefaults key \"\(key)\"" }
+    /// The most bytes the archive and the copies set aside under its key may hold together; `nil`
+    /// for no limit.
+    public let sizeLimit: Int?
+
+    /// The default ``sizeLimit``: 512 KiB on tvOS, where defaults of 1 MB terminate the app, and
+    /// `nil` elsewhere.
+    public static var platformSizeLimit: Int? {
+        #if os(tvOS)
+        return 512 * 1024
+        #else
+        return nil
+        #endif
+    }
 
     /// Creates a backend stored under `<namespace>.<name>`, or under `name` alone when the namespace
     /// is empty.
@@ -42,13 +65,19 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     ///   - name: The archive's name, usually the state type's name.
     ///   - namespace: A prefix that keeps the key apart from others, usually your bundle identifier.
     ///   - defaults: Where to store it; `.standard` unless you pass a suite.
-    public init(name: String, namespace: String, defaults: UserDefaults = .standard) {
+    ///   - sizeLimit: The most bytes the archive and its set-aside copies may hold together;
+    ///     ``platformSizeLimit`` by default.
+    public init(
+        name: String, namespace: String, defaults: UserDefaults = .standard,
+        sizeLimit: Int? = UserDefaultsArchiveBackend.platformSizeLimit
+    ) {
         precondition(
             !name.isEmpty && !name.contains("."),
             "UserDefaultsArchiveBackend's name must be non-empty and contain no \".\" (put dots in the "
                 + "namespace, so that no two names and namespaces make the same key), not \"\(name)\"")
         self.defaults = defaults
         key = namespace.isEmpty ? name : "\(namespace).\(name)"
+        self.sizeLimit = sizeLimit
     }
 
     /// Reads the data value; `nil` when the key has no value.
@@ -75,7 +104,17 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     }
 
     /// Sets the data value and asks `UserDefaults` to write it to disk.
+    ///
+    /// - Throws: ``PersistenceError/Kind/tooLarge(bytes:limit:)``, with nothing written, when the
+    ///   data and the copies set aside under this key would hold more than ``sizeLimit``.
     public func write(_ data: Data) throws(PersistenceError) {
+        if let sizeLimit {
+            let total = data.count + setAsideBytes()
+            if total > sizeLimit {
+                throw PersistenceError(
+                    .tooLarge(bytes: total, limit: sizeLimit), stage: .save, location: location)
+            }
+        }
         defaults.set(data, forKey: key)
         guard defaults.synchronize() else {
             throw PersistenceError(
@@ -85,7 +124,17 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         }
     }
 
-    /// Moves the value to `<key><suffix>` (adding `-2`, `-3`… if that key is taken).
+    /// The bytes of the data values set aside under this key: `<key>.corrupt-…` and the like.
+    private func setAsideBytes() -> Int {
+        let prefix = key + ".corrupt-"
+        return defaults.dictionaryRepresentation().reduce(0) { total, entry in
+            guard entry.key.hasPrefix(prefix), let data = entry.value as? Data else { return total }
+            return total + data.count
+        }
+    }
+
+    /// Moves the value to `<key><suffix>` (adding `-2`, `-3`… if that key is taken): it is moved,
+    /// not copied, so the defaults hold no more than before.
     public func setAside(suffix: String) throws(PersistenceError) -> String? {
         guard let value = defaults.object(forKey: key) else { return nil }
         var target = key + suffix

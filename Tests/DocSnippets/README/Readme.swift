@@ -181,7 +181,9 @@ final class TodoListModel: Sendable {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor
     func observingExamples(store: AppStore) async {
-        // A selected value: now, then only when it changes (ReSwift's select + skipRepeats).
+        // A selected value: its current value first, then only when it changes (ReSwift's select +
+        // skipRepeats). The first value is delivered like the others: on the observer's queue, so with
+        // `queue: .main` it arrives when the main queue runs it, after `observe` returns.
         let token = store.observe(\.todos) { todos in render(todos) }
 
         // Tied to an owner: no [weak self], and gone when the owner is freed.

@@ -98,6 +98,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
                         case .committed: outcomes.append("committed")
                         case .failed(let error): outcomes.append("failed: \(error)")
                         case .dropped: outcomes.append("dropped")
+                        case .started: outcomes.append("started")
                         }
                     }
                 }
@@ -105,6 +106,36 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         store.dispatch(TestAction.append("x"))
         #expect(store.currentState() == TestState(counter: 0, log: ["x1", "x2"]))
         #expect(outcomes.values == ["committed", "failed: \(TestFailure())", "committed"])
+    }
+
+    @Test func aMiddlewareBeforeTheAsyncMiddlewareSeesAnAsyncActionAsStarted() async {
+        let outcomes = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("analytics") { action, context in
+                    switch context.next(action) {
+                    case .started: outcomes.append("\(action.identifier) started")
+                    case .committed: outcomes.append("\(action.identifier) committed")
+                    case .dropped: outcomes.append("\(action.identifier) dropped")
+                    case .failed: outcomes.append("\(action.identifier) failed")
+                    }
+                },
+                .asyncActions(dependencies: FakeService(answer: 1)),
+            ], notificationCenter: StoreNotificationCenter())
+        let checkout = AsyncAction<TestState, FakeService>("checkout") { context in
+            context.dispatch(TestAction.increment)
+        }
+        store.dispatch(checkout)
+        store.dispatch(batch: [TestAction.append("a"), AsyncAction<TestState, FakeService>("sync") { _ in }])
+        store.dispatch(batch: [AsyncAction<TestState, FakeService>("alone") { _ in }])
+        #expect(await finishes(checkout))
+        #expect(await outcomes.waitOffThePool { $0.count == 4 })
+        #expect(
+            outcomes.values == [
+                "checkout started", "ActionBatch committed", "ActionBatch started",
+                "TestAction.increment committed",
+            ])
     }
 
     @Test func nextReportsADropByALaterMiddleware() {

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Files of the project that are not code: the privacy manifest and the CI scripts.
+@Suite(.offThePool) struct ProjectFileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func thePrivacyManifestShipsWithTheLibraryAndGivesAReasonForEachRequiredReasonAPI() throws {
+        let url = try #require(Bundle.module.url(forResource: "PrivacyInfo", withExtension: "xcprivacy"))
+        let manifest = try #require(
+            try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
+                as? [String: Any])
+        #expect(manifest["NSPrivacyTracking"] as? Bool == false)
+        #expect((manifest["NSPrivacyCollectedDataTypes"] as? [Any])?.isEmpty == true)
+        let types = try #require(manifest["NSPrivacyAccessedAPITypes"] as? [[String: Any]])
+        var reasons: [String: [String]] = [:]
+        for entry in types {
+            let category = try #require(entry["NSPrivacyAccessedAPIType"] as? String)
+            reasons[category] = entry["NSPrivacyAccessedAPITypeReasons"] as? [String]
+        }
+        // `stat`, `fstat` and `lstat` read the times of the archive's temporary files; the
+        // UserDefaults backend reads and writes the app's own defaults; save timers and the logger
+        // measure time with `DispatchTime`.
+        #expect(
+            reasons == [
+                "NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"],
+                "NSPrivacyAccessedAPICategoryUserDefaults": ["CA92.1"],
+                "NSPrivacyAccessedAPICategorySystemBootTime": ["35F9.1"],
+            ])
+    }
+
+    @Test(arguments: ["run", "docs", "check-templates", "instructions-per-dispatch", "loaded-test"])
+    func everyCIScriptAnswersHelpWithoutDoingWork(script: String) throws {
+        // Fake `swift`, `docc` and `valgrind` first on the PATH record any call.
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ci-help-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: bin) }
+        let calls = bin.appendingPathComponent("calls")
+        for tool in ["swift", "docc", "valgrind"] {
+            let fake = bin.appendingPathComponent(tool)
+            try Data("#!/bin/sh\necho \(tool) >> '\(calls.path)'\n".utf8).write(to: fake)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        }
+        let process = Process()
+        process.executableURL = Self.root.appendingPathComponent(".ci/\(script)")
+        process.arguments = ["--help"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.hasPrefix("Usage: .ci/\(script)"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: calls.path), "--help ran a tool")
+    }
+}
+
+/// A `UserDefaults` archive stays within the platform's limit for the defaults database.
+@Suite(.offThePool) struct UserDefaultsSizeLimitTests {
+    let defaults = UserDefaults(suiteName: "UserDefaultsSizeLimitTests.\(UUID().uuidString)")!
+
+    @Test func aSavePastTheLimitIsRefusedWithNothingWritten() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 101))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        #expect(error?.stage == .save)
+        #expect(defaults.data(forKey: "t.S") == Data(repeating: 1, count: 60))
+    }
+
+    @Test func settingAsideMovesTheValueAndItsCopyCountsTowardTheLimit() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let keptAt = try #require(try backend.setAside(suffix: ".corrupt-20261126T000000Z"))
+        #expect(keptAt.contains("t.S.corrupt-20261126T000000Z"))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        // The copy and the archive together may not pass the limit.
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 50))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 110, limit: 100))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        try backend.write(Data(repeating: 2, count: 40))
+        #expect(defaults.data(forKey: "t.S")?.count == 40)
+    }
+
+    @Test func thePlatformLimitIsTvOSsOnly() {
+        #if os(tvOS)
+        #expect(UserDefaultsArchiveBackend.platformSizeLimit == 512 * 1024)
+        #else
+        #expect(UserDefaultsArchiveBackend.platformSizeLimit == nil)
+        #expect(UserDefaultsArchiveBackend(name: "S", namespace: "t", defaults: defaults).sizeLimit == nil)
+        #endif
+    }
+}
