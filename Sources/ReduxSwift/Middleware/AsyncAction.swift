@@ -18,8 +18,22 @@
 /// this action and the error. After ``cancel()`` returns, nothing the work dispatches reaches the
 /// store, and cancellation (or an error thrown once cancelled) is not reported as a failure.
 ///
-/// An async action runs once: dispatching the same value again reports an ``AsyncActionError`` of
-/// kind ``AsyncActionError/Kind/alreadyStarted``.
+/// An async action runs once, so that ``cancel()`` and ``finished()`` speak of one run: make a
+/// new one for each dispatch, for example in a function that returns it. Dispatching the same
+/// value again does not run it; it reports an ``AsyncActionError`` of kind
+/// ``AsyncActionError/Kind/alreadyStarted`` with ``Foundation/NSNotification/Name/dispatchDidFail``
+/// and, in debug builds, as a runtime warning: Xcode shows it as a runtime issue, and elsewhere it
+/// is a line on standard error.
+///
+/// ```swift
+/// func loadTodos() -> AsyncAction<AppState, API> {
+///     AsyncAction("todos.load") { context in
+///         context.dispatch(TodoAction.loaded(try await context.dependencies.fetchTodos()))
+///     }
+/// }
+///
+/// store.dispatch(loadTodos())
+/// ```
 ///
 /// In a batch (``Store/dispatch(batch:)``, at any depth), an async action is taken out of the
 /// batch by the middleware, the other actions go on as the batch, and the work starts once they

@@ -27,7 +27,8 @@ public struct AsyncActionError: Error, Sendable, CustomStringConvertible, Equata
     public var description: String {
         switch kind {
         case .alreadyStarted:
-            return "\(identifier) was dispatched again; an AsyncAction runs once, create a new one"
+            return "\(identifier) was dispatched again; an AsyncAction runs once: make a new one for "
+                + "each dispatch, for example in a function that returns it"
         case .dependencyMismatch(let expected, let provided):
             return "\(identifier) needs dependencies of type \(expected), but the asyncActions middleware "
                 + "provides \(provided)"

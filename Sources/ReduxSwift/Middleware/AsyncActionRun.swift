@@ -38,7 +38,11 @@ final class AsyncActionRun: Sendable {
             status.phase = .running(nil)
             return true
         }
-        if startedBefore { throw AsyncActionError(.alreadyStarted, identifier: identifier) }
+        if startedBefore {
+            let error = AsyncActionError(.alreadyStarted, identifier: identifier)
+            RuntimeWarning.report(error.description)
+            throw error
+        }
         guard shouldStart else { return }
         let task = makeTask(self)
         let cancelNow = status.withLock { status -> Bool in

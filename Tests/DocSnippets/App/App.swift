@@ -131,9 +131,12 @@ struct API: Sendable {
 
 let api = API.fake
 
-/// Loads the todos from the server.
-let loadTodos = AsyncAction<AppState, API>("todos.load") { context in
-    context.dispatch(TodoAction.loaded(try await context.dependencies.fetchTodos()))
+/// Loads the todos from the server: a new action for each dispatch, since an `AsyncAction` runs
+/// once.
+func loadTodos() -> AsyncAction<AppState, API> {
+    AsyncAction("todos.load") { context in
+        context.dispatch(TodoAction.loaded(try await context.dependencies.fetchTodos()))
+    }
 }
 
 enum Server {

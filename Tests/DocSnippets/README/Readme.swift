@@ -166,7 +166,7 @@ func actionLogExample() throws -> Store<AppState> {
         $0.todos = [Todo(id: 1, title: "Milk")]
         $0.nextID = 2
     }
-    store.send(loadTodos)
+    store.send(loadTodos())
     await store.receive(TodoAction.loaded([])) { $0.todos = [] }
     store.finish()
 }

@@ -171,15 +171,23 @@ final class FirstOutcome: @unchecked Sendable {
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
         let runs = Recorder<Int>()
-        let work = AsyncAction<TestState, FakeService>("once") { _ in runs.append(1) }
+        let identifier = "once-\(UUID().uuidString)"
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { message in
+            if message.hasPrefix(identifier) { warnings.append(message) }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        let work = AsyncAction<TestState, FakeService>(identifier) { _ in runs.append(1) }
         store.dispatch(work)
         store.dispatch(work)
         await work.finished()
         #expect(failures.wait(forCount: 1))
         #expect(
             failures.values[0].error as? AsyncActionError
-                == AsyncActionError(.alreadyStarted, identifier: "once"))
+                == AsyncActionError(.alreadyStarted, identifier: identifier))
         #expect(runs.count == 1)
+        // Loud as well: a runtime warning, which debug builds show where a developer looks.
+        #expect(warnings.values == [AsyncActionError(.alreadyStarted, identifier: identifier).description])
         withExtendedLifetime(token) {}
     }
 
