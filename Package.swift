@@ -1,6 +1,14 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// What a new Xcode 26 app target sets: main-actor isolation by default, and the features of
+/// "Approachable Concurrency" that Swift 6 mode does not already enable.
+let appTargetSettings: [SwiftSetting] = [
+    .defaultIsolation(MainActor.self),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    .enableUpcomingFeature("InferIsolatedConformances"),
+]
+
 let package = Package(
     name: "ReduxSwift",
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
@@ -56,6 +64,25 @@ let package = Package(
             dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetApp"],
             path: "Tests/DocSnippets/Articles",
             exclude: ["Fixtures"]),
+        // The same code again, from the same files (Tests/DocSnippets/MainActor links to them),
+        // compiled as a new Xcode 26 app target compiles it.
+        .target(
+            name: "DocSnippetAppMainActor", dependencies: ["ReduxSwift"], path: "Tests/DocSnippets/MainActor/App",
+            swiftSettings: appTargetSettings),
+        .testTarget(
+            name: "GettingStartedSnippetsMainActor",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking"],
+            path: "Tests/DocSnippets/MainActor/GettingStarted", swiftSettings: appTargetSettings),
+        .testTarget(
+            name: "ArticleSnippetsMainActor",
+            dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetAppMainActor"],
+            path: "Tests/DocSnippets/MainActor/Articles", exclude: ["Fixtures"],
+            swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),
+        .testTarget(
+            name: "ReadmeSnippetsMainActor",
+            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetAppMainActor"],
+            path: "Tests/DocSnippets/MainActor/README",
+            swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),
         .testTarget(
             name: "ReadmeSnippets",
             dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetApp"],

@@ -7,13 +7,13 @@ import ReduxSwift
 // declaration shadows these. Internal: the snippet targets use `@testable import`, so that none
 // of this needs the `public` a snippet does not show.
 
-struct Todo: Codable, Equatable, Sendable {
+nonisolated struct Todo: Codable, Equatable, Sendable {
     var id: Int
     var title: String
     var done = false
 }
 
-enum Filter: String, Codable, Sendable {
+nonisolated enum Filter: String, Codable, Sendable {
     case all
     case active
 }
@@ -143,7 +143,8 @@ enum Server {
     @Sendable static func fetchTodos() async throws -> [Todo] { [] }
 }
 
-final class AuditLog: Sendable {
+/// Called from a middleware, on the store's queue: `nonisolated`, as an app target needs it.
+nonisolated final class AuditLog: Sendable {
     static let shared = AuditLog()
 
     func record(_ action: any ActionProtocol, _ error: any Error) {}

@@ -8,7 +8,11 @@ import Foundation
 import ReduxSwift
 import Testing
 
+#if MAIN_ACTOR_SNIPPETS
+@testable import DocSnippetAppMainActor
+#else
 @testable import DocSnippetApp
+#endif
 
 #if canImport(SwiftUI)
 import SwiftUI
@@ -67,7 +71,7 @@ final class CounterViewModel {
 
 final class BadgeModel: Sendable {
     init(store: AppStore) {
-        store.observe(\.todos.count, owner: self) { model, count in
+        store.observe(\.todos.count, owner: self, queue: .main) { model, count in
             model.show(count)
         }
     }

@@ -7,7 +7,7 @@ import ReduxSwift
 import ReduxSwiftTesting
 import Testing
 
-struct Todo: Codable, Equatable {
+nonisolated struct Todo: Codable, Equatable {
     var id: Int
     var title: String
     var done = false

@@ -9,7 +9,11 @@ import ReduxSwift
 import ReduxSwiftTesting
 import Testing
 
+#if MAIN_ACTOR_SNIPPETS
+@testable import DocSnippetAppMainActor
+#else
 @testable import DocSnippetApp
+#endif
 
 // MARK: The first example
 
@@ -186,8 +190,9 @@ final class TodoListModel: Sendable {
         // `queue: .main` it arrives when the main queue runs it, after `observe` returns.
         let token = store.observe(\.todos) { todos in render(todos) }
 
-        // Tied to an owner: no [weak self], and gone when the owner is freed.
-        store.observe(\.filter, owner: self) { model, filter in model.show(filter) }
+        // Tied to an owner: no [weak self], and gone when the owner is freed; on the main queue, for a
+        // model of the UI.
+        store.observe(\.filter, owner: self, queue: .main) { model, filter in model.show(filter) }
 
         // On the main actor: with `queue: .main`, the block is @MainActor.
         @MainActor final class CounterViewModel {

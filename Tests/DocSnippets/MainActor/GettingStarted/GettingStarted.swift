@@ -1,0 +1,1 @@
+../../GettingStarted/GettingStarted.swift

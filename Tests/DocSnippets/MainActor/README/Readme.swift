@@ -1,0 +1,1 @@
+../../README/Readme.swift
