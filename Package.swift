@@ -67,7 +67,8 @@ let package = Package(
         // The same code again, from the same files (Tests/DocSnippets/MainActor links to them),
         // compiled as a new Xcode 26 app target compiles it.
         .target(
-            name: "DocSnippetAppMainActor", dependencies: ["ReduxSwift"], path: "Tests/DocSnippets/MainActor/App",
+            name: "DocSnippetAppMainActor", dependencies: ["ReduxSwift"],
+            path: "Tests/DocSnippets/MainActor/App",
             swiftSettings: appTargetSettings),
         .testTarget(
             name: "GettingStartedSnippetsMainActor",
@@ -80,7 +81,9 @@ let package = Package(
             swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),
         .testTarget(
             name: "ReadmeSnippetsMainActor",
-            dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetAppMainActor"],
+            dependencies: [
+                "ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetAppMainActor",
+            ],
             path: "Tests/DocSnippets/MainActor/README",
             swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),
         .testTarget(
