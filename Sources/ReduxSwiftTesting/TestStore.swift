@@ -62,7 +62,14 @@ public final class TestStore<State: StateProtocol & Equatable> {
     /// and location without failing; everywhere else it is the test framework.
     var reportFailure: (TestStoreFailure) -> Void = { $0.reportToTestFramework() }
 
-    /// Creates a test store around a new ``Store``.
+    /// Creates a test store around a new `Store`.
+    ///
+    /// ```swift
+    /// let store = TestStore(
+    ///     reducers: TodoReducers.reducers, state: AppState(),
+    ///     middleware: [.asyncActions(dependencies: API.fake)])
+    /// ```
+    ///
     /// - Parameters:
     ///   - reducers: The reducers under test.
     ///   - state: The initial state.
@@ -88,6 +95,10 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ///   - action: The action to send.
     ///   - updateExpected: Changes the last asserted state into the state you expect; leave it out
     ///     when the action must not change the state.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
     public func send(
         _ action: any ActionProtocol,
         assert updateExpected: ((inout State) throws -> Void)? = nil,
@@ -117,6 +128,18 @@ public final class TestStore<State: StateProtocol & Equatable> {
     }
 
     /// Sends an action that must fail, and checks that the state did not change.
+    ///
+    /// ```swift
+    /// let error = store.sendExpectingFailure(TodoAction.toggle(id: 42))
+    /// #expect((error as? UnknownTodo)?.id == 42)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: The action to send.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
     /// - Returns: The error a reducer or middleware threw, or `nil` (and a test failure) if none did.
     @discardableResult
     public func sendExpectingFailure(
@@ -151,6 +174,10 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ///   - expected: The action that must come next.
     ///   - timeout: How long to wait; ``timeout`` when `nil`.
     ///   - updateExpected: Changes the last asserted state into the state you expect.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
     nonisolated(nonsending) public func receive<Expected: ActionProtocol & Equatable>(
         _ expected: Expected, timeout: TimeInterval? = nil,
         assert updateExpected: ((inout State) throws -> Void)? = nil,
@@ -163,7 +190,22 @@ public final class TestStore<State: StateProtocol & Equatable> {
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Waits for the next received action, checks it satisfies `matches`, and checks its change.
+    /// Waits for the next received action, checks it satisfies `matches`, and checks its change:
+    /// for actions that are not `Equatable`.
+    ///
+    /// ```swift
+    /// await store.receive("the loaded todos", where: { $0 is TodoAction }, assert: { $0.todos = [] })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - description: What the action is, for a failure's message.
+    ///   - timeout: How long to wait; ``timeout`` when `nil`.
+    ///   - matches: Whether an action is the one expected.
+    ///   - updateExpected: Changes the last asserted state into the state you expect.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
     nonisolated(nonsending) public func receive(
         _ description: String, timeout: TimeInterval? = nil,
         where matches: @escaping (any ActionProtocol) -> Bool,
@@ -220,6 +262,12 @@ public final class TestStore<State: StateProtocol & Equatable> {
     /// It checks what the store has received by the time it is called. The result of async work
     /// still running then arrives later and is not seen: `receive` it, or await the
     /// `AsyncAction`'s `finished()`, before calling this.
+    ///
+    /// - Parameters:
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
     public func finish(
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
