@@ -79,6 +79,10 @@ public struct Action: ActionProtocol {
     public let payload: (any Sendable)?
 
     /// Creates an action with an identifier and an optional payload.
+    ///
+    /// ```swift
+    /// store.dispatch(Action("todos.add", payload: "Buy milk"))
+    /// ```
     /// - Parameters:
     ///   - identifier: The action's name, such as `"todos.add"`.
     ///   - payload: Extra information for the reducers; `nil` by default.

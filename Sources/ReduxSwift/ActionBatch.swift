@@ -25,6 +25,10 @@ public struct ActionBatch: ActionProtocol {
     public let actions: [any ActionProtocol]
 
     /// Creates a batch; dispatching it with ``Store/dispatch(_:)`` reduces it as one unit too.
+    ///
+    /// ```swift
+    /// store.dispatch(ActionBatch([TodoAction.add("Milk"), TodoAction.add("Eggs")]))
+    /// ```
     public init(_ actions: [any ActionProtocol]) {
         self.actions = actions
     }

@@ -68,6 +68,10 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
 
     /// Creates a store.
     ///
+    /// ```swift
+    /// let store = Store(reducers: AppReducers.reducers, state: AppState(), middleware: [.logger()])
+    /// ```
+    ///
     /// The initializer encodes `state` once, so that readers inside reducers always have a committed
     /// snapshot to fall back on (see <doc:ThreadingModel>).
     ///

@@ -47,6 +47,11 @@ public final class ActionLog: Sendable {
         ([:], [:]))
 
     /// Creates a log that knows no action types yet.
+    ///
+    /// ```swift
+    /// let log = ActionLog()
+    /// log.register(TodoAction.self)
+    /// ```
     public init() {}
 
     /// Registers an action type under `name` (by default its full type name).

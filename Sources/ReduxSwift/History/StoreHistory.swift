@@ -9,6 +9,10 @@ public struct HistoryLimit: Sendable, Equatable {
 
     /// Creates a limit.
     ///
+    /// ```swift
+    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    /// ```
+    ///
     /// - Parameters:
     ///   - steps: At least 1; a smaller number is a programming error, which stops the program.
     ///   - bytes: The most bytes of encoded state kept besides the current state.

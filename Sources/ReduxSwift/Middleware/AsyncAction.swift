@@ -50,6 +50,12 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
     let run: AsyncActionRun
 
     /// Creates an asynchronous action.
+    ///
+    /// ```swift
+    /// let load = AsyncAction<AppState, API>("todos.load") { context in
+    ///     context.dispatch(TodoAction.loaded(try await context.dependencies.fetchTodos()))
+    /// }
+    /// ```
     /// - Parameters:
     ///   - identifier: A name for the work; `"AsyncAction"` by default.
     ///   - work: The work. It runs in a task of its own, once.

@@ -35,6 +35,12 @@ public struct Middleware<State: StateProtocol>: Sendable {
     private let body: @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void
 
     /// Creates a middleware.
+    ///
+    /// ```swift
+    /// let audit = Middleware<AppState>("audit") { action, context in
+    ///     if case .failed(let error) = context.next(action) { AuditLog.shared.record(action, error) }
+    /// }
+    /// ```
     /// - Parameters:
     ///   - name: A name for logs and debugging.
     ///   - body: Handles one action. Pass it on with `context.next(action)`; throw to reject it.

@@ -15,6 +15,10 @@ public struct ActionList: RandomAccessCollection, Sendable {
     private let storage: Storage
 
     /// A list of the given actions.
+    ///
+    /// ```swift
+    /// let list = ActionList([TodoAction.add("Milk")])
+    /// ```
     public init(_ actions: [any ActionProtocol] = []) {
         storage = Storage(runs: [ActionRun(entries: actions.map { .action($0) }, range: actions.indices)])
     }

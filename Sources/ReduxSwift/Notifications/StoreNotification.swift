@@ -20,6 +20,11 @@ public struct StoreNotification: Sendable {
     private let storedActions: ActionList?
 
     /// Creates a notification.
+    ///
+    /// ```swift
+    /// let sessionDidEnd = Notification.Name("MyApp.sessionDidEnd")
+    /// store.notificationCenter.post(StoreNotification(name: sessionDidEnd, object: store))
+    /// ```
     /// - Parameters:
     ///   - name: The notification's name.
     ///   - object: The sender, which observers can filter on.

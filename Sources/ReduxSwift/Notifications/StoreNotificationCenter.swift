@@ -34,6 +34,11 @@ public final class StoreNotificationCenter: Sendable {
     private let registry = LockedValue(ObserverRegistry())
 
     /// Creates an empty center, for example to isolate a group of stores in tests.
+    ///
+    /// ```swift
+    /// let center = StoreNotificationCenter()
+    /// let store = Store(reducers: AppReducers.reducers, state: AppState(), notificationCenter: center)
+    /// ```
     public init() {}
 
     /// Registers a block to run for matching notifications.

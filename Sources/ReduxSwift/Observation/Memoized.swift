@@ -26,6 +26,10 @@ public final class Memoized<State, Value>: Sendable {
 
     /// Creates a value derived from one input.
     ///
+    /// ```swift
+    /// let doneCount = Memoized(\AppState.todos) { todos in todos.filter(\.done).count }
+    /// ```
+    ///
     /// - Parameters:
     ///   - input: Picks the `Equatable` input out of the state; a key path works.
     ///   - compute: Computes the value from the input; it should depend on nothing else.
@@ -37,6 +41,12 @@ public final class Memoized<State, Value>: Sendable {
     }
 
     /// Creates a value derived from two inputs, recomputed when either changes.
+    ///
+    /// ```swift
+    /// let visible = Memoized(\AppState.todos, \AppState.filter) { todos, filter in
+    ///     filter == .all ? todos : todos.filter { !$0.done }
+    /// }
+    /// ```
     public init<First: Equatable, Second: Equatable>(
         _ first: @escaping @Sendable (State) -> First,
         _ second: @escaping @Sendable (State) -> Second,
@@ -48,6 +58,12 @@ public final class Memoized<State, Value>: Sendable {
     }
 
     /// Creates a value derived from three inputs, recomputed when any of them changes.
+    ///
+    /// ```swift
+    /// let summary = Memoized(\AppState.todos.count, \AppState.filter, \AppState.counter) { count, filter, counter in
+    ///     "\(count) todos, \(filter), \(counter)"
+    /// }
+    /// ```
     public init<First: Equatable, Second: Equatable, Third: Equatable>(
         _ first: @escaping @Sendable (State) -> First,
         _ second: @escaping @Sendable (State) -> Second,

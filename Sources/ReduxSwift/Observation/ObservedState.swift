@@ -28,6 +28,10 @@ public final class ObservedState<State: StateProtocol> {
     @ObservationIgnored private var token: ObserverToken?
 
     /// Starts following `store`'s state.
+    ///
+    /// ```swift
+    /// @State private var model = ObservedState(AppStore.shared)
+    /// ```
     public init(_ store: Store<State>) {
         self.store = store
         state = store.currentState()
@@ -70,6 +74,10 @@ public final class ObservedValue<State: StateProtocol, Value: Equatable> {
     @ObservationIgnored private var token: ObserverToken?
 
     /// Starts following the value `select` picks out of `store`'s state.
+    ///
+    /// ```swift
+    /// @State private var count = ObservedValue(AppStore.shared) { $0.todos.count }
+    /// ```
     public init(_ store: Store<State>, select: @escaping @Sendable (State) -> Value) {
         self.store = store
         self.select = select

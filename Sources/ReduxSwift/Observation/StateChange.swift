@@ -25,6 +25,10 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     public let newValue: JSONValue?
 
     /// Creates a change.
+    ///
+    /// ```swift
+    /// let change = StateChange(path: "todos.0.done", oldValue: .bool(false), newValue: .bool(true))
+    /// ```
     public init(path: String, oldValue: JSONValue?, newValue: JSONValue?) {
         self.path = path
         self.oldValue = oldValue

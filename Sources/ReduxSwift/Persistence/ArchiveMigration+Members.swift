@@ -22,6 +22,10 @@
 extension ArchiveMigration {
     /// Creates a migration that renames the member `old` to `new` in every object at `path`.
     ///
+    /// ```swift
+    /// ArchiveMigration(from: 1, renaming: "title", to: "name", in: "cart.lines[]")
+    /// ```
+    ///
     /// An object without `old` is left as it is; in one that has both, `old`'s value replaces `new`'s.
     ///
     /// - Precondition: `path` is well formed: names separated by `.`, each followed by any number
@@ -37,6 +41,10 @@ extension ArchiveMigration {
 
     /// Creates a migration that removes the member `member` from every object at `path`.
     ///
+    /// ```swift
+    /// ArchiveMigration(from: 2, removing: "legacyFlag")
+    /// ```
+    ///
     /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
     public init(from version: Int, removing member: String, in path: String = "") {
         let steps = MemberPath.parse(path)
@@ -49,6 +57,10 @@ extension ArchiveMigration {
 
     /// Creates a migration that adds the member `member`, holding `value`, to every object at `path`
     /// that lacks it.
+    ///
+    /// ```swift
+    /// ArchiveMigration(from: 3, adding: "currency", value: "EUR", in: "settings")
+    /// ```
     ///
     /// `value` is written as ``ArchiveMigration`` describes: a `String`, a number, a `Bool`, an array
     /// or `[String: Any]` dictionary of them, or `NSNull()`.

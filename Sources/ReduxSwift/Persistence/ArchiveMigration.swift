@@ -79,6 +79,12 @@ public struct ArchiveMigration: Sendable {
 
     /// Creates a migration from `version` to `version + 1`.
     ///
+    /// ```swift
+    /// ArchiveMigration(from: 1) { state in
+    ///     state["todos"] = state.removeValue(forKey: "items")
+    /// }
+    /// ```
+    ///
     /// A ``StateArchive`` takes at most one migration from each version, each from a version below
     /// its schema version; its initializer stops the program otherwise.
     ///

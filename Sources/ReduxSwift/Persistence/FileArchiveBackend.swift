@@ -35,6 +35,11 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     /// Creates a backend for the file at `url`.
     ///
+    /// ```swift
+    /// let backend = FileArchiveBackend(url: FileArchiveBackend.defaultDirectory(forApplication: "MyApp")
+    ///     .appendingPathComponent("AppState.json"))
+    /// ```
+    ///
     /// - Precondition: `url` is a file URL (`url.isFileURL`); the program stops otherwise.
     ///
     /// - Parameter url: A file URL. The file and its directories need not exist yet.

@@ -85,6 +85,10 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
 
     /// Creates an error; archive backends use it to report their own failures.
     ///
+    /// ```swift
+    /// throw PersistenceError(.system(call: "write", errno: EIO, message: "I/O error"), stage: .save, location: location)
+    /// ```
+    ///
     /// - Parameters:
     ///   - kind: What went wrong.
     ///   - stage: The stage that failed.

@@ -28,6 +28,10 @@ public struct SavePolicy: Sendable, Equatable {
 
     /// Creates a policy.
     ///
+    /// ```swift
+    /// let policy = SavePolicy(idleDelay: 1, maximumDelay: 5)
+    /// ```
+    ///
     /// - Parameters:
     ///   - idleDelay: Seconds without a change before saving; 2 by default, as in Flask.
     ///   - maximumDelay: The longest a change waits to be saved, in seconds; 10 by default.
@@ -90,6 +94,12 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     private let saver: Saver<State>
 
     /// Creates a service and starts observing `store`.
+    ///
+    /// ```swift
+    /// let persistence = PersistenceService(
+    ///     store: AppStore.shared, archive: AppStore.archive, policy: SavePolicy(idleDelay: 1),
+    ///     onError: { error in print(error) })
+    /// ```
     ///
     /// The service treats the store's initial state (restored from `archive` or a default) as
     /// saved; if `store` has already changed since, it schedules a save.

@@ -87,6 +87,12 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Creates an archive on any backend.
     ///
+    /// ```swift
+    /// let archive = StateArchive<AppState>(
+    ///     backend: UserDefaultsArchiveBackend(name: "AppState", namespace: "com.example.myapp"),
+    ///     schemaVersion: 2, migrations: [ArchiveMigration(from: 1, removing: "legacyFlag")])
+    /// ```
+    ///
     /// - Precondition: `schemaVersion` is 1 or more, and `migrations` has at most one migration
     ///   from each version, each from a version below `schemaVersion`. The program stops otherwise.
     ///

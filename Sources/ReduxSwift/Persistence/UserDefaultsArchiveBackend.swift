@@ -58,6 +58,10 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     /// Creates a backend stored under `<namespace>.<name>`, or under `name` alone when the namespace
     /// is empty.
     ///
+    /// ```swift
+    /// let backend = UserDefaultsArchiveBackend(name: "AppState", namespace: "com.example.myapp")
+    /// ```
+    ///
     /// - Precondition: `name` is not empty and contains no `.`; the program stops otherwise. Dots
     ///   belong in the namespace, where they cannot make two pairs share a key.
     ///

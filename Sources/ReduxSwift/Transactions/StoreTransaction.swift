@@ -37,6 +37,13 @@ public struct StoreTransaction: Sendable {
     private var parts: [Part] = []
 
     /// Creates an empty transaction.
+    ///
+    /// ```swift
+    /// var transaction = StoreTransaction()
+    /// transaction.add(CartAction.clear, to: cartStore)
+    /// transaction.add(OrderAction.place(order), to: orderStore)
+    /// try transaction.commit()
+    /// ```
     public init() {}
 
     /// Adds an action for a store to the transaction; nothing is dispatched until ``commit()``.

@@ -286,6 +286,11 @@ func storeDocumentationExamples(store: Store<AppState>) {
     store.register(FilterReducers.reducers)
 
     store.register(middleware: [.logger()])
+
+    do {
+        let store = Store(reducers: AppReducers.reducers, state: AppState(), middleware: [.logger()])
+        _ = store
+    }
 }
 
 @Suite struct ArticleSnippetTests {

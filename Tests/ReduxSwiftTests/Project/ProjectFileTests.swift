@@ -32,6 +32,37 @@ import Testing
             ])
     }
 
+    @Test func everyPublicInitializerOfBothModulesHasASummaryAndAnExample() throws {
+        var missing: [String] = []
+        for module in ["ReduxSwift", "ReduxSwiftTesting"] {
+            let folder = Self.root.appendingPathComponent("Sources/\(module)")
+            let files = try #require(FileManager.default.enumerator(atPath: folder.path))
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                    .components(separatedBy: "\n")
+                for (index, line) in lines.enumerated() where Self.isPublicInitializer(line) {
+                    let comment = lines[..<index].reversed().prefix {
+                        let text = $0.trimmingCharacters(in: .whitespaces)
+                        return text.hasPrefix("///") || text.hasPrefix("@")
+                    }
+                    let hasSummary = comment.contains { $0.contains("///") && $0.count > 8 }
+                    if !hasSummary || !comment.contains(where: { $0.contains("```") }) {
+                        missing.append("\(module)/\(file):\(index + 1)")
+                    }
+                }
+            }
+        }
+        #expect(missing.isEmpty, "public initializers without a summary and an example: \(missing)")
+    }
+
+    private static func isPublicInitializer(_ line: String) -> Bool {
+        let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ")
+        guard words.first == "public" || words.first == "open" else { return false }
+        return words.dropFirst().first { $0 != "convenience" && $0 != "required" }.map {
+            $0.hasPrefix("init(") || $0.hasPrefix("init<") || $0.hasPrefix("init?(")
+        } ?? false
+    }
+
     @Test(arguments: ["run", "docs", "check-templates", "instructions-per-dispatch", "loaded-test"])
     func everyCIScriptAnswersHelpWithoutDoingWork(script: String) throws {
         // Fake `swift`, `docc` and `valgrind` first on the PATH record any call.
