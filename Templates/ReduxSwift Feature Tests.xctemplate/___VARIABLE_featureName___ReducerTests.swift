@@ -11,16 +11,16 @@ import Testing
     @Test func addingAnItemAppendsIt() throws {
         var state = ___VARIABLE_featureName___State()
         try ___VARIABLE_featureName___Reducers.reduce(&state, ___VARIABLE_featureName___Action.add("first"))
-        #expect(state.items == ["first"])
+        #expect(state.items == [___VARIABLE_featureName___Item(title: "first")])
         #expect(state.count == 1)
     }
 
     @Test func removingAnItemThatIsNotThereIsRejected() throws {
-        var state = ___VARIABLE_featureName___State(items: ["only"])
+        var state = ___VARIABLE_featureName___State(items: [___VARIABLE_featureName___Item(title: "only")])
         #expect(throws: ___VARIABLE_featureName___Error.noItem(at: 3)) {
             try ___VARIABLE_featureName___Reducers.reduce(&state, ___VARIABLE_featureName___Action.remove(at: 3))
         }
-        #expect(state.items == ["only"])
+        #expect(state.items.map(\.title) == ["only"])
     }
 
     @Test func theStoreAppliesDispatchedActionsInOrder() {
@@ -28,6 +28,6 @@ import Testing
         store.dispatch(___VARIABLE_featureName___Action.add("a"))
         store.dispatch(___VARIABLE_featureName___Action.add("b"))
         store.dispatch(___VARIABLE_featureName___Action.remove(at: 0))
-        #expect(store.currentState().items == ["b"])
+        #expect(store.currentState().items.map(\.title) == ["b"])
     }
 }

@@ -19,8 +19,8 @@ enum ___VARIABLE_featureName___Reducers: ReducerProtocol {
     static func reduce(_ state: inout ___VARIABLE_featureName___State, _ action: any ActionProtocol) throws {
         guard let action = action as? ___VARIABLE_featureName___Action else { return }
         switch action {
-        case .add(let item):
-            state.items.append(item)
+        case .add(let title):
+            state.items.append(___VARIABLE_featureName___Item(title: title))
         case .remove(let index):
             guard state.items.indices.contains(index) else {
                 throw ___VARIABLE_featureName___Error.noItem(at: index)

@@ -10,9 +10,20 @@ import ReduxSwift
 /// to `StateProtocol` in this declaration keeps the type nonisolated, as the store needs. Declare
 /// other conformances here too: one added in an extension would be main-actor-isolated there.
 struct ___VARIABLE_featureName___State: StateProtocol, Equatable {
-    var items: [String] = []
+    var items: [___VARIABLE_featureName___Item] = []
     var isLoading = false
 
     /// Derived values are getters, computed from the state when they are read.
     var count: Int { items.count }
+}
+
+/// One item of the ___VARIABLE_featureName___ feature.
+///
+/// `nonisolated`: where code is main-actor-isolated by default (a new Xcode 26 app target), its
+/// `Codable` and `Equatable` conformances would be too, and the store, which encodes, decodes and
+/// compares the state on its own threads, could not use them. Declare every value type you keep in
+/// the state this way; the state type itself needs nothing, since `StateProtocol` keeps it
+/// nonisolated.
+nonisolated struct ___VARIABLE_featureName___Item: Codable, Equatable, Sendable {
+    var title: String
 }
