@@ -65,24 +65,21 @@ let package = Package(
             path: "Tests/DocSnippets/Articles",
             exclude: ["Fixtures"]),
         // The same code again, from the same files (Tests/DocSnippets/MainActor links to them),
-        // compiled as a new Xcode 26 app target compiles it.
-        .target(
-            name: "DocSnippetAppMainActor", dependencies: ["ReduxSwift"],
-            path: "Tests/DocSnippets/MainActor/App",
-            swiftSettings: appTargetSettings),
+        // compiled as a new Xcode 26 app target compiles it: the app's code in the same module as
+        // the snippets, as in an app.
         .testTarget(
             name: "GettingStartedSnippetsMainActor",
             dependencies: ["ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking"],
             path: "Tests/DocSnippets/MainActor/GettingStarted", swiftSettings: appTargetSettings),
         .testTarget(
             name: "ArticleSnippetsMainActor",
-            dependencies: ["ReduxSwift", "DocSnippetChecking", "DocSnippetAppMainActor"],
+            dependencies: ["ReduxSwift", "DocSnippetChecking"],
             path: "Tests/DocSnippets/MainActor/Articles", exclude: ["Fixtures"],
             swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),
         .testTarget(
             name: "ReadmeSnippetsMainActor",
             dependencies: [
-                "ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking", "DocSnippetAppMainActor",
+                "ReduxSwift", "ReduxSwiftTesting", "DocSnippetChecking",
             ],
             path: "Tests/DocSnippets/MainActor/README",
             swiftSettings: appTargetSettings + [.define("MAIN_ACTOR_SNIPPETS")]),

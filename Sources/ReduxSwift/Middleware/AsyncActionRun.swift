@@ -25,7 +25,10 @@ final class AsyncActionRun: Sendable {
     }
 
     /// Starts the task unless cancelled (then the run is finished at once).
+    /// - Returns: Whether the work started: `false` when it was cancelled before.
+    @discardableResult
     func start(identifier: String, _ makeTask: (AsyncActionRun) -> Task<Void, Never>) throws(AsyncActionError)
+        -> Bool
     {
         var startedBefore = false
         let shouldStart = status.withLock { status -> Bool in
@@ -43,13 +46,14 @@ final class AsyncActionRun: Sendable {
             RuntimeWarning.report(error.description)
             throw error
         }
-        guard shouldStart else { return }
+        guard shouldStart else { return false }
         let task = makeTask(self)
         let cancelNow = status.withLock { status -> Bool in
             if case .running = status.phase { status.phase = .running(task) }
             return status.isCancelled
         }
         if cancelNow { task.cancel() }
+        return true
     }
 
     /// Cancels the task if it runs; work that has not started is finished at once.

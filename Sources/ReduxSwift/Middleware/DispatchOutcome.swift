@@ -8,6 +8,8 @@ public enum DispatchOutcome {
     case dropped
     /// An ``AsyncAction``: the ``Middleware/asyncActions(dependencies:)`` middleware further down
     /// the chain started its work, whose results reach the store as actions of their own. No
-    /// reducer saw the async action itself.
+    /// reducer saw the async action itself. A batch of async actions alone is `started` when at
+    /// least one of them started; one cancelled before it was dispatched does not start, and is
+    /// `dropped`.
     case started
 }

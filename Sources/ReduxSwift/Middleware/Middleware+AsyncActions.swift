@@ -19,8 +19,7 @@ extension Middleware {
             name: "asyncActions",
             erased: { action, call in
                 if let work = action as? any AsyncActionStarting {
-                    try work.start(on: call.kernel, dependencies: dependencies)
-                    call.markStarted()
+                    if try work.start(on: call.kernel, dependencies: dependencies) { call.markStarted() }
                     return
                 }
                 guard let batch = ActionBatch.of(action), batch.containsAsyncAction else {
@@ -52,8 +51,7 @@ private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, depend
     }
     for work in asyncActions {
         do {
-            try work.start(on: call.kernel, dependencies: dependencies)
-            call.markStarted()
+            if try work.start(on: call.kernel, dependencies: dependencies) { call.markStarted() }
         } catch {
             FailureReporter(kernel: call.kernel, action: work).report(error)
         }
@@ -62,7 +60,8 @@ private func runAsyncActions(of batch: ActionBatch, call: MiddlewareCall, depend
 
 /// The type-erased way the middleware starts an ``AsyncAction``.
 protocol AsyncActionStarting: ActionProtocol {
-    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError)
+    /// Starts the work; `false` when it was cancelled before it could start.
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) -> Bool
     /// Ends work that will never start because the batch holding it failed.
     func endWithoutRunning()
 }
@@ -72,7 +71,7 @@ extension AsyncAction: AsyncActionStarting {
         run.endWithoutRunning()
     }
 
-    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) {
+    func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) -> Bool {
         let host = kernel.store
         guard let store = host as? Store<State> else {
             // Work that can never start is finished: `finished()` returns.
@@ -95,7 +94,7 @@ extension AsyncAction: AsyncActionStarting {
             work: work,
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
         let failure = FailureReporter(kernel: kernel, action: self)
-        try run.start(identifier: identifier) { run in
+        return try run.start(identifier: identifier) { run in
             Task.detached {
                 defer { run.finish() }
                 do {

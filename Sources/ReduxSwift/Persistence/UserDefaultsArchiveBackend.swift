@@ -24,11 +24,12 @@ import Foundation
 ///
 /// tvOS warns an app whose defaults reach 512 KiB and terminates it at 1 MB. There, a save is
 /// refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)`` and nothing written when the
-/// archive, together with the copies set aside under this key (see ``setAside(suffix:)``), would
-/// pass ``sizeLimit``: 512 KiB by default, half the hard limit, leaving the rest to the app's other
-/// defaults. Setting a value aside moves it rather than copying it, so it never doubles what is
-/// stored; a copy set aside keeps counting until the app removes it. Other platforms have no such
-/// limit, and ``sizeLimit`` is `nil` there unless you pass one.
+/// archive, together with the copies set aside from it (see ``setAside(suffix:)``, whatever the
+/// suffix), would pass ``sizeLimit``: 512 KiB by default, half the hard limit, leaving the rest to
+/// the app's other defaults. Setting a value aside moves it rather than copying it, so it never
+/// doubles what is stored; a copy set aside keeps counting until the app removes it. The keys of
+/// the copies are listed under `<key>#setAside`. Other platforms have no such limit, and
+/// ``sizeLimit`` is `nil` there unless you pass one.
 public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
     // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
@@ -79,10 +80,14 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
             !name.isEmpty && !name.contains("."),
             "UserDefaultsArchiveBackend's name must be non-empty and contain no \".\" (put dots in the "
                 + "namespace, so that no two names and namespaces make the same key), not \"\(name)\"")
+        precondition(sizeLimit.map { $0 >= 0 } ?? true, "sizeLimit must be 0 or more, not \(sizeLimit ?? 0)")
         self.defaults = defaults
         key = namespace.isEmpty ? name : "\(namespace).\(name)"
         self.sizeLimit = sizeLimit
     }
+
+    /// The key under which the keys of the copies set aside are listed.
+    private var setAsideListKey: String { key + "#setAside" }
 
     /// Reads the data value; `nil` when the key has no value.
     public func read(limit: Int) throws(PersistenceError) -> Data? {
@@ -128,13 +133,21 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         }
     }
 
-    /// The bytes of the data values set aside under this key: `<key>.corrupt-…` and the like.
+    /// The bytes the copies set aside from this key still hold, whatever their suffix and kind of
+    /// value; a copy the app removed no longer counts.
     private func setAsideBytes() -> Int {
-        let prefix = key + ".corrupt-"
-        return defaults.dictionaryRepresentation().reduce(0) { total, entry in
-            guard entry.key.hasPrefix(prefix), let data = entry.value as? Data else { return total }
-            return total + data.count
+        let keys = defaults.stringArray(forKey: setAsideListKey) ?? []
+        return keys.reduce(0) { total, key in total + (defaults.object(forKey: key).map(Self.size(of:)) ?? 0)
         }
+    }
+
+    /// The size of a property-list value as stored: its bytes for data and strings, its binary
+    /// property-list encoding for anything else.
+    private static func size(of value: Any) -> Int {
+        if let data = value as? Data { return data.count }
+        if let string = value as? String { return string.utf8.count }
+        return (try? PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))?
+            .count ?? 0
     }
 
     /// Moves the value to `<key><suffix>` (adding `-2`, `-3`… if that key is taken): it is moved,
@@ -149,6 +162,11 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         }
         defaults.set(value, forKey: target)
         defaults.removeObject(forKey: key)
+        // Listed, so that the copy counts toward ``sizeLimit`` whatever its suffix.
+        let listed = (defaults.stringArray(forKey: setAsideListKey) ?? []).filter {
+            defaults.object(forKey: $0) != nil
+        }
+        defaults.set(listed + [target], forKey: setAsideListKey)
         _ = defaults.synchronize()
         return "UserDefaults key \"\(target)\""
     }

@@ -8,9 +8,8 @@ import Foundation
 import ReduxSwift
 import Testing
 
-#if MAIN_ACTOR_SNIPPETS
-@testable import DocSnippetAppMainActor
-#else
+// In the main-actor targets the app's code is in the same module, as in an app.
+#if !MAIN_ACTOR_SNIPPETS
 @testable import DocSnippetApp
 #endif
 
@@ -41,7 +40,7 @@ func overviewExample() {
 // MARK: ObservingState.md
 
 func selectorExample(store: AppStore) -> ObserverToken {
-    let token = store.observe(\.todos) { todos in
+    let token = store.observe(\.todos, queue: .main) { todos in
         render(todos)
     }
     return token

@@ -9,9 +9,8 @@ import ReduxSwift
 import ReduxSwiftTesting
 import Testing
 
-#if MAIN_ACTOR_SNIPPETS
-@testable import DocSnippetAppMainActor
-#else
+// In the main-actor targets the app's code is in the same module, as in an app.
+#if !MAIN_ACTOR_SNIPPETS
 @testable import DocSnippetApp
 #endif
 
@@ -188,7 +187,7 @@ final class TodoListModel: Sendable {
         // A selected value: its current value first, then only when it changes (ReSwift's select +
         // skipRepeats). The first value is delivered like the others: on the observer's queue, so with
         // `queue: .main` it arrives when the main queue runs it, after `observe` returns.
-        let token = store.observe(\.todos) { todos in render(todos) }
+        let token = store.observe(\.todos, queue: .main) { todos in render(todos) }
 
         // Tied to an owner: no [weak self], and gone when the owner is freed; on the main queue, for a
         // model of the UI.

@@ -7,9 +7,8 @@ import ReduxSwift
 import ReduxSwiftTesting
 import Testing
 
-#if MAIN_ACTOR_SNIPPETS
-@testable import DocSnippetAppMainActor
-#else
+// In the main-actor targets the app's code is in the same module, as in an app.
+#if !MAIN_ACTOR_SNIPPETS
 @testable import DocSnippetApp
 #endif
 

@@ -129,12 +129,17 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         store.dispatch(checkout)
         store.dispatch(batch: [TestAction.append("a"), AsyncAction<TestState, FakeService>("sync") { _ in }])
         store.dispatch(batch: [AsyncAction<TestState, FakeService>("alone") { _ in }])
+        let cancelled = AsyncAction<TestState, FakeService>("cancelled") { _ in }
+        cancelled.cancel()
+        store.dispatch(cancelled)
         #expect(await finishes(checkout))
-        #expect(await outcomes.waitOffThePool { $0.count == 4 })
+        #expect(await outcomes.waitOffThePool { $0.count == 5 })
+        // The work's own dispatch comes whenever its task runs; the rest in dispatch order.
+        let increment = "TestAction.increment committed"
+        #expect(outcomes.values.filter { $0 == increment }.count == 1)
         #expect(
-            outcomes.values == [
-                "checkout started", "ActionBatch committed", "ActionBatch started",
-                "TestAction.increment committed",
+            outcomes.values.filter { $0 != increment } == [
+                "checkout started", "ActionBatch committed", "ActionBatch started", "cancelled dropped",
             ])
     }
 

@@ -63,8 +63,15 @@ import Testing
         } ?? false
     }
 
-    @Test(arguments: ["run", "docs", "check-templates", "instructions-per-dispatch", "loaded-test"])
-    func everyCIScriptAnswersHelpWithoutDoingWork(script: String) throws {
+    @Test(
+        arguments: ["run", "docs", "check-templates", "instructions-per-dispatch", "loaded-test"],
+        [
+            ScriptCall(["--help"], 0), ScriptCall(["-h"], 0), ScriptCall(["--bogus"], 2),
+            ScriptCall(["--help", "--bogus"], 0), ScriptCall([""], 2),
+        ])
+    func everyCIScriptAnswersHelpAndRefusesBadArgumentsWithoutDoingWork(script: String, call: ScriptCall)
+        throws
+    {
         // Fake `swift`, `docc` and `valgrind` first on the PATH record any call.
         let bin = FileManager.default.temporaryDirectory.appendingPathComponent(
             "ci-help-\(UUID().uuidString)")
@@ -78,7 +85,7 @@ import Testing
         }
         let process = Process()
         process.executableURL = Self.root.appendingPathComponent(".ci/\(script)")
-        process.arguments = ["--help"]
+        process.arguments = call.arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         process.environment = environment
@@ -88,10 +95,23 @@ import Testing
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.hasPrefix("Usage: .ci/\(script)"), "\(text)")
-        #expect(!FileManager.default.fileExists(atPath: calls.path), "--help ran a tool")
+        #expect(process.terminationStatus == call.status, "\(text)")
+        #expect(text.contains("Usage: .ci/\(script)"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: calls.path), "\(call.arguments) ran a tool")
     }
+}
+
+/// Arguments for a CI script, and the status it must exit with.
+struct ScriptCall: Sendable, CustomTestStringConvertible {
+    let arguments: [String]
+    let status: Int32
+
+    init(_ arguments: [String], _ status: Int32) {
+        self.arguments = arguments
+        self.status = status
+    }
+
+    var testDescription: String { "\(arguments) exits \(status)" }
 }
 
 /// A `UserDefaults` archive stays within the platform's limit for the defaults database.
@@ -125,6 +145,24 @@ import Testing
         #expect(defaults.data(forKey: "t.S") == nil)
         try backend.write(Data(repeating: 2, count: 40))
         #expect(defaults.data(forKey: "t.S")?.count == 40)
+    }
+
+    @Test func copiesSetAsideWithAnySuffixAndOfAnyKindCountButOtherArchivesDoNot() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        // Another archive whose key starts with this one's is not a copy of it.
+        defaults.set(Data(repeating: 9, count: 90), forKey: "t.S.other")
+        try backend.write(Data(repeating: 1, count: 40))
+        _ = try backend.setAside(suffix: ".backup")
+        defaults.set(String(repeating: "x", count: 40), forKey: "t.S")
+        _ = try backend.setAside(suffix: "-old")
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 21))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        // A copy the app removes no longer counts.
+        defaults.removeObject(forKey: "t.S.backup")
+        try backend.write(Data(repeating: 2, count: 60))
     }
 
     @Test func thePlatformLimitIsTvOSsOnly() {
