@@ -38,7 +38,7 @@ import Testing
             middleware: [.asyncActions(dependencies: API.fake)])
         let load = loadTodos()
         store.send(load)
-        await store.receive(TodoAction.loaded([]), timeout: 5) { $0.todos = [] }
+        await store.receive(TodoAction.loaded([]), timeout: 60) { $0.todos = [] }
         await load.finished()
         store.finish()
     }
