@@ -666,7 +666,7 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
         #expect(migration.contains("<#"), "\(migration)")
     }
 
-    @Test func aDefaultsTypesInitThatLoadsTheSameArchiveDoesNotDeadlock() throws {
+    @Test func aDefaultsTypesInitThatLoadsTheSameArchiveDoesNotDeadlock() async throws {
         let path = url
         struct Loader: Codable, ArchiveDefaults {
             static let location = LockedURL()
@@ -683,7 +683,7 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
         defer { Loader.location.url = nil }
         try write(#"{"loader":{"title":"t"}}"#)
         let finished = onNewThread { _ = try? StateArchive<State>(file: path).load() }
-        #expect(finished.wait(timeout: 20))
+        #expect(await onOwnThread { finished.wait(timeout: 20) })
     }
 
     @Test func aFixtureNullComesBackAsAnAbsentOptional() throws {

@@ -70,7 +70,7 @@ import Testing
             ScriptCall(["--help", "--bogus"], 0), ScriptCall([""], 2),
         ])
     func everyCIScriptAnswersHelpAndRefusesBadArgumentsWithoutDoingWork(script: String, call: ScriptCall)
-        throws
+        async throws
     {
         // Fake `swift`, `docc` and `valgrind` first on the PATH record any call.
         let bin = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -83,20 +83,27 @@ import Testing
             try Data("#!/bin/sh\necho \(tool) >> '\(calls.path)'\n".utf8).write(to: fake)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
         }
-        let process = Process()
-        process.executableURL = Self.root.appendingPathComponent(".ci/\(script)")
-        process.arguments = call.arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == call.status, "\(text)")
-        #expect(text.contains("Usage: .ci/\(script)"), "\(text)")
+        let script = Self.root.appendingPathComponent(".ci/\(script)")
+        let run = await onOwnThread { [environment] in
+            Result { () throws -> (status: Int32, text: String) in
+                let process = Process()
+                process.executableURL = script
+                process.arguments = call.arguments
+                process.environment = environment
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = output
+                try process.run()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, text)
+            }
+        }
+        let (status, text) = try run.get()
+        #expect(status == call.status, "\(text)")
+        #expect(text.contains("Usage: .ci/\(script.lastPathComponent)"), "\(text)")
         #expect(!FileManager.default.fileExists(atPath: calls.path), "\(call.arguments) ran a tool")
     }
 }

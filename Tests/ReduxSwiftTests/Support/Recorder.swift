@@ -39,9 +39,7 @@ final class Recorder<Element>: @unchecked Sendable {
     func waitOffThePool(
         timeout: TimeInterval = 20, until predicate: @escaping @Sendable ([Element]) -> Bool
     ) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread { continuation.resume(returning: self.wait(timeout: timeout, until: predicate)) }.start()
-        }
+        await onOwnThread { self.wait(timeout: timeout, until: predicate) }
     }
 
     /// Waits until at least `count` items are recorded.
@@ -155,5 +153,13 @@ final class AsyncGate: @unchecked Sendable {
                 lock.unlock()
             }
         }
+    }
+}
+
+/// Runs `body`, which may block (a wait with a deadline, a child process), on a thread of its own,
+/// and awaits its result without holding a thread of the cooperative pool.
+func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
