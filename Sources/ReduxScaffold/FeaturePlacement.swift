@@ -6,6 +6,9 @@ import Foundation
 struct FeaturePlacement: Equatable {
     let module: String
     let testsDirectory: URL
+    /// The test target the tests go in, when it is known not to depend on ReduxSwiftTesting, which
+    /// the tests import; nil when it does, or when the targets are not checked.
+    var testTargetLackingTestingLibrary: String? = nil
 
     /// Checks `sources`, and `tests` if given, against `targets`.
     ///
@@ -59,7 +62,16 @@ struct FeaturePlacement: Equatable {
             testsDirectory = try Self.testsDirectory(
                 for: sources, in: owner, targets: targets, packageRoot: root)
         }
+        if let testTarget = targets.target(containing: testsDirectory),
+            !testTarget.products.contains(Self.testingLibrary),
+            !testTarget.dependencies.contains(Self.testingLibrary)
+        {
+            testTargetLackingTestingLibrary = testTarget.name
+        }
     }
+
+    /// The library the generated tests import, for `TestStore`.
+    static let testingLibrary = "ReduxSwiftTesting"
 
     /// Without the package's targets, as SwiftPM lays out a package by default: in
     /// `Sources/TodoKit/Features/Wishlist` the target, and so the module, is `TodoKit`, and the tests
@@ -193,6 +205,7 @@ struct FeaturePlacement: Equatable {
     }
 
     private static func testTargetDeclaration(for target: String) -> String {
-        ".testTarget(name: \"\(target)Tests\", dependencies: [\"\(target)\"]),"
+        ".testTarget(name: \"\(target)Tests\", dependencies: [\"\(target)\", "
+            + ".product(name: \"ReduxSwiftTesting\", package: \"ReduxSwift\")]),"
     }
 }

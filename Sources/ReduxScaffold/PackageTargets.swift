@@ -25,6 +25,8 @@ struct PackageTarget: Equatable {
     let excluded: [URL]
     /// The targets of the package it depends on, by name.
     let dependencies: [String]
+    /// The products of other packages it depends on, by name.
+    var products: [String] = []
 
     /// Whether SwiftPM compiles the Swift files in `folder`, a folder inside `directory`.
     func compiles(_ folder: URL) -> Bool {
@@ -105,6 +107,9 @@ struct PackageTargets {
                 // `.product(…)` names a product of another package, never a target of this one.
                 ((dependency["target"] ?? dependency["byName"]) as? [Any])?.first as? String
             }
+            let products = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
+                (dependency["product"] as? [Any])?.first as? String
+            }
             return PackageTarget(
                 name: name,
                 module: described[name]?.module ?? ScaffoldRequest.moduleName(fromDirectory: name),
@@ -113,7 +118,7 @@ struct PackageTargets {
                 excluded: ((target["exclude"] as? [String] ?? []) + resources).map {
                     Self.folder($0, in: directory)
                 },
-                dependencies: dependencies)
+                dependencies: dependencies, products: products)
         }
     }
 

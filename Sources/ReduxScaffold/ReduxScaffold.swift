@@ -7,8 +7,9 @@ enum ReduxScaffold {
     static let usage = """
         usage: redux-scaffold --name NAME --output DIR [options]
 
-        Writes a ReduxSwift feature (state, actions, reducers, store, service) into DIR and
-        Swift Testing tests for its reducers, from the Xcode templates in Templates/.
+        Writes a ReduxSwift feature (state, actions, reducers, a service) into DIR and Swift
+        Testing tests for it, with TestStore, from the Xcode templates in Templates/; then prints
+        the two lines that join it to the app's one store.
 
           --name NAME           the feature's name, a Swift type name such as Counter: an
                                 uppercase ASCII letter, then ASCII letters, digits or underscores
@@ -73,6 +74,6 @@ enum ReduxScaffold {
                 ?? TemplateSet.defaultDirectory)
         let files = try Scaffold.plan(request, templates: templates)
         let written = try Scaffold.write(files, packageRoot: request.packageRoot, force: request.force)
-        return written.map { "wrote \($0)" }
+        return written.map { "wrote \($0)" } + request.nextSteps
     }
 }

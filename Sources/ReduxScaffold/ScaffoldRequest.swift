@@ -9,6 +9,8 @@ struct ScaffoldRequest: Equatable {
     var sourcesDirectory: URL
     var testsDirectory: URL
     var force: Bool
+    /// The test target the tests go in, when it is known not to depend on ReduxSwiftTesting.
+    var testTargetLackingTestingLibrary: String?
 
     /// Checks the options and resolves every path against the package.
     ///
@@ -42,6 +44,41 @@ struct ScaffoldRequest: Equatable {
         sourcesDirectory = sources
         testsDirectory = placement.testsDirectory
         self.force = force
+        testTargetLackingTestingLibrary = placement.testTargetLackingTestingLibrary
+    }
+
+    /// The name of the member of the app's state that holds the feature's state: the feature's
+    /// name in lower camel case (`ShoppingList` gives `shoppingList`, `URLCache` gives `urlCache`),
+    /// in backquotes if that is a keyword.
+    static func memberName(for name: String) -> String {
+        let characters = Array(name)
+        let leadingUppercase = characters.prefix { $0.isUppercase }.count
+        // In a run of capitals followed by a lowercase letter, the last one starts the next word.
+        let lowered =
+            leadingUppercase > 1 && leadingUppercase < characters.count
+                && characters[leadingUppercase].isLowercase
+            ? leadingUppercase - 1 : leadingUppercase
+        let member =
+            characters.prefix(lowered).map { $0.lowercased() }.joined()
+            + String(characters.dropFirst(lowered))
+        return keywords.contains(member) ? "`\(member)`" : member
+    }
+
+    /// What to do once the files are written: the lines that join the feature to the app's store,
+    /// and the dependency its tests need if the test target lacks it.
+    var nextSteps: [String] {
+        let member = Self.memberName(for: name)
+        var lines = [
+            "Next, add the feature's state to the app's state, and register its reducers in the app store's init:",
+            "    var \(member) = \(name)State()",
+            "    register(\(name)Reducers.reducers(at: \\.\(member)))",
+        ]
+        if let testTarget = testTargetLackingTestingLibrary {
+            lines.append(
+                "The tests use TestStore: add .product(name: \"ReduxSwiftTesting\", package: \"ReduxSwift\") "
+                    + "to the dependencies of \(testTarget) in Package.swift.")
+        }
+        return lines
     }
 
     static let keywords: Set<String> = [

@@ -12,7 +12,7 @@ struct TemplateSet {
         let files: [(name: String, contents: String)]
     }
 
-    /// The feature's sources: state, actions, reducers, store and service.
+    /// The feature's sources: state, actions, reducers and a service.
     static let featureTemplate = "ReduxSwift Feature.xctemplate"
     /// The feature's Swift Testing tests.
     static let testsTemplate = "ReduxSwift Feature Tests.xctemplate"

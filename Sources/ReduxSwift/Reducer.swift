@@ -42,3 +42,38 @@ public protocol ReducerProtocol: SendableMetatype {
     /// The reducers, in the order they should run.
     static var reducers: [Reducer<State>] { get }
 }
+
+extension ReducerProtocol {
+    /// These reducers, run on one part of a larger state: how a feature's reducers join the app's
+    /// one store.
+    ///
+    /// A feature keeps its own state type, and its reducers change only that. The app's state
+    /// holds it as a member, and the app's store registers the feature's reducers at that member:
+    ///
+    /// ```swift
+    /// struct AppState: StateProtocol {
+    ///     var counter = 0
+    ///     var wishlist = WishlistState()
+    /// }
+    ///
+    /// final class AppStore: Store<AppState>, @unchecked Sendable {
+    ///     static let shared = AppStore()
+    ///
+    ///     private init() {
+    ///         super.init(reducers: CounterReducers.reducers, state: AppState())
+    ///         register(WishlistReducers.reducers(at: \.wishlist))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Each reducer changes the part in place; a reducer that throws rejects the action for the
+    /// whole state, which the store keeps exactly as it was, as with any other reducer.
+    ///
+    /// - Parameter part: Where the feature's state is in the app's state.
+    /// - Returns: One reducer of the larger state for each of ``reducers``, in the same order.
+    public static func reducers<Whole: StateProtocol>(at part: any WritableKeyPath<Whole, State> & Sendable)
+        -> [Reducer<Whole>]
+    {
+        reducers.map { reducer in { whole, action in try reducer(&whole[keyPath: part], action) } }
+    }
+}

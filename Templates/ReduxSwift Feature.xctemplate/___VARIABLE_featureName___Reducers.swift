@@ -2,7 +2,14 @@
 
 import ReduxSwift
 
-/// The reducers of the ___VARIABLE_featureName___ feature, registered by its store at startup.
+/// The reducers of the ___VARIABLE_featureName___ feature: they change only the feature's state.
+///
+/// The app's store registers them at startup, at the member of the app's state that holds the
+/// feature's state, through `reducers(at:)`:
+///
+/// ```swift
+/// register(___VARIABLE_featureName___Reducers.reducers(at: \.feature))  // `feature`: that member's name
+/// ```
 ///
 /// The store runs them on its own threads. Conforming to `ReducerProtocol` keeps this type
 /// nonisolated even where code is main-actor-isolated by default; put the helpers they call in

@@ -253,3 +253,10 @@ func loadTitles() -> AsyncAction<TodoListState, TitlesAPI> {
         context.dispatch(TitlesAction.loaded(titles))
     }
 }
+
+/// An app state that holds the to-do feature's state as a member, as features join the app's one
+/// store through `reducers(at:)`.
+struct ShellState: StateProtocol, Equatable {
+    var todos = TodoListState()
+    var launches = 0
+}

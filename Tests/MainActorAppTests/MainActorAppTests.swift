@@ -39,6 +39,12 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
             compiled.contains(declarations), "ReadmeExample.swift differs from the README's first example")
     }
 
+    @Test func aFeaturesReducersJoinTheAppsStoreAtItsMember() {
+        let store = TestStore(reducers: TodoReducers.reducers(at: \.todos), state: ShellState())
+        store.send(TodoAction.add("Milk")) { $0.todos.titles = ["Milk"] }
+        store.send(TodoAction.clear) { $0.todos.titles = [] }
+    }
+
     @Test func theReadmesClosingStatementsRunAsWritten() {
         let service = CounterService()
         service.start()

@@ -34,9 +34,9 @@ import Testing
         }
         let lines = try package.run(["--name", "Wishlist", "--output", "Sources/TodoKit/Features/Wishlist"])
         #expect(lines.first == "wrote Sources/TodoKit/Features/Wishlist/WishlistActions.swift")
-        #expect(lines.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistTests.swift")
         let tests = try #require(
-            package.contents("Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift"))
+            package.contents("Tests/TodoKitTests/Features/Wishlist/WishlistTests.swift"))
         #expect(tests.contains("\n@testable import TodoKit\n"))
     }
 
@@ -53,9 +53,9 @@ import Testing
             try Data("\n".utf8).write(to: url)
         }
         let lines = try package.run(["--name", "Cart", "--output", "Modules/Core/Cart"])
-        #expect(lines.last == "wrote Checks/Core/Cart/CartReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Checks/Core/Cart/CartTests.swift")
         #expect(
-            package.contents("Checks/Core/Cart/CartReducerTests.swift")?.contains(
+            package.contents("Checks/Core/Cart/CartTests.swift")?.contains(
                 "@testable import Shop_Core\n") == true)
     }
 
@@ -66,7 +66,7 @@ import Testing
         // The tests go to Tests/: were they put in src/ because no Tests folder exists yet, the
         // build would break as soon as one did.
         let lines = try package.run(["--name", "Counter", "--output", "src/App"])
-        #expect(lines.last == "wrote Tests/AppTests/CounterReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/AppTests/CounterTests.swift")
     }
 
     @Test func aTestTargetWhoseFolderDoesNotExistYetGoesInTests() throws {
@@ -74,7 +74,7 @@ import Testing
         try FileManager.default.createDirectory(
             at: package.root.appendingPathComponent("Sources/TodoKit"), withIntermediateDirectories: true)
         let lines = try package.run(["--name", "Wishlist", "--output", "Sources/TodoKit/Features/Wishlist"])
-        #expect(lines.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistTests.swift")
     }
 
     @Test func aModuleOtherThanTheTargetsIsRefusedSinceItCannotOpenTheFeaturesTypes() throws {
@@ -87,7 +87,7 @@ import Testing
         #expect(error?.exitCode == 2)
         #expect(package.tree().isEmpty)
         let lines = try package.run(["--name", "Counter", "--output", "Sources/App", "--module", "App"])
-        #expect(lines.last == "wrote Tests/AppTests/CounterReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/AppTests/CounterTests.swift")
     }
 
     @Test func aFolderInNoTargetIsRefusedWithTheLinesToAddToTheManifest() throws {
@@ -104,24 +104,27 @@ import Testing
             reason.contains(
                 #"    .target(name: "App", dependencies: [.product(name: "ReduxSwift", package: "ReduxSwift")]),"#
             ))
-        #expect(reason.contains(#"    .testTarget(name: "AppTests", dependencies: ["App"]),"#))
+        #expect(
+            reason.contains(
+                #"    .testTarget(name: "AppTests", dependencies: ["App", .product(name: "ReduxSwiftTesting", package: "ReduxSwift")]),"#
+            ))
         #expect(reason.contains("TodoKit in Sources/TodoKit"))
         #expect(reason.contains("--skip-target-check"))
         #expect(error?.exitCode == 2)
         #expect(package.tree().isEmpty)
     }
 
-    @Test func theReadmeShowsTheMessageForAFolderInNoTargetAsItIsPrinted() throws {
+    @Test func theArticleShowsTheMessageForAFolderInNoTargetAsItIsPrinted() throws {
         let package = ScratchPackage(targets: Self.todoKit)
         let error = #expect(throws: ScaffoldError.self) {
             try package.run(["--name", "Counter", "--output", "Sources/App"])
         }
-        let readme = try String(
+        let article = try String(
             contentsOf: TemplateSet.defaultDirectory.deletingLastPathComponent().appendingPathComponent(
-                "README.md"),
+                "Sources/ReduxSwift/ReduxSwift.docc/FeaturesAndTemplates.md"),
             encoding: .utf8)
         let printed = "redux-scaffold: \(try #require(error))\n"
-        #expect(readme.contains("```\n" + printed + "```\n"), "the README should show:\n\(printed)")
+        #expect(article.contains("```\n" + printed + "```\n"), "the article should show:\n\(printed)")
     }
 
     @Test func aFolderOutsideThePredefinedOnesIsSuggestedAsATargetWithAPath() {
@@ -191,7 +194,10 @@ import Testing
             Issue.record("expected noTestTarget, got \(String(describing: error))")
             return
         }
-        #expect(reason.contains(#".testTarget(name: "AppTests", dependencies: ["App"]),"#))
+        #expect(
+            reason.contains(
+                #".testTarget(name: "AppTests", dependencies: ["App", .product(name: "ReduxSwiftTesting", package: "ReduxSwift")]),"#
+            ))
         #expect(error?.exitCode == 2)
         #expect(package.tree().isEmpty)
     }
@@ -213,8 +219,8 @@ import Testing
             targets: #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App"]), "#
                 + several)
         #expect(
-            try named.run(["--name", "Counter", "--output", "Sources/App"]).last
-                == "wrote Tests/AppTests/CounterReducerTests.swift")
+            try named.run(["--name", "Counter", "--output", "Sources/App"]).wrote.last
+                == "wrote Tests/AppTests/CounterTests.swift")
 
         let unnamed = ScratchPackage(targets: #".target(name: "App"), "# + several)
         let error = #expect(throws: ScaffoldError.self) {
@@ -244,9 +250,9 @@ import Testing
         let lines = try package.run([
             "--name", "Wishlist", "--output", "Sources/TodoKit/Features/Wishlist", "--skip-target-check",
         ])
-        #expect(lines.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/TodoKitTests/Features/Wishlist/WishlistTests.swift")
         #expect(
-            package.contents("Tests/TodoKitTests/Features/Wishlist/WishlistReducerTests.swift")?.contains(
+            package.contents("Tests/TodoKitTests/Features/Wishlist/WishlistTests.swift")?.contains(
                 "@testable import TodoKit\n") == true)
     }
 

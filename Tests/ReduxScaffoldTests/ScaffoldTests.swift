@@ -10,7 +10,8 @@ final class ScratchPackage {
     /// A package whose manifest declares `targets`, Swift code for the manifest's target list; by
     /// default a target `App` and its test target, with no folder yet.
     init(
-        targets: String = #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App"])"#
+        targets: String = #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App"])"#,
+        dependencies: String = ""
     ) {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
             .appendingPathComponent("ReduxScaffoldTests-\(UUID().uuidString)", isDirectory: true)
@@ -24,7 +25,7 @@ final class ScratchPackage {
             // swift-tools-version: 6.0
             import PackageDescription
 
-            let package = Package(name: "Scratch", targets: [\(targets)])
+            let package = Package(name: "Scratch", dependencies: [\(dependencies)], targets: [\(targets)])
 
             """)
     }
@@ -62,17 +63,64 @@ final class ScratchPackage {
             lines == [
                 "wrote Sources/App/CounterActions.swift", "wrote Sources/App/CounterReducers.swift",
                 "wrote Sources/App/CounterService.swift", "wrote Sources/App/CounterState.swift",
-                "wrote Sources/App/CounterStore.swift", "wrote Tests/AppTests/CounterReducerTests.swift",
+                "wrote Tests/AppTests/CounterTests.swift",
+                "Next, add the feature's state to the app's state, and register its reducers in the app store's init:",
+                "    var counter = CounterState()",
+                #"    register(CounterReducers.reducers(at: \.counter))"#,
+                #"The tests use TestStore: add .product(name: "ReduxSwiftTesting", package: "ReduxSwift") "#
+                    + "to the dependencies of AppTests in Package.swift.",
             ])
-        let store = try #require(package.contents("Sources/App/CounterStore.swift"))
-        #expect(store.hasPrefix("// CounterStore.swift\n"))
-        #expect(store.contains("final class CounterStore: Store<CounterState>, @unchecked Sendable"))
-        #expect(store.contains("static let shared = CounterStore()"))
-        let tests = try #require(package.contents("Tests/AppTests/CounterReducerTests.swift"))
+        let state = try #require(package.contents("Sources/App/CounterState.swift"))
+        #expect(state.hasPrefix("// CounterState.swift\n"))
+        #expect(state.contains("struct CounterState: StateProtocol, Equatable {"))
+        let tests = try #require(package.contents("Tests/AppTests/CounterTests.swift"))
         #expect(tests.contains("@testable import App\n"))
-        for line in lines {
+        #expect(tests.contains("import ReduxSwiftTesting\n"))
+        #expect(tests.contains("TestStore(reducers: CounterReducers.reducers"))
+        for line in lines.wrote {
             #expect(package.contents(String(line.dropFirst("wrote ".count)))?.contains("___") == false)
         }
+    }
+
+    @Test func itSaysWhenTheTestTargetLacksTheTestingLibraryAndNotWhenItHasIt() throws {
+        let lacking = try package.run(["--name", "Counter", "--output", "Sources/App"])
+        #expect(
+            lacking.last
+                == #"The tests use TestStore: add .product(name: "ReduxSwiftTesting", package: "ReduxSwift") "#
+                + "to the dependencies of AppTests in Package.swift.")
+
+        let having = ScratchPackage(
+            targets: #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App", "#
+                + #".product(name: "ReduxSwiftTesting", package: "ReduxSwift")])"#,
+            dependencies: #".package(path: "ReduxSwift")"#)
+        // SwiftPM names a package by its folder: a link named ReduxSwift, wherever this checkout is.
+        try FileManager.default.createSymbolicLink(
+            at: having.root.appendingPathComponent("ReduxSwift"),
+            withDestinationURL: TemplateSet.defaultDirectory.deletingLastPathComponent())
+        let lines = try having.run(["--name", "Wishlist", "--output", "Sources/App"])
+        #expect(lines.last == #"    register(WishlistReducers.reducers(at: \.wishlist))"#)
+        #expect(!lines.contains { $0.contains("ReduxSwiftTesting") })
+        // As the README shows it.
+        let readme = try String(
+            contentsOf: TemplateSet.defaultDirectory.deletingLastPathComponent().appendingPathComponent(
+                "README.md"),
+            encoding: .utf8)
+        let printed = lines.joined(separator: "\n")
+        #expect(readme.contains("```\n\(printed)\n```\n"), "the README should show:\n\(printed)")
+    }
+
+    @Test func withoutTheTargetCheckNothingIsSaidOfTheTestingLibrary() throws {
+        let lines = try package.run(["--name", "Counter", "--output", "Sources/App", "--skip-target-check"])
+        #expect(lines.last == #"    register(CounterReducers.reducers(at: \.counter))"#)
+    }
+
+    @Test(arguments: [
+        ("Counter", "counter"), ("ShoppingList", "shoppingList"), ("URLCache", "urlCache"), ("UI", "ui"),
+        ("HTTP2Client", "http2Client"), ("A", "a"), ("ABc", "aBc"), ("Default", "`default`"),
+        ("Class", "`class`"), ("Type", "type"), ("Cart_V2", "cart_V2"),
+    ])
+    func theMemberForTheFeatureIsItsNameInLowerCamelCase(name: String, member: String) {
+        #expect(ScaffoldRequest.memberName(for: name) == member)
     }
 
     @Test func theTestsFolderCanBeChosenAndTheModuleIsTheTargets() throws {
@@ -81,9 +129,9 @@ final class ScratchPackage {
         let lines = try package.run([
             "--name", "Cart", "--output", "Sources/my-app/Features", "--tests-output", "Tests/ShopTests/Cart",
         ])
-        #expect(lines.last == "wrote Tests/ShopTests/Cart/CartReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/ShopTests/Cart/CartTests.swift")
         #expect(
-            package.contents("Tests/ShopTests/Cart/CartReducerTests.swift")?.contains(
+            package.contents("Tests/ShopTests/Cart/CartTests.swift")?.contains(
                 "@testable import my_app\n") == true)
     }
 
@@ -92,9 +140,9 @@ final class ScratchPackage {
         let lines = try package.run([
             "--name", "Cart", "--output", "Sources/App", "--module", "Shop", "--skip-target-check",
         ])
-        #expect(lines.last == "wrote Tests/AppTests/CartReducerTests.swift")
+        #expect(lines.wrote.last == "wrote Tests/AppTests/CartTests.swift")
         #expect(
-            package.contents("Tests/AppTests/CartReducerTests.swift")?.contains("@testable import Shop\n")
+            package.contents("Tests/AppTests/CartTests.swift")?.contains("@testable import Shop\n")
                 == true)
     }
 
@@ -177,7 +225,7 @@ final class ScratchPackage {
         let path = package.root.appendingPathComponent("Sources/App/CounterState.swift")
         try Data("// mine".utf8).write(to: path)
         try FileManager.default.removeItem(
-            at: package.root.appendingPathComponent("Sources/App/CounterStore.swift"))
+            at: package.root.appendingPathComponent("Sources/App/CounterService.swift"))
 
         let error = #expect(throws: ScaffoldError.self) {
             try package.run(["--name", "Counter", "--output", "Sources/App"])
@@ -190,7 +238,7 @@ final class ScratchPackage {
         #expect(error?.exitCode == 1)
         #expect(package.contents("Sources/App/CounterState.swift") == "// mine")
         #expect(
-            package.contents("Sources/App/CounterStore.swift") == nil,
+            package.contents("Sources/App/CounterService.swift") == nil,
             "nothing is written when one file exists")
 
         _ = try package.run(["--name", "Counter", "--output", "Sources/App", "--force"])
@@ -322,4 +370,9 @@ final class ScratchPackage {
         let field = { (offset: Int) in bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
         return [field(16), field(20)]
     }
+}
+
+extension [String] {
+    /// The lines that name a file written, without the next steps printed after them.
+    var wrote: [String] { filter { $0.hasPrefix("wrote ") } }
 }

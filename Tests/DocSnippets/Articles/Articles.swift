@@ -296,7 +296,7 @@ func storeDocumentationExamples(store: Store<AppState>) {
     @Test(arguments: [
         "ReduxSwift.docc/ReduxSwift.md", "ReduxSwift.docc/ObservingState.md",
         "ReduxSwift.docc/TheDispatchPipeline.md", "ReduxSwift.docc/SavingAndRestoringState.md",
-        "Store.swift",
+        "ReduxSwift.docc/FeaturesAndTemplates.md", "Store.swift",
     ])
     func everyBlockOfTheArticleIsCompiledHere(article: String) throws {
         let missing = try DocBlocks.missingBlocks(

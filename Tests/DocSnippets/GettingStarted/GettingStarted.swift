@@ -67,6 +67,27 @@ final class TodoCountService {
     }
 }
 
+struct SettingsState: StateProtocol, Equatable {
+    var darkMode = false
+}
+
+enum SettingsAction: ActionProtocol {
+    case setDarkMode(Bool)
+}
+
+enum SettingsReducers: ReducerProtocol {
+    static var reducers: [Reducer<SettingsState>] {
+        [{ state, action in if case SettingsAction.setDarkMode(let on) = action { state.darkMode = on } }]
+    }
+}
+
+/// `AppState` once the feature is added, as the article describes it.
+struct AppStateWithSettings: StateProtocol, Equatable {
+    var todos: [Todo] = []
+    var nextID = 1
+    var settings = SettingsState()
+}
+
 @Suite struct GettingStartedArticleTests {
     @Test func everyBlockOfTheArticleIsCompiledHere() throws {
         let missing = try DocBlocks.missingBlocks(
@@ -99,5 +120,16 @@ final class TodoCountService {
         }
         store.send(TodoAction.toggle(id: 1)) { $0.todos[0].done = true }
         store.finish()
+    }
+
+    @Test func aFeaturesReducersRegisteredAtItsMemberChangeOnlyThatMember() {
+        let app = Store(
+            reducers: SettingsReducers.reducers(at: \AppStateWithSettings.settings),
+            state: AppStateWithSettings())
+        app.dispatch(SettingsAction.setDarkMode(true))
+        #expect(app.currentState() == AppStateWithSettings(settings: SettingsState(darkMode: true)))
+
+        let feature = TestStore(reducers: SettingsReducers.reducers, state: SettingsState())
+        feature.send(SettingsAction.setDarkMode(true)) { $0.darkMode = true }
     }
 }
