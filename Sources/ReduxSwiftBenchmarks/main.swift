@@ -56,6 +56,7 @@ let scenarios: [Scenario] = [
     identifierScenario,
     unchangedStateScenario,
     appUpdateScenario,
+    payForWhatYouReadScenario,
 ]
 
 let workload = Workload(quick: quick)
