@@ -9,6 +9,11 @@ struct FeaturePlacement: Equatable {
     /// The test target the tests go in, when it is known not to depend on ReduxSwiftTesting, which
     /// the tests import; nil when it does, or when the targets are not checked.
     var testTargetLackingTestingLibrary: String? = nil
+    /// The feature's target, when it is known not to depend on ReduxSwift, which the feature
+    /// imports; nil when it does, or when the targets are not checked.
+    var targetLackingLibrary: String? = nil
+    /// How `Package.swift` names the package that provides ReduxSwift, for the lines suggested.
+    var libraryPackage = "ReduxSwift"
 
     /// Checks `sources`, and `tests` if given, against `targets`.
     ///
@@ -63,11 +68,12 @@ struct FeaturePlacement: Equatable {
                 for: sources, in: owner, targets: targets, packageRoot: root)
         }
         if let testTarget = targets.target(containing: testsDirectory),
-            !testTarget.products.contains(Self.testingLibrary),
-            !testTarget.dependencies.contains(Self.testingLibrary)
+            !testTarget.dependsOn(library: Self.testingLibrary)
         {
             testTargetLackingTestingLibrary = testTarget.name
         }
+        if !owner.dependsOn(library: "ReduxSwift") { targetLackingLibrary = owner.name }
+        libraryPackage = targets.libraryPackage
     }
 
     /// The library the generated tests import, for `TestStore`.
@@ -101,7 +107,7 @@ struct FeaturePlacement: Equatable {
                 reason: """
                     it is in no target of the package, so SwiftPM would never compile the tests. Add a \
                     test target to the targets in Package.swift, as in
-                        \(testTargetDeclaration(for: owner.name))
+                        \(testTargetDeclaration(for: owner.name, package: targets.libraryPackage))
                     and choose a folder in it; or pass --skip-target-check to write anyway
                     """)
         }
@@ -179,9 +185,9 @@ struct FeaturePlacement: Equatable {
         return [
             "it is in no target of the package, so SwiftPM would never compile the files. Add the target "
                 + "and its tests to the targets in Package.swift:",
-            "    .target(name: \"\(target)\", dependencies: [.product(name: \"ReduxSwift\", package: \"ReduxSwift\")]"
+            "    .target(name: \"\(target)\", dependencies: [.product(name: \"ReduxSwift\", package: \"\(targets.libraryPackage)\")]"
                 + "\(pathArgument)),",
-            "    " + testTargetDeclaration(for: target),
+            "    " + testTargetDeclaration(for: target, package: targets.libraryPackage),
             "then run the scaffold again; "
                 + (existing.isEmpty
                     ? "" : "or choose a folder in a target (" + existing.joined(separator: ", ") + "); ")
@@ -199,13 +205,13 @@ struct FeaturePlacement: Equatable {
         return """
             no test target depends on it, so SwiftPM would never compile the tests. Add one to the \
             targets in Package.swift:
-                \(testTargetDeclaration(for: target))
+                \(testTargetDeclaration(for: target, package: targets.libraryPackage))
             or pass --tests-output with a folder in a test target that depends on \(target)
             """
     }
 
-    private static func testTargetDeclaration(for target: String) -> String {
+    private static func testTargetDeclaration(for target: String, package: String) -> String {
         ".testTarget(name: \"\(target)Tests\", dependencies: [\"\(target)\", "
-            + ".product(name: \"ReduxSwiftTesting\", package: \"ReduxSwift\")]),"
+            + ".product(name: \"ReduxSwiftTesting\", package: \"\(package)\")]),"
     }
 }

@@ -28,6 +28,11 @@ struct PackageTarget: Equatable {
     /// The products of other packages it depends on, by name.
     var products: [String] = []
 
+    /// Whether it depends on `library`: the product of another package, or this package's target.
+    func dependsOn(library: String) -> Bool {
+        products.contains(library) || dependencies.contains(library)
+    }
+
     /// Whether SwiftPM compiles the Swift files in `folder`, a folder inside `directory`.
     func compiles(_ folder: URL) -> Bool {
         // A `sources` entry inside the folder compiles only part of it; the scaffold's files are
@@ -46,6 +51,10 @@ struct PackageTarget: Equatable {
 /// predefined folders that exists, as `describe` will once its folder has a file.
 struct PackageTargets {
     let targets: [PackageTarget]
+    /// How the manifest names the package that provides ReduxSwift, for the lines the scaffold
+    /// suggests: as a target already names it in `.product(name:package:)`, or else the identity
+    /// of the one dependency whose identity contains `reduxswift`; `ReduxSwift` otherwise.
+    var libraryPackage = "ReduxSwift"
 
     /// SwiftPM's predefined folders for the sources of a target without a `path`, in its order.
     static let sourcesFolders = ["Sources", "Source", "src", "srcs"]
@@ -85,6 +94,22 @@ struct PackageTargets {
                 }
             }
         }
+        var namedPackage: String?
+        for target in declared {
+            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
+                guard let product = dependency["product"] as? [Any], product.count > 1,
+                    let name = product[0] as? String, let package = product[1] as? String,
+                    ["ReduxSwift", "ReduxSwiftTesting"].contains(name)
+                else { continue }
+                namedPackage = namedPackage ?? package
+            }
+        }
+        let identities = (manifestObject["dependencies"] as? [[String: Any]] ?? []).flatMap { dependency in
+            // Each is `{"<kind>": [{"identity": …, …}]}`, whatever the kind (path, URL, registry).
+            dependency.values.compactMap { ($0 as? [[String: Any]])?.first?["identity"] as? String }
+        }
+        let likely = identities.filter { $0.lowercased().contains("reduxswift") }
+        if let package = namedPackage ?? (likely.count == 1 ? likely.first : nil) { libraryPackage = package }
         targets = declared.compactMap { target -> PackageTarget? in
             guard let name = target["name"] as? String, let type = target["type"] as? String else {
                 return nil

@@ -12,6 +12,7 @@ enum Scaffold {
         -> [PlannedFile]
     {
         var planned: [PlannedFile] = []
+        var clashes: Set<String> = []
         for (template, directory) in [
             (templates.feature, request.sourcesDirectory), (templates.tests, request.testsDirectory),
         ] {
@@ -24,10 +25,50 @@ enum Scaffold {
                     throw .unrenderedPlaceholder(
                         String(contents[range]), file: "\(template.name)/\(file.name)")
                 }
+                clashes.formUnion(declaredTypes(in: contents).filter(libraryTypes.contains))
                 planned.append(PlannedFile(url: directory.appendingPathComponent(name), contents: contents))
             }
         }
+        if !clashes.isEmpty {
+            let names = clashes.sorted()
+            throw .invalidName(
+                request.name,
+                reason: """
+                    the feature would declare \(names.joined(separator: " and ")), \
+                    \(names.count == 1 ? "a name" : "names") ReduxSwift declares too, and code that imports \
+                    both, as its tests do, could not tell them apart; choose another name
+                    """)
+        }
         return planned
+    }
+
+    /// The top-level types `ReduxSwift` and `ReduxSwiftTesting` declare in public: a feature must
+    /// not declare one of these names (`ScaffoldTests` checks the list against the sources).
+    static let libraryTypes: Set<String> = [
+        "Action", "ActionBatch", "ActionList", "ActionLog", "ActionLogError", "ActionProtocol",
+        "ActionRecording",
+        "ArchiveBackend", "ArchiveDefaults", "ArchiveMigration", "AsyncAction", "AsyncActionContext",
+        "AsyncActionError", "DispatchLock", "DispatchLockError", "DispatchOutcome", "FileArchiveBackend",
+        "HistoryAction", "HistoryError", "HistoryLimit", "HistoryStatus", "JSONValue", "MainQueue",
+        "Memoized",
+        "Middleware", "MiddlewareContext", "MiddlewareHandler", "ObservedState", "ObservedValue",
+        "ObserverToken",
+        "OwnedObserverToken", "PersistenceError", "PersistenceService", "Reducer", "ReducerProtocol",
+        "SavePolicy", "SnapshotError", "StateArchive", "StateChange", "StateProtocol", "StateSequence",
+        "Store",
+        "StoreHistory", "StoreNotification", "StoreNotificationCenter", "StoreTransaction", "TestStore",
+        "TransactionError", "UserDefaultsArchiveBackend",
+    ]
+
+    /// The names of the types `source` declares at the start of a line (top-level declarations).
+    static func declaredTypes(in source: String) -> [String] {
+        let pattern =
+            #"(?m)^(?:[@a-z]+\s+)*(?:struct|enum|class|protocol|actor|typealias)\s+([A-Za-z_][A-Za-z0-9_]*)"#
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return [] }
+        let text = source as NSString
+        return expression.matches(in: source, range: NSRange(location: 0, length: text.length)).map {
+            text.substring(with: $0.range(at: 1))
+        }
     }
 
     /// Writes the planned files, all or nothing, refusing to replace any existing entry (a file, or

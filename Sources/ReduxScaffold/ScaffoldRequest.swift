@@ -11,6 +11,10 @@ struct ScaffoldRequest: Equatable {
     var force: Bool
     /// The test target the tests go in, when it is known not to depend on ReduxSwiftTesting.
     var testTargetLackingTestingLibrary: String?
+    /// The feature's target, when it is known not to depend on ReduxSwift.
+    var targetLackingLibrary: String?
+    /// How `Package.swift` names the package that provides ReduxSwift.
+    var libraryPackage = "ReduxSwift"
 
     /// Checks the options and resolves every path against the package.
     ///
@@ -45,19 +49,24 @@ struct ScaffoldRequest: Equatable {
         testsDirectory = placement.testsDirectory
         self.force = force
         testTargetLackingTestingLibrary = placement.testTargetLackingTestingLibrary
+        targetLackingLibrary = placement.targetLackingLibrary
+        libraryPackage = placement.libraryPackage
     }
 
     /// The name of the member of the app's state that holds the feature's state: the feature's
-    /// name in lower camel case (`ShoppingList` gives `shoppingList`, `URLCache` gives `urlCache`),
-    /// in backquotes if that is a keyword.
+    /// name in lower camel case (`ShoppingList` gives `shoppingList`, `URLCache` gives `urlCache`,
+    /// `IDs` gives `ids`), in backquotes if that is a keyword.
     static func memberName(for name: String) -> String {
         let characters = Array(name)
         let leadingUppercase = characters.prefix { $0.isUppercase }.count
-        // In a run of capitals followed by a lowercase letter, the last one starts the next word.
-        let lowered =
-            leadingUppercase > 1 && leadingUppercase < characters.count
-                && characters[leadingUppercase].isLowercase
-            ? leadingUppercase - 1 : leadingUppercase
+        var lowered = leadingUppercase
+        if lowered < characters.count, characters[lowered] == "s",
+            lowered + 1 == characters.count || !characters[lowered + 1].isLowercase
+        {
+            lowered += 1  // a plural's `s` ends the capitals' word: `URLs` gives `urls`
+        } else if lowered > 1, lowered < characters.count, characters[lowered].isLowercase {
+            lowered -= 1  // the last capital starts the next word: `URLCache` gives `urlCache`
+        }
         let member =
             characters.prefix(lowered).map { $0.lowercased() }.joined()
             + String(characters.dropFirst(lowered))
@@ -73,9 +82,14 @@ struct ScaffoldRequest: Equatable {
             "    var \(member) = \(name)State()",
             "    register(\(name)Reducers.reducers(at: \\.\(member)))",
         ]
+        if let target = targetLackingLibrary {
+            lines.append(
+                "The feature imports ReduxSwift: add .product(name: \"ReduxSwift\", package: \"\(libraryPackage)\") "
+                    + "to the dependencies of \(target) in Package.swift.")
+        }
         if let testTarget = testTargetLackingTestingLibrary {
             lines.append(
-                "The tests use TestStore: add .product(name: \"ReduxSwiftTesting\", package: \"ReduxSwift\") "
+                "The tests use TestStore: add .product(name: \"ReduxSwiftTesting\", package: \"\(libraryPackage)\") "
                     + "to the dependencies of \(testTarget) in Package.swift.")
         }
         return lines
@@ -87,7 +101,8 @@ struct ScaffoldRequest: Equatable {
         "typealias",
         "var", "break", "case", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard",
         "if", "in", "repeat", "return", "switch", "where", "while", "as", "catch", "false", "is", "nil",
-        "rethrows", "super", "self", "throw", "throws", "true", "try",
+        "rethrows", "super", "self", "throw", "throws", "true", "try", "private", "fileprivate", "internal",
+        "public", "precedencegroup",
     ]
 
     /// A type name: an uppercase ASCII letter, then ASCII letters, digits or underscores.

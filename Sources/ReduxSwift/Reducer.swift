@@ -67,7 +67,9 @@ extension ReducerProtocol {
     /// ```
     ///
     /// Each reducer changes the part in place; a reducer that throws rejects the action for the
-    /// whole state, which the store keeps exactly as it was, as with any other reducer.
+    /// whole state, which the store keeps exactly as it was, as with any other reducer. The part
+    /// must always be there: a key path through an optional (`\.settings!`) or to an element
+    /// (`\.screens[0]`) stops the program when it is absent, as any key path does.
     ///
     /// - Parameter part: Where the feature's state is in the app's state.
     /// - Returns: One reducer of the larger state for each of ``reducers``, in the same order.

@@ -67,6 +67,8 @@ final class ScratchPackage {
                 "Next, add the feature's state to the app's state, and register its reducers in the app store's init:",
                 "    var counter = CounterState()",
                 #"    register(CounterReducers.reducers(at: \.counter))"#,
+                #"The feature imports ReduxSwift: add .product(name: "ReduxSwift", package: "ReduxSwift") "#
+                    + "to the dependencies of App in Package.swift.",
                 #"The tests use TestStore: add .product(name: "ReduxSwiftTesting", package: "ReduxSwift") "#
                     + "to the dependencies of AppTests in Package.swift.",
             ])
@@ -90,7 +92,9 @@ final class ScratchPackage {
                 + "to the dependencies of AppTests in Package.swift.")
 
         let having = ScratchPackage(
-            targets: #".target(name: "App"), .testTarget(name: "AppTests", dependencies: ["App", "#
+            targets:
+                #".target(name: "App", dependencies: [.product(name: "ReduxSwift", package: "ReduxSwift")]), "#
+                + #".testTarget(name: "AppTests", dependencies: ["App", "#
                 + #".product(name: "ReduxSwiftTesting", package: "ReduxSwift")])"#,
             dependencies: #".package(path: "ReduxSwift")"#)
         // SwiftPM names a package by its folder: a link named ReduxSwift, wherever this checkout is.
@@ -109,6 +113,79 @@ final class ScratchPackage {
         #expect(readme.contains("```\n\(printed)\n```\n"), "the README should show:\n\(printed)")
     }
 
+    @Test func theSuggestedLinesNameThePackageAsTheManifestDoes() throws {
+        let package = ScratchPackage(
+            targets:
+                #".target(name: "App", dependencies: [.product(name: "ReduxSwift", package: "rs-link")]), "#
+                + #".testTarget(name: "AppTests", dependencies: ["App"])"#,
+            dependencies: #".package(path: "rs-link")"#)
+        try FileManager.default.createSymbolicLink(
+            at: package.root.appendingPathComponent("rs-link"),
+            withDestinationURL: TemplateSet.defaultDirectory.deletingLastPathComponent())
+        let lines = try package.run(["--name", "Counter", "--output", "Sources/App"])
+        #expect(
+            lines.last
+                == #"The tests use TestStore: add .product(name: "ReduxSwiftTesting", package: "rs-link") "#
+                + "to the dependencies of AppTests in Package.swift.")
+        #expect(!lines.contains { $0.hasPrefix("The feature imports") })
+
+        // Named by no target yet: the one dependency that looks like it.
+        let unnamed = ScratchPackage(
+            targets: #".target(name: "Other"), .testTarget(name: "OtherTests", dependencies: ["Other"])"#,
+            dependencies: #".package(path: "ReduxSwift-fork")"#)
+        try FileManager.default.createSymbolicLink(
+            at: unnamed.root.appendingPathComponent("ReduxSwift-fork"),
+            withDestinationURL: TemplateSet.defaultDirectory.deletingLastPathComponent())
+        let error = #expect(throws: ScaffoldError.self) {
+            try unnamed.run(["--name", "Counter", "--output", "Sources/App"])
+        }
+        #expect(
+            error?.description.contains(#".product(name: "ReduxSwift", package: "reduxswift-fork")"#) == true)
+    }
+
+    @Test(arguments: [
+        ("Transaction", "TransactionError, a name"), ("History", "HistoryAction and HistoryError, names"),
+        ("Persistence", "PersistenceError and PersistenceService, names"),
+        ("Observed", "ObservedState, a name"), ("Async", "AsyncAction, a name"),
+        ("ActionLog", "ActionLogError, a name"),
+    ])
+    func aNameThatWouldDeclareALibraryTypeIsRefused(name: String, clash: String) throws {
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", name, "--output", "Sources/App", "--skip-target-check"])
+        }
+        guard case .invalidName(name, let reason) = error else {
+            Issue.record("expected invalidName, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.hasPrefix("the feature would declare \(clash) ReduxSwift declares too"))
+        #expect(error?.exitCode == 2)
+        #expect(package.tree().isEmpty)
+    }
+
+    @Test func theListOfLibraryTypesIsEveryPublicTopLevelTypeOfBothModules() throws {
+        let root = TemplateSet.defaultDirectory.deletingLastPathComponent()
+        var found: Set<String> = []
+        for module in ["ReduxSwift", "ReduxSwiftTesting"] {
+            let folder = root.appendingPathComponent("Sources/\(module)")
+            for case let path as String in FileManager.default.enumerator(atPath: folder.path)?.allObjects
+                ?? []
+            where path.hasSuffix(".swift") {
+                let source = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                for line in source.split(separator: "\n") where line.first?.isWhitespace == false {
+                    let words = line.split(separator: " ").map(String.init)
+                    guard words.contains("public") || words.contains("open"),
+                        let kind = words.firstIndex(where: {
+                            ["class", "struct", "enum", "protocol", "actor", "typealias"].contains($0)
+                        }),
+                        kind + 1 < words.count
+                    else { continue }
+                    found.insert(String(words[kind + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+                }
+            }
+        }
+        #expect(found == Scaffold.libraryTypes)
+    }
+
     @Test func withoutTheTargetCheckNothingIsSaidOfTheTestingLibrary() throws {
         let lines = try package.run(["--name", "Counter", "--output", "Sources/App", "--skip-target-check"])
         #expect(lines.last == #"    register(CounterReducers.reducers(at: \.counter))"#)
@@ -117,7 +194,10 @@ final class ScratchPackage {
     @Test(arguments: [
         ("Counter", "counter"), ("ShoppingList", "shoppingList"), ("URLCache", "urlCache"), ("UI", "ui"),
         ("HTTP2Client", "http2Client"), ("A", "a"), ("ABc", "aBc"), ("Default", "`default`"),
-        ("Class", "`class`"), ("Type", "type"), ("Cart_V2", "cart_V2"),
+        ("Class", "`class`"), ("Type", "type"), ("Cart_V2", "cart_V2"), ("URLs", "urls"), ("IDs", "ids"),
+        ("IDsList", "idsList"), ("Items", "items"), ("Is", "`is`"), ("Private", "`private`"),
+        ("Public", "`public`"), ("Internal", "`internal`"), ("Fileprivate", "`fileprivate`"),
+        ("Precedencegroup", "`precedencegroup`"),
     ])
     func theMemberForTheFeatureIsItsNameInLowerCamelCase(name: String, member: String) {
         #expect(ScaffoldRequest.memberName(for: name) == member)
