@@ -2,8 +2,9 @@ import Foundation
 
 /// The history's middleware and its steps.
 ///
-/// `@unchecked Sendable`: `encoder` and `decoder` are used only by the middleware, which runs on
-/// the store's reducing thread one action at a time; `steps` is guarded by its lock.
+/// `@unchecked Sendable`: `encoder` and `decoder` are used only by the middleware and by
+/// ``start(_:)``, which run on the thread that owns the store's state, one at a time; `steps` is
+/// guarded by its lock.
 final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
     private let limit: HistoryLimit
     private let steps = LockedValue(HistorySteps())
@@ -21,23 +22,35 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
         steps.withLock { HistoryStatus(steps: $0.count, position: $0.position, byteCount: $0.byteCount) }
     }
 
+    /// Records the first step: the state when the history's middleware joins the chain, in queue
+    /// order. Recorded here rather than when the first action arrives, so that a transaction
+    /// committed before that action is not part of step 0 (it goes to the reducers without
+    /// middleware), and a first action that fails still finds the step to go back to. A state that
+    /// cannot be encoded leaves the history empty; the next action then records its starting state.
+    func start(_ state: StatePointer) {
+        _ = record(state.assuming(State.self).pointee)
+    }
+
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
         if let move = action as? HistoryAction {
             try travel(move, call)
             return
         }
-        if steps.withLock({ $0.count == 0 }) { _ = record(call) }
+        // Only after a state that could not be encoded emptied the history.
+        if steps.withLock({ $0.count == 0 }) { _ = record(call.state(as: State.self).pointee) }
         // Thrown after the action committed, the error leaves it committed and is reported with
         // it by `dispatchDidFail`, the way any middleware's error is.
-        if case .committed = call.next(action), let error = record(call) { throw error }
+        if case .committed = call.next(action), let error = record(call.state(as: State.self).pointee) {
+            throw error
+        }
     }
 
-    /// Appends the live state as the newest step. A state that cannot be encoded empties the
-    /// history, since no later undo may skip over it, and is returned as a ``SnapshotError``.
-    private func record(_ call: MiddlewareCall) -> SnapshotError? {
+    /// Appends `state`, the live state, as the newest step. A state that cannot be encoded empties
+    /// the history, since no later undo may skip over it, and is returned as a ``SnapshotError``.
+    private func record(_ state: State) -> SnapshotError? {
         let encoded: Result<Data, SnapshotError>
         do {
-            encoded = .success(try encoder.encode(call.state(as: State.self).pointee))
+            encoded = .success(try encoder.encode(state))
         } catch {
             encoded = .failure(SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error))
         }

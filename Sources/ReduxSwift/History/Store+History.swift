@@ -11,10 +11,12 @@ extension Store {
     /// history.jump(to: 0)  // the state when recording started
     /// ```
     ///
-    /// The history is a middleware added at the end of the chain: each action that reaches it and
-    /// commits adds one step (a batch adds one), encoded as the same JSON as ``currentState()``'s
-    /// snapshots. Only the current step is kept whole; each other step keeps the
-    /// bytes in which it differs from its neighbour, so a step costs about the size of its change.
+    /// The history is a middleware added at the end of the chain. Its first step, 0, is the state
+    /// when it joins the chain, in order with dispatches: after every action dispatched before this
+    /// call, and before any dispatched after it. Then each action that reaches it and commits adds
+    /// one step (a batch adds one), encoded as the same JSON as ``currentState()``'s snapshots.
+    /// Only the current step is kept whole; each other step keeps the bytes in which it differs
+    /// from its neighbour, so a step costs about the size of its change.
     /// Undoing decodes a step and makes it the store's state, as one committed change announced
     /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
     /// dropped, oldest first.
@@ -34,7 +36,10 @@ extension Store {
     /// moving back to a step recorded before it restores a state without it, in this store only.
     public func recordHistory(limit: HistoryLimit = .default) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit)
-        register(middleware: [Middleware(name: "history", erased: history.recorder.handle)])
+        register(
+            middleware: [
+                Middleware(name: "history", erased: history.recorder.handle, joined: history.recorder.start)
+            ])
         return history
     }
 }

@@ -15,8 +15,9 @@ enum PendingEntry {
     /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
     case register([ErasedReducer])
-    /// Middleware added to the end of the chain.
-    case registerMiddleware([ErasedMiddleware])
+    /// Middleware added to the end of the chain, and the hooks some of them run on the state as
+    /// they join it (see ``ErasedJoinHook``).
+    case registerMiddleware([ErasedMiddleware], joined: [ErasedJoinHook])
     // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
     // existential: a larger entry made every dispatch of a plain action slower.
 

@@ -50,6 +50,7 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
                 take: { checkpoint.value = $0.assuming(State.self).pointee },
                 restore: { $0.assuming(State.self).pointee = checkpoint.value }))
         pipeline.register(middleware: middleware.map(\.erased))
+        for hook in middleware.compactMap(\.joined) { StatePointer.with(&self.state, hook) }
     }
 
     /// Erases one registration's reducers into a single closure that applies them in order.

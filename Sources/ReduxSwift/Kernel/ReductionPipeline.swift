@@ -119,11 +119,12 @@ struct ReductionPipeline {
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
-                case .registerMiddleware(let newMiddleware):
+                case .registerMiddleware(let newMiddleware, let joined):
                     closeRun(at: index)
                     runStart = index + 1
                     middleware.append(contentsOf: newMiddleware)
                     hasMiddleware = !middleware.isEmpty
+                    for hook in joined { hook(state) }
                     continue
                 case .resume(let action, let position):
                     closeRun(at: index)

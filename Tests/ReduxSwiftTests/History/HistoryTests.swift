@@ -56,6 +56,16 @@ import Testing
         #expect(store.currentState().log == [])
     }
 
+    /// Only a state that could not be encoded empties a history (see `SnapshotNestingTests`).
+    @Test func aRefusedJumpInAnEmptyHistorySaysWhenItRecordsAgain() {
+        #expect(
+            HistoryError(.noSuchStep(0), steps: 0).description
+                == "the history has no step 0; it is empty until an action is dispatched")
+        #expect(
+            HistoryError(.noSuchStep(-1), steps: 0).description
+                == "the history has no step -1; it is empty until an action is dispatched")
+    }
+
     @Test func jumpingToAStepTheHistoryDoesNotHaveIsReportedAndChangesNothing() {
         let center = StoreNotificationCenter()
         let store = makeStore(center: center)
@@ -75,8 +85,6 @@ import Testing
     }
 
     @Test(arguments: [
-        (0, 0, "the history has no step 0; it is empty until an action is dispatched"),
-        (0, -1, "the history has no step -1; it is empty until an action is dispatched"),
         (1, 1, "the history has no step 1; it keeps only step 0"),
         (1, -1, "the history has no step -1; it keeps only step 0"),
         (3, 3, "the history has no step 3; it keeps steps 0 to 2"),
@@ -87,11 +95,9 @@ import Testing
         let store = makeStore(center: center)
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
-        let history = store.recordHistory(limit: HistoryLimit(steps: max(steps, 1), bytes: 1 << 20))
-        // No action yet leaves the history empty; each action then records up to `steps` steps.
-        if steps > 0 {
-            for _ in 0..<steps { store.dispatch(TestAction.increment) }
-        }
+        let history = store.recordHistory(limit: HistoryLimit(steps: steps, bytes: 1 << 20))
+        // Step 0 is the state when recording started; each action adds one, up to `steps`.
+        for _ in 0..<steps { store.dispatch(TestAction.increment) }
         #expect(history.status.steps == steps)
         history.jump(to: jump)
         #expect(failures.wait(forCount: 1))
@@ -173,6 +179,32 @@ import Testing
         store.dispatch(TestAction.add(4))
         history.jump(to: 0)
         #expect(store.currentState().counter == 3)
+    }
+
+    @Test func aTransactionBeforeTheFirstActionIsNotPartOfTheFirstStep() throws {
+        let store = makeStore()
+        let history = store.recordHistory()
+        var transaction = StoreTransaction()
+        transaction.add(TestAction.add(3), to: store)
+        try transaction.commit()
+        store.dispatch(TestAction.add(4))
+        #expect(history.status.steps == 2)
+        history.jump(to: 0)
+        #expect(store.currentState().counter == 0)
+        history.redo()
+        #expect(store.currentState().counter == 7)
+    }
+
+    @Test func theFirstStepIsThereBeforeAnyActionAndAFailedFirstActionAddsNone() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        #expect(history.status.steps == 1)
+        store.dispatch(TestAction.fail)
+        #expect(history.status.steps == 1)
+        store.dispatch(TestAction.add(2))
+        #expect(history.status == HistoryStatus(steps: 2, position: 1, byteCount: history.status.byteCount))
+        history.undo()
+        #expect(store.currentState() == TestState())
     }
 
     @Test func movesAndDispatchesFromManyThreadsKeepTheHistoryConsistent() {

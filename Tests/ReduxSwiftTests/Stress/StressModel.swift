@@ -358,8 +358,11 @@ struct ModelStore {
     private var steps: [StressState] = []
     private var position = 0
 
+    /// A store that records a history started recording before its first dispatch: its first step
+    /// is the initial state, whatever comes first (a failed action, a transaction, a move).
     init(recordsHistory: Bool) {
         self.recordsHistory = recordsHistory
+        if recordsHistory { steps = [state] }
     }
 
     /// Applies one announced item; returns a problem when the item cannot have been announced.
@@ -369,7 +372,6 @@ struct ModelStore {
             // A transaction goes to the reducers without middleware, so it is no history step: the
             // next step holds its change, and moving back past it restores a state without it.
             let isTransaction = !bumps.isEmpty && bumps.allSatisfy { $0.channel == .transaction }
-            if recordsHistory && steps.isEmpty && !isTransaction { steps = [state] }
             for bump in bumps where bump.kind != .fail { state.count(bump) }
             if recordsHistory && !isTransaction {
                 steps.removeSubrange((position + 1)...)
