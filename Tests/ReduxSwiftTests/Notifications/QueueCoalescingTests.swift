@@ -27,7 +27,9 @@ import Testing
         let calls = Recorder<Int>()
         let token = store.observeChanges(queue: queue) { note in
             entered.open()
-            release.wait()
+            // Held while the test dispatches its actions one round trip at a time, which on a
+            // loaded machine can outlast a gate's default wait.
+            release.wait(timeout: 600)
             calls.append(note.actions.count)
         }
         dispatchOneNotificationEach(1, to: store)
@@ -57,7 +59,9 @@ import Testing
         let heard = Recorder<(name: Notification.Name, entries: [String])>()
         let token = store.notificationCenter.addObserver(forName: nil, object: store, queue: queue) { note in
             entered.open()
-            release.wait()
+            // Held while the test dispatches its actions one round trip at a time, which on a
+            // loaded machine can outlast a gate's default wait.
+            release.wait(timeout: 600)
             let entries = note.actions.compactMap { action -> String? in
                 switch action as? TestAction {
                 case .append(let entry): entry
