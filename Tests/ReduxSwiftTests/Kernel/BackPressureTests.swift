@@ -7,7 +7,9 @@ import Testing
 /// ever waits where the store could be waiting for the dispatcher. Every scenario that could
 /// deadlock runs under a watchdog: it must finish within `watchdog` seconds.
 @Suite(.offThePool) struct BackPressureTests {
-    static let watchdog: TimeInterval = 10
+    /// Long enough for the slowest passing run (the thread sanitizer, beside the whole suite,
+    /// made a 0.03-second scenario take over 10 seconds); a deadlock never finishes at all.
+    static let watchdog: TimeInterval = 60
     /// A small high-water mark, so that a few dispatches fill the queue.
     static let highWaterMark = 4
 
