@@ -25,12 +25,18 @@ struct PackageTarget: Equatable {
     let excluded: [URL]
     /// The targets of the package it depends on, by name.
     let dependencies: [String]
-    /// The products of other packages it depends on, by name.
-    var products: [String] = []
+    /// The products of other packages it depends on.
+    var products: [ProductDependency] = []
+
+    /// A product of another package, as `.product(name:package:)` names it.
+    struct ProductDependency: Equatable {
+        let name: String
+        let package: String
+    }
 
     /// Whether it depends on `library`: the product of another package, or this package's target.
     func dependsOn(library: String) -> Bool {
-        products.contains(library) || dependencies.contains(library)
+        products.contains { $0.name == library } || dependencies.contains(library)
     }
 
     /// Whether SwiftPM compiles the Swift files in `folder`, a folder inside `directory`.
@@ -94,22 +100,6 @@ struct PackageTargets {
                 }
             }
         }
-        var namedPackage: String?
-        for target in declared {
-            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
-                guard let product = dependency["product"] as? [Any], product.count > 1,
-                    let name = product[0] as? String, let package = product[1] as? String,
-                    ["ReduxSwift", "ReduxSwiftTesting"].contains(name)
-                else { continue }
-                namedPackage = namedPackage ?? package
-            }
-        }
-        let identities = (manifestObject["dependencies"] as? [[String: Any]] ?? []).flatMap { dependency in
-            // Each is `{"<kind>": [{"identity": …, …}]}`, whatever the kind (path, URL, registry).
-            dependency.values.compactMap { ($0 as? [[String: Any]])?.first?["identity"] as? String }
-        }
-        let likely = identities.filter { $0.lowercased().contains("reduxswift") }
-        if let package = namedPackage ?? (likely.count == 1 ? likely.first : nil) { libraryPackage = package }
         targets = declared.compactMap { target -> PackageTarget? in
             guard let name = target["name"] as? String, let type = target["type"] as? String else {
                 return nil
@@ -133,7 +123,12 @@ struct PackageTargets {
                 ((dependency["target"] ?? dependency["byName"]) as? [Any])?.first as? String
             }
             let products = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
-                (dependency["product"] as? [Any])?.first as? String
+                (dependency["product"] as? [Any]).flatMap { product -> PackageTarget.ProductDependency? in
+                    guard product.count > 1, let name = product[0] as? String,
+                        let package = product[1] as? String
+                    else { return nil }
+                    return PackageTarget.ProductDependency(name: name, package: package)
+                }
             }
             return PackageTarget(
                 name: name,
@@ -144,6 +139,17 @@ struct PackageTargets {
                     Self.folder($0, in: directory)
                 },
                 dependencies: dependencies, products: products)
+        }
+        let named = targets.lazy.flatMap(\.products).first {
+            ["ReduxSwift", "ReduxSwiftTesting"].contains($0.name)
+        }
+        let identities = (manifestObject["dependencies"] as? [[String: Any]] ?? []).flatMap { dependency in
+            // Each is `{"<kind>": [{"identity": …, …}]}`, whatever the kind (path, URL, registry).
+            dependency.values.compactMap { ($0 as? [[String: Any]])?.first?["identity"] as? String }
+        }
+        let likely = identities.filter { $0.lowercased().contains("reduxswift") }
+        if let package = named?.package ?? (likely.count == 1 ? likely.first : nil) {
+            libraryPackage = package
         }
     }
 
