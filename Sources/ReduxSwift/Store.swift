@@ -60,8 +60,6 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
 
     /// The non-generic part that queues, reduces and announces; see ``StoreKernel``.
     let kernel: StoreKernel
-    /// Parsed and decoded snapshots shared by selector and key-path observers.
-    let observationCache = ObservationCache()
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's
     /// state separate (the thread sanitizer runs the concurrent-reader tests against this).
     let decoder: JSONDecoder

@@ -63,64 +63,6 @@ let selectorScenario = Scenario(
     ]
 }
 
-// MARK: - 13: key-path change sets
-
-let keyPathScenario = Scenario(number: "13", name: "key-path change sets against a raw JSON encode") {
-    workload in
-    var results: [Result] = []
-    for (letter, todos) in zip("ab", [10, 10_000]) {
-        let store = makeStore(benchReducers, BenchState(todos: todos))
-        let delivered = Signal()
-        let changes = LockedChanges()
-        let token = store.observeStateChanges(at: ["todos"]) { found in
-            changes.set(found)
-            delivered.fire()
-        }
-        var expected = BenchState(todos: todos)
-        let encoder = JSONEncoder()
-        let summaries = try measureInterleaved(
-            repetitions: workload.repetitions,
-            [
-                {
-                    let index = Int.random(in: 0..<todos)
-                    expected.todos[index].done.toggle()
-                    let elapsed = try seconds {
-                        store.dispatch(BenchAction.toggle(index))
-                        try delivered.wait("the change set")
-                    }
-                    try check(
-                        changes.paths == ["todos.\(index).done"], "the change set was \(changes.paths)")
-                    return elapsed * 1e3
-                },
-                {
-                    seconds { blackHole((try? encoder.encode(expected))?.count ?? 0) } * 1e3
-                },
-            ])
-        token.cancel()
-        let ratio = summaries[0].median / summaries[1].median
-        results.append(
-            Result(
-                scenario:
-                    "13\(letter) key-path change set of one toggle, \(todos) todos (dispatch to callback)",
-                unit: "ms", reduxswift: summaries[0], baseline: summaries[1], baselineName: "raw JSON encode",
-                ratio: ratio, target: "≤ 4× raw JSON encode (encode, parse, compare)", meets: ratio <= 4))
-    }
-    return results
-}
-
-/// The paths of the last change set, handed from the delivery thread to the measuring thread.
-final class LockedChanges: @unchecked Sendable {
-    // `@unchecked Sendable`: `found` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var found: [String] = []
-
-    func set(_ changes: [StateChange]) {
-        lock.withLock { found = changes.map(\.path) }
-    }
-
-    var paths: [String] { lock.withLock { found } }
-}
-
 /// Keeps the optimizer from removing work whose result is otherwise unused.
 @inline(never)
 func blackHole(_ value: Int) {

@@ -48,7 +48,6 @@ let scenarios: [Scenario] = [
     threadsScenario,
     memoryScenario,
     selectorScenario,
-    keyPathScenario,
     middlewareScenario,
     historyScenario,
     tightLoopScenario,

@@ -32,6 +32,9 @@ enum PendingEntry {
     case startRecording(RecordingSink)
     /// An action log stops recording here, and learns that it has everything before.
     case stopRecording(RecordingSink)
+    /// Starts an observer of values: the owner of the state selects its first value here, then
+    /// after every pass that changes the state.
+    case observe(any LiveSelection)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -49,7 +52,7 @@ extension PendingEntry {
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
-        case .register, .registerMiddleware, .startRecording, .stopRecording:
+        case .register, .registerMiddleware, .startRecording, .stopRecording, .observe:
             preconditionFailure("a registration is never announced")
         }
     }

@@ -47,6 +47,8 @@ struct ReductionPipeline {
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
     var recordedEvents = EventPosition()
+    /// The observers of values, which select from the state after every pass that changes it.
+    private var selections: [any LiveSelection] = []
     let checkpointInterval: Int
     let checkpoints: CheckpointOperations
 
@@ -155,6 +157,12 @@ struct ReductionPipeline {
                     recorders.removeAll { $0 === sink }
                     sink.detach()
                     continue
+                case .observe(let selection):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    selections.append(selection)
+                    Self.selecting(context) { selection.activate(on: state) }
+                    continue
                 }
                 if context.hasDeferredRegistrations {
                     for newReducers in context.takeRegistrations() {
@@ -182,7 +190,26 @@ struct ReductionPipeline {
         closeRun(at: batch.count)
         if !recorders.isEmpty { feedRecorders(result.events) }
         releaseBatch(batch)
+        if result.changes > 0, !selections.isEmpty { select(from: state, context: context) }
         return result
+    }
+
+    /// Lets every observer of values select from the changed state, and drops the cancelled ones.
+    private mutating func select(from state: StatePointer, context: ReducerContext) {
+        var selections = self.selections
+        self.selections = []
+        Self.selecting(context) {
+            selections.removeAll { !$0.select(from: state) }
+        }
+        // An observer registered by a selector waits in `self.selections`, behind the others.
+        selections.append(contentsOf: self.selections)
+        self.selections = selections
+    }
+
+    /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
+    /// store gets its published snapshot without waiting, and one that dispatches queues normally.
+    private static func selecting(_ context: ReducerContext, _ body: () -> Void) {
+        ReducerContext(reducing: nil, owning: context.ownedEngine).install(body)
     }
 
     /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
@@ -234,7 +261,7 @@ struct ReductionPipeline {
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
-        case .register, .registerMiddleware, .resume, .failure, .startRecording, .stopRecording:
+        case .register, .registerMiddleware, .resume, .failure, .startRecording, .stopRecording, .observe:
             break
         }
     }

@@ -184,6 +184,12 @@ final class StoreKernel: @unchecked Sendable {
         deliveryQueue.async { withExtendedLifetime(store) { self.deliver() } }
     }
 
+    /// Runs `body` on the store's delivery thread, in order with its notifications.
+    func onDeliveryThread(_ body: @escaping @Sendable () -> Void) {
+        let store = store
+        deliveryQueue.async { withExtendedLifetime(store) { DeliveryThread.run(body) } }
+    }
+
     // MARK: Reducing (on the reducing queue, as the owner of the live state)
 
     /// Reduces queued entries until none are left, then gives up ownership.

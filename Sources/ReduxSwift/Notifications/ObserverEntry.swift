@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class ObserverEntry: CallGate, @unchecked Sendable {
+final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
@@ -55,6 +55,10 @@ final class ObserverEntry: CallGate, @unchecked Sendable {
         guard gate.close() else { return false }
         mailbox?.removeAll()
         return true
+    }
+
+    func remove(from center: StoreNotificationCenter?) {
+        center?.remove(self)
     }
 
     /// Delivers `notification` now (no queue) or on the observer's queue.

@@ -21,13 +21,16 @@
 ///
 /// A token keeps neither its store nor its observer's sender alive.
 public final class ObserverToken: Sendable {
-    /// The center the observer was added to.
-    let center: StoreNotificationCenter
-    private let entry: ObserverEntry
+    /// The center the observer was added to; `nil` for observers of values, which the store keeps.
+    let center: StoreNotificationCenter?
+    private let entry: any ObserverRegistration
+    /// Whether releasing the token cancels; not for observers tied to an owner's life.
+    private let cancelsOnRelease: Bool
 
-    init(center: StoreNotificationCenter, entry: ObserverEntry) {
+    init(center: StoreNotificationCenter?, entry: any ObserverRegistration, cancelsOnRelease: Bool = true) {
         self.center = center
         self.entry = entry
+        self.cancelsOnRelease = cancelsOnRelease
     }
 
     /// Removes the observer. Safe to call more than once, from any thread, including from inside the
@@ -46,16 +49,15 @@ public final class ObserverToken: Sendable {
     /// reducer or an `encode(to:)`, `cancel()` never waits (the call under way may be waiting for
     /// that store); there a call that had already begun may still be running when it returns.
     public func cancel() {
-        center.cancel(entry)
+        if entry.deactivate() { entry.remove(from: center) }
+        entry.gate.waitForCallsOnOtherThreads()
     }
 
     /// Removes the observer without waiting for a call under way on another thread; for observers
     /// of the library whose late calls change nothing (an `AsyncStream` drops what is yielded after
     /// it ends).
     func cancelWithoutWaiting() {
-        if entry.deactivate() {
-            center.remove(entry)
-        }
+        if entry.deactivate() { entry.remove(from: center) }
     }
 
     /// Releasing cancels, and waits like ``cancel()`` only when the release is what removes the
@@ -63,8 +65,8 @@ public final class ObserverToken: Sendable {
     /// `AsyncStream`'s termination handler, which may run while Swift holds a lock that the
     /// delivering thread needs) is not waited for again by whichever thread frees it.
     deinit {
-        guard entry.deactivate() else { return }
-        center.remove(entry)
+        guard cancelsOnRelease, entry.deactivate() else { return }
+        entry.remove(from: center)
         entry.gate.waitForCallsOnOtherThreads()
     }
 }

@@ -151,10 +151,8 @@ public final class StoreNotificationCenter: Sendable {
 
     /// Removes `entry` and waits for its calls under way on other threads (see
     /// ``ObserverToken/cancel()``).
-    func cancel(_ entry: ObserverEntry) {
-        if entry.deactivate() {
-            remove(entry)
-        }
+    func cancel(_ entry: any ObserverRegistration) {
+        if entry.deactivate() { entry.remove(from: self) }
         entry.gate.waitForCallsOnOtherThreads()
     }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// The part of an ``OwnerLink`` that does not depend on the owner's type.
 protocol OwnerBinding: AnyObject, Sendable {
-    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter)
+    func attach(_ entry: any ObserverRegistration, center: StoreNotificationCenter?)
 }
 
 /// Ties a registration to an owner without keeping the owner alive.
@@ -13,20 +13,20 @@ protocol OwnerBinding: AnyObject, Sendable {
 /// (the center's lock orders the write before every delivery).
 final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
     private(set) weak var owner: Owner?
-    private weak var entry: ObserverEntry?
+    private weak var entry: (any ObserverRegistration)?
     private weak var center: StoreNotificationCenter?
 
     init(_ owner: Owner) {
         self.owner = owner
     }
 
-    func attach(_ entry: ObserverEntry, center: StoreNotificationCenter) {
+    func attach(_ entry: any ObserverRegistration, center: StoreNotificationCenter?) {
         self.entry = entry
         self.center = center
     }
 
     /// Removes the registration once the owner is gone.
     func detach() {
-        if let entry, entry.deactivate() { center?.remove(entry) }
+        if let entry, entry.deactivate() { entry.remove(from: center) }
     }
 }

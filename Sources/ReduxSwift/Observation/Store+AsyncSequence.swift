@@ -1,25 +1,8 @@
 import Foundation
 
 extension Store {
-    /// The store's states as an asynchronous sequence: the current one first, then the newest
-    /// after each change.
-    ///
-    /// ```swift
-    /// for await state in store.states {
-    ///     render(state)
-    /// }
-    /// ```
-    ///
-    /// Changes are coalesced, latest wins: a consumer that falls behind gets the newest state when
-    /// it asks next, never a backlog, so a slow consumer neither blocks the store nor makes it
-    /// buffer. Each state is decoded when the consumer asks for it, as a deep copy like
-    /// ``currentState()``. Ending the loop or cancelling its task removes the observer.
-    public var states: StateSequence<State> {
-        StateSequence(store: self, select: { $0 }, isDuplicate: { _, _ in false })
-    }
-
     /// A value derived from the state as an asynchronous sequence: its current value first, then
-    /// each new value, skipping repeats.
+    /// each new value (when `Value` is `Equatable`, each value that differs from the previous one).
     ///
     /// ```swift
     /// for await count in store.values(of: \.todos.count) {
@@ -27,11 +10,28 @@ extension Store {
     /// }
     /// ```
     ///
-    /// Coalesced like ``states``: a consumer that falls behind gets the newest value.
-    public func values<Value: Equatable>(of select: @escaping @Sendable (State) -> Value) -> StateSequence<
-        Value
-    > {
-        StateSequence(store: self, select: select, isDuplicate: { $0 == $1 })
+    /// The store's queue selects each value from its live state, as for
+    /// ``observe(_:queue:using:)-(_,DispatchQueue?,_)``, so a value costs what the selector reads,
+    /// and iterating never blocks a thread. The first value reflects every action dispatched
+    /// before this call. Values are coalesced, latest wins: a consumer that falls behind gets the
+    /// newest value when it asks next, never a backlog, so a slow consumer neither blocks the store
+    /// nor makes it buffer. Iterate the sequence once; ending the loop, cancelling its task or
+    /// releasing the sequence removes the observer.
+    public func values<Value: Sendable>(
+        of select: @escaping @Sendable (State) -> Value
+    ) -> AsyncStream<Value> {
+        let observer = Observer(
+            kernel: kernel, select: select, isDuplicate: Equality.of(Value.self), target: .iterator,
+            deliver: { _ in })
+        observer.start(firstValueHere: false)
+        // The sequence owns the token: releasing the sequence removes the observer.
+        let token = ObserverToken(center: nil, entry: observer)
+        return AsyncStream(
+            unfolding: {
+                _ = token
+                return await observer.next()
+            },
+            onCancel: { token.cancelWithoutWaiting() })
     }
 
     /// This store's notifications as an asynchronous sequence.
@@ -59,70 +59,5 @@ extension Store {
         // A notification yielded after the stream ends is dropped, so ending it need not wait for one.
         continuation.onTermination = { _ in token.cancelWithoutWaiting() }
         return stream
-    }
-}
-
-/// States of a store, or values selected from them, as an asynchronous sequence; see
-/// ``Store/states`` and ``Store/values(of:)``.
-public struct StateSequence<Element>: AsyncSequence {
-    private let subscribe: () -> (AsyncStream<Void>, ObserverToken)
-    private let read: () -> Element
-    private let isDuplicate: (Element, Element) -> Bool
-
-    init<State: StateProtocol>(
-        store: Store<State>,
-        select: @escaping (State) -> Element,
-        isDuplicate: @escaping (Element, Element) -> Bool
-    ) {
-        subscribe = {
-            // One pending signal at most: a change that arrives while one waits changes nothing.
-            let (signals, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            let token = store.observeChanges { _ in continuation.yield() }
-            continuation.onTermination = { _ in token.cancelWithoutWaiting() }
-            continuation.yield()  // the current state comes first
-            return (signals, token)
-        }
-        read = { select(store.currentState()) }
-        self.isDuplicate = isDuplicate
-    }
-
-    /// Starts observing the store.
-    public func makeAsyncIterator() -> Iterator {
-        let (signals, token) = subscribe()
-        return Iterator(
-            signals: signals.makeAsyncIterator(), token: token, read: read, isDuplicate: isDuplicate)
-    }
-
-    /// Waits for changes and reads the newest state when asked.
-    public struct Iterator: AsyncIteratorProtocol {
-        private var signals: AsyncStream<Void>.Iterator
-        /// Kept so that the observer lives exactly as long as the iterator.
-        private let token: ObserverToken
-        private let read: () -> Element
-        private let isDuplicate: (Element, Element) -> Bool
-        private var last: Element?
-
-        init(
-            signals: AsyncStream<Void>.Iterator, token: ObserverToken, read: @escaping () -> Element,
-            isDuplicate: @escaping (Element, Element) -> Bool
-        ) {
-            self.signals = signals
-            self.token = token
-            self.read = read
-            self.isDuplicate = isDuplicate
-        }
-
-        /// The newest state (or value) after the next change; `nil` when the task is cancelled.
-        public mutating func next() async -> Element? {
-            while await signals.next() != nil {
-                let value = read()
-                if let last, isDuplicate(last, value) { continue }
-                last = value
-                return value
-            }
-            // The stream has ended, so a change yielded now is dropped: nothing to wait for.
-            token.cancelWithoutWaiting()
-            return nil
-        }
     }
 }

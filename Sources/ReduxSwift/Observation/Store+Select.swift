@@ -2,33 +2,45 @@ import Dispatch
 import Foundation
 
 extension Store {
-    /// Observes a value derived from the state: its current value now, then each new value.
+    /// Observes a value derived from the state: its current value, then each new value.
     ///
-    /// The block hears the selected value once when you start observing, then after each change
-    /// of the state that changes the value; changes elsewhere in the state are skipped. Pass a
-    /// key path or a closure:
+    /// Pass a key path or a closure that picks what you show; the block hears it once when you
+    /// start, then after each change of the state that changes it:
     ///
     /// ```swift
     /// let token = store.observe(\.todos) { todos in
     ///     render(todos)
     /// }
-    /// let count = store.observe({ $0.todos.count }, queue: .main) { count in
-    ///     badge.text = "\(count)"  // on the main actor
+    /// let badge = store.observe({ $0.todos.count }, queue: .main) { count in
+    ///     label.text = "\(count)"  // on the main actor
     /// }
     /// ```
     ///
-    /// With `queue: .main`, the main-actor overload
-    /// ``observe(_:queue:using:)-(_,MainQueue,_)`` is chosen, and the block is `@MainActor`.
+    /// **What it costs.** The store's own queue runs `select` on its live state after each pass
+    /// of actions that changed it: no JSON and no copy of the state, so a change costs what
+    /// `select` reads, at any state size. Only the selected value leaves the store, and it is
+    /// `Sendable`, so it shares no mutable storage with the live state (a selected array shares
+    /// its buffer until the store's next change to it copies that buffer, as any Swift value
+    /// does). Keep `select` a plain function of the state: it runs on the store's queue, where a
+    /// read of a store returns its last published snapshot without waiting.
     ///
-    /// Each value is selected from a decoded copy of the state, like ``currentState()``, shared with
-    /// nothing in the store. (Selector observers that run on the same thread share one decoded copy
-    /// per change, so that a thousand of them decode once; only a selected class instance could
-    /// tell.) With `queue: nil`, the first value is delivered before this method returns, on the
-    /// calling thread, and later ones on the store's delivery thread; with a queue, all of them on
-    /// the queue. Deliveries to one observer never overlap, and never go back to an older state: a
-    /// value that comes while the block runs is delivered after it returns, by the same thread, and
-    /// only the newest such value is. No lock is held while the block runs, so it may post, read,
-    /// dispatch or cancel. Once ``ObserverToken/cancel()`` returns, the block is not called again.
+    /// **What counts as unchanged.** When `Value` is `Equatable`, a value equal to the previous one
+    /// is not delivered, so changes elsewhere in the state are skipped. A value that is not
+    /// `Equatable` is delivered after every change of the state; select an `Equatable` part to
+    /// skip the rest.
+    ///
+    /// **Where and when.** With `queue: nil`, the first value is delivered before this method
+    /// returns, on the calling thread, and later ones on the store's delivery thread; with a queue,
+    /// all of them on the queue. (Called from a reducer, a middleware or a selector, where it cannot
+    /// wait for the store, the first value comes on the delivery thread too.) The first value
+    /// reflects every action dispatched before this call. Deliveries to one observer never overlap
+    /// and never go back to an older value: a value that comes while the block runs replaces any
+    /// older one waiting, and is delivered after the block returns. No lock is held while the
+    /// block runs, so it may dispatch, read or cancel. Once ``ObserverToken/cancel()`` returns,
+    /// the block is not called again.
+    ///
+    /// With `queue: .main`, the main-actor overload ``observe(_:queue:using:)-(_,MainQueue,_)`` is
+    /// chosen, and the block is `@MainActor`.
     ///
     /// - Parameters:
     ///   - select: Picks the value out of the state.
@@ -36,22 +48,22 @@ extension Store {
     ///   - block: Receives the value.
     /// - Returns: A token that removes the observer when cancelled or released.
     @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
-    public func observe<Value: Equatable>(
+    public func observe<Value: Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         queue: DispatchQueue? = nil,
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
         ObserverToken(
-            center: notificationCenter,
-            entry: register(
-                EquatableSelection(store: self, select: select, deliver: block), queue: queue, owner: nil))
+            center: nil, entry: startObserver(select, queue: queue, owner: nil, deliver: block),
+            cancelsOnRelease: true)
     }
 
     /// Observes a value derived from the state on the main actor: its current value, then each new
     /// value.
     ///
-    /// A block delivered on the main queue runs on the main actor, so this block is `@MainActor`
-    /// and can set main-actor properties directly:
+    /// The store's queue selects each value off the main thread; the main actor receives only
+    /// values that changed, ready to show, so it never waits for the store or reads the whole
+    /// state:
     ///
     /// ```swift
     /// @MainActor
@@ -76,7 +88,7 @@ extension Store {
     ///   - queue: ``MainQueue/main``.
     ///   - block: Receives the value, on the main actor.
     /// - Returns: A token that removes the observer when cancelled or released.
-    public func observe<Value: Equatable>(
+    public func observe<Value: Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         queue: MainQueue,
         using block: @escaping @MainActor @Sendable (Value) -> Void
@@ -84,102 +96,50 @@ extension Store {
         observe(select, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
-    /// Observes a value derived from the state, with your own test for "unchanged".
+    /// Observes a value derived from the state for as long as `owner` lives.
     ///
-    /// Use it for values that are not `Equatable`, or to compare only what matters:
-    ///
-    /// ```swift
-    /// let token = store.observe(
-    ///     \.document, removingDuplicates: { $0.revision == $1.revision }
-    /// ) { document in
-    ///     editor.show(document)
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - select: Picks the value out of the state.
-    ///   - isDuplicate: Returns `true` when the new value (second) counts as the previous one
-    ///     (first), so it is not delivered.
-    ///   - queue: Where to run `block`, as in ``observe(_:queue:using:)-(_,DispatchQueue?,_)``.
-    ///   - block: Receives the value.
-    /// - Returns: A token that removes the observer when cancelled or released.
-    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
-    public func observe<Value>(
-        _ select: @escaping @Sendable (State) -> Value,
-        removingDuplicates isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
-        queue: DispatchQueue? = nil,
-        using block: @escaping @Sendable (Value) -> Void
-    ) -> ObserverToken {
-        let selection = CustomSelection(store: self, select: select, isDuplicate: isDuplicate, deliver: block)
-        return ObserverToken(center: notificationCenter, entry: register(selection, queue: queue, owner: nil))
-    }
-
-    /// Observes a value derived from the state, with your own test for "unchanged", on the main
-    /// actor.
-    ///
-    /// Like ``observe(_:queue:using:)-(_,MainQueue,_)``, with `isDuplicate` deciding what counts
-    /// as unchanged.
-    ///
-    /// - Parameters:
-    ///   - select: Picks the value out of the state.
-    ///   - isDuplicate: Returns `true` when the new value (second) counts as the previous one
-    ///     (first), so it is not delivered.
-    ///   - queue: ``MainQueue/main``.
-    ///   - block: Receives the value, on the main actor.
-    /// - Returns: A token that removes the observer when cancelled or released.
-    public func observe<Value>(
-        _ select: @escaping @Sendable (State) -> Value,
-        removingDuplicates isDuplicate: @escaping @Sendable (Value, Value) -> Bool,
-        queue: MainQueue,
-        using block: @escaping @MainActor @Sendable (Value) -> Void
-    ) -> ObserverToken {
-        observe(
-            select, removingDuplicates: isDuplicate, queue: DispatchQueue.main, using: MainQueue.adapt(block))
-    }
-
-    /// Observes this store's changes for as long as `owner` lives.
-    ///
-    /// The block receives the owner, so it needs no `[weak self]`. The store does not keep the
-    /// owner alive; once the owner is freed, the block is not called again and the registration is
-    /// removed at the next notification. You need not keep the returned token; keep it only to
-    /// stop observing earlier.
+    /// Like ``observe(_:queue:using:)-(_,DispatchQueue?,_)``, with the owner passed to the block,
+    /// so it needs no `[weak self]`. The store does not keep the owner alive; once the owner is
+    /// freed, the block is not called again and the store forgets the observer. You need not keep
+    /// the returned token; keep it only to stop observing earlier:
     ///
     /// ```swift
     /// final class TodoListModel: Sendable {
     ///     init(store: AppStore) {
-    ///         store.observeChanges(owner: self) { model, notification in
-    ///             model.reload()
+    ///         store.observe(\.todos, owner: self) { model, todos in
+    ///             model.show(todos)
     ///         }
     ///     }
     /// }
     /// ```
     ///
     /// - Parameters:
+    ///   - select: Picks the value out of the state.
     ///   - owner: The object the registration lives with.
-    ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
-    ///   - block: Receives the owner and each notification.
-    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
+    ///   - queue: Where to run `block`, as for ``observe(_:queue:using:)-(_,DispatchQueue?,_)``.
+    ///   - block: Receives the owner and the value.
+    /// - Returns: A token that stops observing earlier when cancelled; releasing it changes nothing.
     @discardableResult
     @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
-    public func observeChanges<Owner: AnyObject & Sendable>(
+    public func observe<Value: Sendable, Owner: AnyObject & Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
         queue: DispatchQueue? = nil,
-        using block: @escaping @Sendable (Owner, StoreNotification) -> Void
-    ) -> OwnedObserverToken {
+        using block: @escaping @Sendable (Owner, Value) -> Void
+    ) -> ObserverToken {
         let link = OwnerLink(owner)
-        let entry = notificationCenter.register(forName: .stateDidChange, object: self, queue: queue) {
-            [link] notification in
+        let observer = startObserver(select, queue: queue, owner: link) { value in
             guard let owner = link.owner else { return link.detach() }
-            block(owner, notification)
+            block(owner, value)
         }
-        link.attach(entry, center: notificationCenter)
-        return OwnedObserverToken(center: notificationCenter, entry: entry)
+        return ObserverToken(center: nil, entry: observer, cancelsOnRelease: false)
     }
 
-    /// Observes this store's changes on the main actor for as long as `owner` lives.
+    /// Observes a value derived from the state on the main actor for as long as `owner` lives.
     ///
-    /// A main-actor class is `Sendable`, so a view model can be the owner, and the block, which
-    /// runs on the main actor, can use it directly:
+    /// The view-model pattern: a main-actor class is `Sendable`, so it can be the owner, and the
+    /// block, which runs on the main actor, sets its properties directly. The main actor receives
+    /// only values that changed, selected off the main thread:
     ///
     /// ```swift
     /// @MainActor
@@ -187,62 +147,10 @@ extension Store {
     ///     private(set) var text = ""
     ///
     ///     init(store: AppStore) {
-    ///         store.observeChanges(owner: self, queue: .main) { model, _ in
-    ///             model.text = "\(store.currentState().counter)"
+    ///         store.observe(\.counter, owner: self, queue: .main) { model, counter in
+    ///             model.text = "\(counter)"
     ///         }
     ///     }
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - owner: The object the registration lives with.
-    ///   - queue: ``MainQueue/main``.
-    ///   - block: Receives the owner and each notification, on the main actor.
-    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
-    @discardableResult
-    public func observeChanges<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        queue: MainQueue,
-        using block: @escaping @MainActor @Sendable (Owner, StoreNotification) -> Void
-    ) -> OwnedObserverToken {
-        observeChanges(owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
-    }
-
-    /// Observes a value derived from the state for as long as `owner` lives.
-    ///
-    /// Like ``observe(_:queue:using:)-(_,DispatchQueue?,_)``, with the owner passed to the block
-    /// and the registration tied to the owner's life, as in
-    /// ``observeChanges(owner:queue:using:)-(_,DispatchQueue?,_)``:
-    ///
-    /// ```swift
-    /// store.observe(\.todos, owner: self) { model, todos in
-    ///     model.rows = todos
-    /// }
-    /// ```
-    ///
-    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
-    @discardableResult
-    @_disfavoredOverload  // so that `queue: .main`, which fits both, picks the main-actor overload
-    public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
-        _ select: @escaping @Sendable (State) -> Value,
-        owner: Owner,
-        queue: DispatchQueue? = nil,
-        using block: @escaping @Sendable (Owner, Value) -> Void
-    ) -> OwnedObserverToken {
-        let link = OwnerLink(owner)
-        let selection = OwnedSelection(store: self, select: select, link: link, deliver: block)
-        return OwnedObserverToken(
-            center: notificationCenter, entry: register(selection, queue: queue, owner: link))
-    }
-
-    /// Observes a value derived from the state on the main actor for as long as `owner` lives.
-    ///
-    /// Like ``observe(_:queue:using:)-(_,MainQueue,_)``, with the owner passed to the block and
-    /// the registration tied to the owner's life:
-    ///
-    /// ```swift
-    /// store.observe(\.todos, owner: self, queue: .main) { model, todos in
-    ///     model.rows = todos
     /// }
     /// ```
     ///
@@ -251,35 +159,48 @@ extension Store {
     ///   - owner: The object the registration lives with.
     ///   - queue: ``MainQueue/main``.
     ///   - block: Receives the owner and the value, on the main actor.
-    /// - Returns: A token that stops observing earlier when cancelled; dropping it changes nothing.
+    /// - Returns: A token that stops observing earlier when cancelled; releasing it changes nothing.
     @discardableResult
-    public func observe<Value: Equatable, Owner: AnyObject & Sendable>(
+    public func observe<Value: Sendable, Owner: AnyObject & Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
         queue: MainQueue,
         using block: @escaping @MainActor @Sendable (Owner, Value) -> Void
-    ) -> OwnedObserverToken {
+    ) -> ObserverToken {
         observe(select, owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
-    /// Registers `handler` for this store's changes, then gives it the current state.
-    private func register(
-        _ handler: any SelectionHandler, queue: DispatchQueue?, owner: (any OwnerBinding)?
-    ) -> ObserverEntry {
-        // Without a queue, this thread delivers the first value, and any value that a change
-        // brings before it has: claimed before registering, so no other thread delivers first.
-        if queue == nil { handler.becomeDeliverer() }
-        let entry = notificationCenter.register(
-            forName: .stateDidChange, object: self, queue: queue, gate: handler.gate
-        ) { [handler] _ in
-            handler.stateDidChange()
-        }
-        owner?.attach(entry, center: notificationCenter)
-        if let queue {
-            queue.async { [handler] in handler.stateDidChange() }
-        } else {
-            handler.deliverFirstValue()
-        }
-        return entry
+    /// Starts an observer of values delivered on `queue`, or on the delivery thread. With
+    /// `firstValueHere` (the default without a queue), the first value is delivered on this
+    /// thread before the call returns.
+    func startObserver<Value: Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        queue: DispatchQueue?,
+        owner: (any OwnerBinding)?,
+        firstValueHere: Bool? = nil,
+        deliver: @escaping @Sendable (Value) -> Void
+    ) -> Observer<State, Value> {
+        let observer = Observer(
+            kernel: kernel, select: select, isDuplicate: Equality.of(Value.self),
+            target: queue.map { .queue($0) } ?? .deliveryThread, deliver: deliver)
+        owner?.attach(observer, center: nil)
+        observer.start(firstValueHere: firstValueHere ?? (queue == nil))
+        return observer
+    }
+}
+
+/// `==` for a type known to be `Equatable` only at run time.
+enum Equality {
+    /// `==` when `Value` is `Equatable` (conditional conformances included), `nil` otherwise.
+    static func of<Value>(_: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
+        guard let equatable = Value.self as? any (Equatable & SendableMetatype).Type else { return nil }
+        return comparing(equatable, as: Value.self)
+    }
+
+    private static func comparing<Compared: Equatable & SendableMetatype, Value>(
+        _: Compared.Type, as _: Value.Type
+    ) -> @Sendable (Value, Value) -> Bool {
+        // `Value` is `Compared`: the casts only restore the static type.
+        { ($0 as! Compared) == ($1 as! Compared) }
     }
 }

@@ -12,31 +12,31 @@
 ///     }
 /// }
 /// ```
-public struct StateChange: Sendable, Hashable, CustomStringConvertible {
+package struct StateChange: Sendable, Hashable, CustomStringConvertible {
     /// Where the value is, with `.` between keys and array indices: `"todos.3.done"`.
     ///
     /// A `.` or `\` inside a key is preceded by a `\`, so the key `"1.5"` of a dictionary
     /// `prices` is `#"prices.1\.5"#`, not `prices.1.5`; ``pathComponents`` undoes it, and
     /// ``path(_:)`` builds a path from keys. The root is `""`.
-    public let path: String
+    package let path: String
     /// The value before, or `nil` where there was none.
-    public let oldValue: JSONValue?
+    package let oldValue: JSONValue?
     /// The value after, or `nil` where there is none now.
-    public let newValue: JSONValue?
+    package let newValue: JSONValue?
 
     /// Creates a change.
     ///
     /// ```swift
     /// let change = StateChange(path: "todos.0.done", oldValue: .bool(false), newValue: .bool(true))
     /// ```
-    public init(path: String, oldValue: JSONValue?, newValue: JSONValue?) {
+    init(path: String, oldValue: JSONValue?, newValue: JSONValue?) {
         self.path = path
         self.oldValue = oldValue
         self.newValue = newValue
     }
 
     /// The keys and array indices of ``path``, unescaped: `["prices", "1.5"]`.
-    public var pathComponents: [String] {
+    var pathComponents: [String] {
         StatePath.components(of: path)
     }
 
@@ -47,12 +47,12 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// store.observeStateChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }
     /// ```
-    public static func path(_ components: [String]) -> String {
+    static func path(_ components: [String]) -> String {
         StatePath.path(components)
     }
 
     /// `path: old → new`, with `absent` for a missing value.
-    public var description: String {
+    package var description: String {
         "\(path): \(oldValue?.description ?? "absent") → \(newValue?.description ?? "absent")"
     }
 
@@ -70,7 +70,7 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
     ///   - ignoringUnderscoredMembers: Whether members whose names start with `_` are left out, as
     ///     key-path observers leave them out; `false` compares everything.
     /// - Throws: ``SnapshotError`` if either state cannot be encoded.
-    public static func changes<Value: Encodable>(
+    package static func changes<Value: Encodable>(
         from old: Value, to new: Value, ignoringUnderscoredMembers: Bool = false
     ) throws(SnapshotError) -> [StateChange] {
         let encoder = SnapshotCoder.makeEncoder()

@@ -8,7 +8,7 @@ import Foundation
 /// Two values are equal when their JSON is: strings and numbers compare as their UTF-8 bytes, so
 /// `"é"` written precomposed differs from `"é"` written as `e` and a combining accent, as their
 /// snapshots do (Swift's `String ==` would call them equal).
-public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+package enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -23,7 +23,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Whether the two values have the same JSON, strings and numbers compared byte by byte.
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let left), .bool(let right)): return left == right
@@ -36,7 +36,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Hashes the value's JSON, strings and numbers as their bytes.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
             hasher.combine(0 as UInt8)
@@ -63,19 +63,19 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The number as a `Double`, or `nil` if this is not a number.
-    public var doubleValue: Double? {
+    var doubleValue: Double? {
         if case .number(let text) = self { return Double(text) }
         return nil
     }
 
     /// The number as an `Int`, or `nil` if this is not an integer that fits.
-    public var intValue: Int? {
+    var intValue: Int? {
         if case .number(let text) = self { return Int(text) }
         return nil
     }
 
     /// The string, or `nil` if this is not a string.
-    public var stringValue: String? {
+    var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
@@ -84,7 +84,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Paths are written as in ``StateChange/path``: a `.` or `\` inside a key is preceded by a
     /// `\` (`#"prices.1\.5"#` is the key `"1.5"` of `prices`), and `""` is this value itself.
-    public subscript(path path: String) -> JSONValue? {
+    subscript(path path: String) -> JSONValue? {
         var value: JSONValue? = self
         for component in StatePath.components(of: path) {
             value = value?.child(component)
@@ -103,7 +103,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Compact JSON text.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
