@@ -40,8 +40,9 @@ final class CounterService {
     private var token: ObserverToken?
 
     func start() {
-        token = AppStore.shared.observeChanges(queue: .main) { _ in
-            print("counter:", AppStore.shared.currentState().counter)
+        // The store's queue selects the counter; the main actor gets it, when it changes.
+        token = AppStore.shared.observe(\.counter, queue: .main) { counter in
+            print("counter:", counter)
         }
     }
 }

@@ -9,8 +9,7 @@ extension Notification.Name {
     ///
     /// It announces reduced actions, not a changed state: an action that no reducer handles is
     /// announced too. To hear only of values that changed, observe them with
-    /// ``Store/observe(_:queue:using:)-(_,DispatchQueue?,_)`` or
-    /// ``Store/observeStateChanges(at:queue:using:)-(_,DispatchQueue?,_)``.
+    /// ``Store/observe(_:queue:using:)-(_,DispatchQueue?,_)``.
     public static let stateDidChange = Notification.Name("ReduxSwift.stateDidChange")
 
     /// Posted by a ``Store`` when a reducer threw while reducing an action.

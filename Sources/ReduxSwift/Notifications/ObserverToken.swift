@@ -1,8 +1,8 @@
 /// A registration with a ``StoreNotificationCenter``; the observer stays registered while you keep it.
 ///
-/// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels. Every
-/// observing method returns one, except those that tie the registration to an owner, which return
-/// an ``OwnedObserverToken`` instead. ``cancel()`` is the primary way to stop;
+/// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels, except
+/// for an observer tied to an owner (`observe(_:owner:queue:using:)`), which lives as long as its
+/// owner unless cancelled. ``cancel()`` is the primary way to stop;
 /// ``StoreNotificationCenter/removeObserver(_:)`` does the same, in `NotificationCenter`'s words.
 ///
 /// ```swift

@@ -42,7 +42,7 @@ extension Store {
     /// }
     /// ```
     ///
-    /// Unlike ``states``, every notification matters here, so they are buffered, up to `limit`;
+    /// Unlike ``values(of:)``, every notification matters here, so they are buffered, up to `limit`;
     /// beyond it the oldest are dropped rather than let a consumer that never reads grow memory.
     ///
     /// - Parameters:

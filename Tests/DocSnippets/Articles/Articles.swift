@@ -46,25 +46,26 @@ func selectorExample(store: AppStore) -> ObserverToken {
     return token
 }
 
+struct VisibleInput: Equatable, Sendable {
+    var todos: [Todo]
+    var filter: Filter
+}
+
+func derivedValueExample(store: AppStore) -> ObserverToken {
+    let token = store.observe({ VisibleInput(todos: $0.todos, filter: $0.filter) }, queue: .main) {
+        render($0.filter == .all ? $0.todos : $0.todos.filter { !$0.done })
+    }
+    return token
+}
+
 @MainActor
 final class CounterViewModel {
-    var count = 0
-    var text = ""
-    private var tokens: [ObserverToken] = []
+    private(set) var text = ""
 
-    func start() {
-        tokens.append(
-            AppStore.shared.observeChanges(queue: .main) { [weak self] _ in
-                self?.render()
-            })
-        tokens.append(
-            AppStore.shared.observe(\.counter, queue: .main) { [weak self] in
-                self?.count = $0
-            })
-    }
-
-    func render() {
-        text = "\(AppStore.shared.currentState().counter)"
+    init(store: AppStore) {
+        store.observe(\.counter, owner: self, queue: .main) { model, counter in
+            model.text = "\(counter)"
+        }
     }
 }
 
@@ -78,13 +79,6 @@ final class BadgeModel: Sendable {
     func show(_ count: Int) {
         print("\(count) todos")
     }
-}
-
-func stateChangesExample(store: AppStore) -> ObserverToken {
-    let token = store.observeStateChanges(at: ["todos", "filter"]) { changes in
-        for change in changes { print(change) }  // "todos.3.done: false → true"
-    }
-    return token
 }
 
 /// Stands for a label of the app's interface.
@@ -101,19 +95,13 @@ func valuesExample(store: AppStore, badge: Label) async {
 #if canImport(SwiftUI)
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 struct TodoList: View {
-    @State private var model = ObservedState(AppStore.shared)
+    @State private var todos = ObservedValue(AppStore.shared) { $0.todos }
 
     var body: some View {
-        List(model.state.todos, id: \.id) { todo in Text(todo.title) }
+        List(todos.value, id: \.id) { todo in Text(todo.title) }
     }
 }
 #endif
-
-extension AppState {
-    static let visibleTodos = Memoized(\AppState.todos, \AppState.filter) { todos, filter in
-        filter == .all ? todos : todos.filter { !$0.done }
-    }
-}
 
 // MARK: TheDispatchPipeline.md
 
@@ -312,12 +300,5 @@ func storeDocumentationExamples(store: Store<AppState>) {
         #expect(store.currentState().todos.map(\.title) == ["Milk", "Milk", "Eggs"])
         historyExample(store: store)
         try transactionExample(cartStore: store, orderStore: asyncActionExample(), order: Order())
-    }
-
-    @Test func theMemoizedGetterFiltersAsTheArticleSays() {
-        var state = AppState()
-        state.todos = [Todo(id: 1, title: "Milk", done: true), Todo(id: 2, title: "Eggs")]
-        state.filter = .active
-        #expect(AppState.visibleTodos(state).map(\.title) == ["Eggs"])
     }
 }

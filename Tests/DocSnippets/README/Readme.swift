@@ -54,8 +54,9 @@ func firstExample() {
         private var token: ObserverToken?
 
         func start() {
-            token = AppStore.shared.observeChanges(queue: .main) { _ in
-                print("counter:", AppStore.shared.currentState().counter)
+            // The store's queue selects the counter; the main actor gets it, when it changes.
+            token = AppStore.shared.observe(\.counter, queue: .main) { counter in
+                print("counter:", counter)
             }
         }
     }
@@ -178,57 +179,39 @@ func actionLogExample() throws -> Store<AppState> {
 
 // MARK: Observing state
 
-final class TodoListModel: Sendable {
-    func show(_ filter: Filter) {}
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor
+func observingExamples(store: AppStore) async {
+    // A selected value: its current value first, then only when it changes (ReSwift's select +
+    // skipRepeats). With `queue: .main`, the block is @MainActor.
+    let token = store.observe(\.todos, queue: .main) { todos in render(todos) }
 
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    @MainActor
-    func observingExamples(store: AppStore) async {
-        // A selected value: its current value first, then only when it changes (ReSwift's select +
-        // skipRepeats). The first value is delivered like the others: on the observer's queue, so with
-        // `queue: .main` it arrives when the main queue runs it, after `observe` returns.
-        let token = store.observe(\.todos, queue: .main) { todos in render(todos) }
+    // The view-model pattern: tied to an owner, so no [weak self], and gone when the owner is freed.
+    @MainActor final class CounterViewModel {
+        private(set) var text = ""
 
-        // Tied to an owner: no [weak self], and gone when the owner is freed; on the main queue, for a
-        // model of the UI.
-        store.observe(\.filter, owner: self, queue: .main) { model, filter in model.show(filter) }
-
-        // On the main actor: with `queue: .main`, the block is @MainActor.
-        @MainActor final class CounterViewModel {
-            var count = 0
-            var text = ""
-            private var tokens: [ObserverToken] = []
-
-            func start() {
-                tokens.append(
-                    AppStore.shared.observeChanges(queue: .main) { [weak self] _ in self?.render() })
-                tokens.append(
-                    AppStore.shared.observe(\.counter, queue: .main) { [weak self] in self?.count = $0 })
+        init(store: AppStore) {
+            store.observe(\.counter, owner: self, queue: .main) { model, counter in
+                model.text = "\(counter)"
             }
-
-            func render() { text = "\(AppStore.shared.currentState().counter)" }
         }
-
-        // Which JSON key paths changed, with old and new values (Flask's reaction.on).
-        let paths = store.observeStateChanges(at: ["todos", "filter"]) { changes in
-            for change in changes { print(change) }  // "todos.3.done: false → true"
-        }
-
-        // Swift concurrency: latest wins, so a slow consumer never makes the store buffer.
-        for await state in store.states { render(state) }
-        for await count in store.values(of: \.todos.count) { badge(count) }
-
-        // SwiftUI (Observation, also on Linux): main-actor models that views read.
-        let model = ObservedState(store)  // model.state
-        let unfinished = ObservedValue(store) { $0.todos.filter { !$0.done }.count }
-
-        // A derived value recomputed only when its inputs change (Reflow's visibleTodos).
-        let visibleTodos = Memoized(\AppState.todos, \AppState.filter) { todos, filter in
-            filter == .all ? todos : todos.filter { !$0.done }
-        }
-        render(visibleTodos(store.currentState()))
-        _ = (token, paths, model, unfinished, CounterViewModel())
     }
+
+    // A value derived from several inputs, computed only when they change (Reflow's visibleTodos).
+    struct VisibleInput: Equatable, Sendable {
+        var todos: [Todo]
+        var filter: Filter
+    }
+    let visible = store.observe({ VisibleInput(todos: $0.todos, filter: $0.filter) }, queue: .main) {
+        render($0.filter == .all ? $0.todos : $0.todos.filter { !$0.done })
+    }
+
+    // Swift concurrency: latest wins, so a slow consumer never makes the store buffer.
+    for await count in store.values(of: \.todos.count) { badge(count) }
+
+    // SwiftUI (Observation, also on Linux): a main-actor model that views read.
+    let unfinished = ObservedValue(store) { $0.todos.filter { !$0.done }.count }
+    _ = (token, visible, unfinished, CounterViewModel(store: store))
 }
 
 // MARK: Persistence
