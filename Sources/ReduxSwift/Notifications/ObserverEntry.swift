@@ -17,8 +17,9 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// the entry is the gate of its block's calls.
     private let sharedGate: CallGate?
     private let block: @Sendable (StoreNotification) -> Void
-    /// Notifications waiting for the observer's queue; `nil` without a queue.
-    private let mailbox: QueueMailbox?
+    /// Delivers on the observer's queue, merging the notifications that wait; `nil` without a
+    /// queue.
+    private let delivery: Delivery<MergedNotifications>?
     /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
     /// cycle it forms with the bucket ends when the entry is removed, which every token does.
     /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
@@ -39,9 +40,11 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         self.sender = sender
         self.queue = queue
         sharedGate = gate
-        mailbox = queue == nil ? nil : QueueMailbox()
+        delivery = queue.map { Delivery(target: .queue($0), kernel: nil) }
         self.block = block
         super.init()
+        // Weak: a delivery queued on the observer's queue may outlive the entry.
+        delivery?.onDelivery { [weak self] notification in self?.invoke(notification) }
     }
 
     /// Every call of the observer's code passes it; cancelling closes it.
@@ -53,7 +56,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// entry was still active. Calls under way are not waited for.
     func deactivate() -> Bool {
         guard gate.close() else { return false }
-        mailbox?.removeAll()
+        delivery?.close()
         return true
     }
 
@@ -68,26 +71,17 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// filters on a sender matches by box, never by address.
     ///
     /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
-    /// closed, including calls already queued. With a queue, notifications wait in the mailbox and
-    /// at most one block per observer is queued: notifications that arrive while it waits merge
-    /// into it (see ``QueueMailbox``).
+    /// closed, including calls already queued. With a queue, notifications go through the
+    /// ``Delivery`` every observer shares: one deliverer at a time, in order, and notifications
+    /// that arrive while others wait merge into them (see ``MergedNotifications``).
     @inline(__always)
     func deliver(_ notification: StoreNotification, sender: SenderBox?) {
         if let observed = self.sender {
             guard observed === sender else { return }
         }
-        if let mailbox, let queue {
-            if mailbox.add(notification) {
-                queue.async { self.deliverQueued() }
-            }
+        if let delivery {
+            delivery.offer(notification)
         } else {
-            invoke(notification)
-        }
-    }
-
-    private func deliverQueued() {
-        guard let mailbox else { return }
-        for notification in mailbox.takeAll() {
             invoke(notification)
         }
     }

@@ -1,0 +1,213 @@
+import Dispatch
+import Foundation
+
+/// What waits for an observer's deliverer.
+protocol PendingItems: SendableMetatype {
+    associatedtype Item: Sendable
+    init()
+    /// Adds an item; returns one it displaced, which the caller releases after the lock (its
+    /// `deinit` may be user code).
+    mutating func add(_ item: Item) -> Item?
+    /// Takes the next item to deliver, oldest first.
+    mutating func take() -> Item?
+}
+
+/// The newest value offered and not yet delivered: a newer one replaces it (latest wins).
+struct NewestValue<Value: Sendable>: PendingItems {
+    private var value: Value?
+
+    init() {}
+
+    mutating func add(_ item: Value) -> Value? {
+        defer { value = item }
+        return value
+    }
+
+    mutating func take() -> Value? {
+        defer { value = nil }
+        return value
+    }
+}
+
+/// Notifications not yet delivered, in order. A store's change notification that arrives while the
+/// last waiting one is a change notification of the same store merges into it: one notification
+/// listing the actions of both, in order. Other notifications (failures, notifications posted by
+/// hand) keep their place between them. So an observer slower than the store gets one notification
+/// per call it makes, never a backlog, and still hears every action exactly once.
+struct MergedNotifications: PendingItems {
+    private enum Waiting {
+        case single(StoreNotification)
+        /// A change notification and the runs of the ones merged into it.
+        case merged(StoreNotification, [ActionRun])
+    }
+
+    private var waiting: [Waiting] = []
+
+    init() {}
+
+    mutating func add(_ notification: StoreNotification) -> StoreNotification? {
+        let runs = notification.mergeableRuns
+        if let runs, case .merged(let first, var merged)? = waiting.last, first.object === notification.object {
+            waiting.removeLast()
+            merged.append(contentsOf: runs)
+            waiting.append(.merged(first, merged))
+        } else if runs != nil {
+            waiting.append(.merged(notification, []))
+        } else {
+            waiting.append(.single(notification))
+        }
+        return nil
+    }
+
+    mutating func take() -> StoreNotification? {
+        guard !waiting.isEmpty else { return nil }
+        switch waiting.removeFirst() {
+        case .single(let notification): return notification
+        case .merged(let first, let runs): return runs.isEmpty ? first : first.merging(runs)
+        }
+    }
+}
+
+/// The one delivery algorithm of every observer: items wait in `Items`, one thread at a time
+/// delivers them, in order, and nothing is delivered once the observer is cancelled.
+///
+/// The thread that offers an item while no delivery is under way starts one on the target (a
+/// dispatch queue, the store's delivery thread, or a waiting iterator); the deliverer takes items
+/// until none is left, then stops. A thread that offers while a delivery is under way leaves its
+/// item to that deliverer. So deliveries never overlap and never go out of order, and no lock is
+/// held while the observer's code runs.
+///
+/// `@unchecked Sendable`: `box` is a `LockedValue`; `kernel` is a weak reference assigned once, in
+/// `init`; `deliver` is touched only by the deliverer, which the lock hands from thread to thread;
+/// the other properties are immutable and `Sendable`.
+final class Delivery<Items: PendingItems>: @unchecked Sendable {
+    /// Where deliveries run.
+    enum Target {
+        /// On a dispatch queue (the main queue for main-actor observers).
+        case queue(DispatchQueue)
+        /// On the store's delivery thread.
+        case deliveryThread
+        /// In the task of an asynchronous iterator, which pulls each item with ``next()``.
+        case iterator
+    }
+
+    private struct Box {
+        var items = Items()
+        /// Whether a deliverer is at work or scheduled; it takes items until none is left.
+        var isDelivering = false
+        /// An iterator waiting for the next item.
+        var waiter: CheckedContinuation<Items.Item?, Never>?
+        /// Whether the observer is cancelled: nothing is kept or delivered any more.
+        var isClosed = false
+    }
+
+    private let box = LockedValue(Box())
+    private let target: Target
+    private weak var kernel: StoreKernel?
+    /// Delivers one item; set once, before the first offer.
+    private var deliver: (Items.Item) -> Void = { _ in }
+
+    init(target: Target, kernel: StoreKernel?) {
+        self.target = target
+        self.kernel = kernel
+    }
+
+    /// Sets what delivers one item; called once, before anything is offered.
+    func onDelivery(_ deliver: @escaping (Items.Item) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Makes the calling thread the deliverer: offers wait for its ``deliverAll()``.
+    func claim() {
+        box.withLock { $0.isDelivering = true }
+    }
+
+    /// Offers an item: hands it to a waiting iterator, or leaves it for the deliverer under way,
+    /// or starts a delivery on the target.
+    func offer(_ item: Items.Item) {
+        var displaced: Items.Item?
+        var waiter: CheckedContinuation<Items.Item?, Never>?
+        let mustSchedule = box.withLock { box -> Bool in
+            guard !box.isClosed else { return false }
+            if let waiting = box.waiter {
+                box.waiter = nil
+                waiter = waiting
+                return false
+            }
+            displaced = box.items.add(item)
+            if case .iterator = target { return false }
+            guard !box.isDelivering else { return false }
+            box.isDelivering = true
+            return true
+        }
+        _ = displaced
+        if let waiter {
+            waiter.resume(returning: item)
+        } else if mustSchedule {
+            schedule()
+        }
+    }
+
+    private func schedule() {
+        switch target {
+        case .queue(let queue):
+            queue.async { self.deliverAll() }
+        case .deliveryThread:
+            guard let kernel else {
+                // The store is gone: nothing will ever be delivered.
+                box.withLock { $0.isDelivering = false }
+                return
+            }
+            kernel.onDeliveryThread { self.deliverAll() }
+        case .iterator:
+            break
+        }
+    }
+
+    /// Delivers the waiting items, oldest first, until none is left, then stops being the
+    /// deliverer. Only the deliverer calls it.
+    func deliverAll() {
+        while let item = box.withLock({ box -> Items.Item? in
+            guard let item = box.items.take() else {
+                box.isDelivering = false
+                return nil
+            }
+            return item
+        }) {
+            deliver(item)
+        }
+    }
+
+    /// The next item for an asynchronous iterator; `nil` once its task is cancelled or the
+    /// observer is.
+    func next() async -> Items.Item? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = box.withLock { box -> Items.Item?? in
+                    if box.isClosed { return .some(nil) }
+                    if let item = box.items.take() { return .some(item) }
+                    box.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+
+    /// Stops every delivery: drops the waiting items (released after the lock), and ends a waiting
+    /// iterator and every later ``next()``.
+    func close() {
+        let (dropped, waiter) = box.withLock { box in
+            box.isClosed = true
+            defer {
+                box.items = Items()
+                box.waiter = nil
+            }
+            return (box.items, box.waiter)
+        }
+        _ = dropped
+        waiter?.resume(returning: nil)
+    }
+}
