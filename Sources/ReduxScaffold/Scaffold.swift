@@ -46,18 +46,14 @@ enum Scaffold {
     /// not declare one of these names (`ScaffoldTests` checks the list against the sources).
     static let libraryTypes: Set<String> = [
         "Action", "ActionBatch", "ActionList", "ActionLog", "ActionLogError", "ActionProtocol",
-        "ActionRecording",
-        "ArchiveBackend", "ArchiveDefaults", "ArchiveMigration", "AsyncAction", "AsyncActionContext",
-        "AsyncActionError", "DispatchLock", "DispatchLockError", "DispatchOutcome", "FileArchiveBackend",
-        "HistoryAction", "HistoryError", "HistoryLimit", "HistoryStatus", "JSONValue", "MainQueue",
-        "Memoized",
-        "Middleware", "MiddlewareContext", "MiddlewareHandler", "ObservedState", "ObservedValue",
-        "ObserverToken",
-        "OwnedObserverToken", "PersistenceError", "PersistenceService", "Reducer", "ReducerProtocol",
-        "SavePolicy", "SnapshotError", "StateArchive", "StateChange", "StateProtocol", "StateSequence",
-        "Store",
-        "StoreHistory", "StoreNotification", "StoreNotificationCenter", "StoreTransaction", "TestStore",
-        "TransactionError", "UserDefaultsArchiveBackend",
+        "ActionRecording", "ArchiveBackend", "ArchiveDefaults", "ArchiveMigration", "AsyncAction",
+        "AsyncActionContext", "AsyncActionError", "DispatchLock", "DispatchLockError", "DispatchOutcome",
+        "FileArchiveBackend", "HistoryAction", "HistoryError", "HistoryLimit", "HistoryStatus", "MainQueue",
+        "Middleware", "MiddlewareContext", "MiddlewareHandler", "ObservedValue", "ObserverToken",
+        "PersistenceError", "PersistenceService", "Reducer", "ReducerProtocol", "SavePolicy",
+        "SnapshotError", "StateArchive", "StateProtocol", "Store", "StoreHistory", "StoreNotification",
+        "StoreNotificationCenter", "StoreTransaction", "TestStore", "TransactionError",
+        "UserDefaultsArchiveBackend",
     ]
 
     /// The names of the types `source` declares at the start of a line (top-level declarations).

@@ -47,7 +47,8 @@ struct MergedNotifications: PendingItems {
 
     mutating func add(_ notification: StoreNotification) -> StoreNotification? {
         let runs = notification.mergeableRuns
-        if let runs, case .merged(let first, var merged)? = waiting.last, first.object === notification.object {
+        if let runs, case .merged(let first, var merged)? = waiting.last, first.object === notification.object
+        {
             waiting.removeLast()
             merged.append(contentsOf: runs)
             waiting.append(.merged(first, merged))
