@@ -13,8 +13,9 @@ import ReduxSwift
 final class ___VARIABLE_featureName___Service: Sendable {
     private let token: ObserverToken
 
-    /// Starts observing the feature's part of the app's state: `onChange` receives it now, then
-    /// each time it changes, on the store's delivery thread.
+    /// Starts observing the feature's part of the app's state: `onChange` receives it now, on this
+    /// thread, then each time it changes, on the store's delivery thread. The store's queue selects
+    /// it from the live state, so a change elsewhere in the app's state costs one comparison.
     ///
     /// - Parameters:
     ///   - store: The app's store.

@@ -4,12 +4,14 @@ import ReduxSwift
 
 /// The state of the ___VARIABLE_featureName___ feature.
 ///
-/// Keep it to plain values: every reader gets its own deep copy, decoded from JSON.
+/// Keep it to plain values. It is `Sendable`, so that the feature's service can observe it: the
+/// store's queue selects it from the live state and hands the service a copy that shares nothing
+/// mutable with the store.
 ///
 /// No annotation is needed in a target whose code is main-actor-isolated by default: conforming
 /// to `StateProtocol` in this declaration keeps the type nonisolated, as the store needs. Declare
 /// other conformances here too: one added in an extension would be main-actor-isolated there.
-struct ___VARIABLE_featureName___State: StateProtocol, Equatable {
+struct ___VARIABLE_featureName___State: StateProtocol, Equatable, Sendable {
     var items: [___VARIABLE_featureName___Item] = []
     var isLoading = false
 

@@ -74,7 +74,7 @@ final class ScratchPackage {
             ])
         let state = try #require(package.contents("Sources/App/CounterState.swift"))
         #expect(state.hasPrefix("// CounterState.swift\n"))
-        #expect(state.contains("struct CounterState: StateProtocol, Equatable {"))
+        #expect(state.contains("struct CounterState: StateProtocol, Equatable, Sendable {"))
         let tests = try #require(package.contents("Tests/AppTests/CounterTests.swift"))
         #expect(tests.contains("@testable import App\n"))
         #expect(tests.contains("import ReduxSwiftTesting\n"))
