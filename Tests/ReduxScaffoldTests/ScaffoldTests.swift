@@ -146,7 +146,7 @@ final class ScratchPackage {
     @Test(arguments: [
         ("Transaction", "TransactionError, a name"), ("History", "HistoryAction and HistoryError, names"),
         ("Persistence", "PersistenceError and PersistenceService, names"),
-        ("Observed", "ObservedState, a name"), ("Async", "AsyncAction, a name"),
+        ("Snapshot", "SnapshotError, a name"), ("Async", "AsyncAction, a name"),
         ("ActionLog", "ActionLogError, a name"),
     ])
     func aNameThatWouldDeclareALibraryTypeIsRefused(name: String, clash: String) throws {
