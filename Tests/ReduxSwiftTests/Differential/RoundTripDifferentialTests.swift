@@ -3,12 +3,13 @@ import Testing
 
 @testable import ReduxSwift
 
-/// Every copy a store hands out equals Foundation's `JSONEncoder` → `JSONDecoder` round trip of the
+/// Every copy of its state a store hands out equals Foundation's `JSONEncoder` → `JSONDecoder` round trip of the
 /// same value, for random values of the shapes apps write; where Foundation fails, the store throws
 /// a `SnapshotError`.
 @Suite(.serialized, .offThePool) struct RoundTripDifferentialTests {
     /// Puts `cases` random values per seed into a store, one after another, and compares what
-    /// `snapshot()`, `currentState()` and a selector hand back with Foundation's round trip.
+    /// `snapshot()` and `currentState()` hand back with Foundation's round trip. (Selectors read the
+    /// live state itself, not a copy, so they are not compared.)
     static func compare<Value: Codable & Equatable & SendableMetatype>(
         _ test: String, cases: Int, sourceLocation: SourceLocation = #_sourceLocation,
         draw: (inout Draw) -> Value
@@ -48,18 +49,6 @@ import Testing
                 report.fail(
                     "currentState() equals Foundation's round trip", case: index,
                     "store \(describe(current.value)), Foundation \(describe(expected.value))")
-            }
-            let selected = Recorder<Carried<Value?>>()
-            let token = store.observe({ $0.value }, using: { selected.append(Carried($0)) })
-            token.cancel()
-            if let first = selected.values.first {
-                if first.value != expected.value {
-                    report.fail(
-                        "a selector's value equals Foundation's round trip", case: index,
-                        "store \(describe(first.value)), Foundation \(describe(expected.value))")
-                }
-            } else {
-                report.fail("a selector delivers its first value", case: index, describe(value))
             }
         case .failure(let error):
             do {

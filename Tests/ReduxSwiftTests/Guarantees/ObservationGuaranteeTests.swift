@@ -114,14 +114,15 @@ final class OverlapProbe: @unchecked Sendable {
         withExtendedLifetime(token) {}
     }
 
-    @Test func leavingAStateLoopRemovesItsObserver() async {
+    @Test func leavingAValuesLoopRemovesItsObserver() async {
         let store = makeStore(state: TestState(counter: 4))
+        let released = Gate()
         func firstCounter() async -> Int? {
-            for await state in store.states { return state.counter }
+            for await counter in store.values(of: witnessed(released) { $0.counter }) { return counter }
             return nil
         }
         #expect(await firstCounter() == 4)
-        #expect(store.notificationCenter.observerCount == 0)
+        #expect(await onOwnThread { released.wait() }, "the observer's selector is released")
     }
 }
 
@@ -131,24 +132,25 @@ import Observation
 @Suite(.offThePool) struct ObservedModelGuaranteeTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor
-    @Test func anObservedStateKeepsItsStoreAliveAndStopsObservingWhenFreed() {
+    @Test func anObservedValueKeepsItsStoreAliveAndStopsObservingWhenFreed() {
         weak var weakStore: Store<TestState>?
-        var kept: ObservedState<TestState>?
+        var kept: ObservedValue<TestState, TestState>?
         do {
             let store = makeStore()
             weakStore = store
-            kept = ObservedState(store)
+            kept = ObservedValue(store) { $0 }
         }
         #expect(kept != nil)
         #expect(weakStore != nil, "the model keeps its store")
 
         let store = makeStore()
-        var model: ObservedState<TestState>? = ObservedState(store)
-        #expect(model != nil)
-        #expect(store.notificationCenter.observerCount == 1)
+        let released = Gate()
+        var model: ObservedValue<TestState, Int>? = ObservedValue(
+            store, select: witnessed(released) { $0.counter })
+        #expect(model?.value == 0)
         model = nil
         kept = nil
-        #expect(store.notificationCenter.observerCount == 0)
+        #expect(released.wait(timeout: 0), "freeing the model cancels its observer at once")
         #expect(weakStore == nil)
     }
 
@@ -158,7 +160,7 @@ import Observation
         let store = makeStore()
         let counter = ObservedValue(store) { $0.counter }
         // Observes the same store after `counter`; the main queue runs them in that order.
-        let witness = ObservedState(store)
+        let witness = ObservedValue(store) { $0.log }
         let changes = Recorder<Int>()
         withObservationTracking {
             _ = counter.value
@@ -168,8 +170,8 @@ import Observation
 
         store.dispatch(TestAction.append("elsewhere"))
         let deadline = Date(timeIntervalSinceNow: 20)
-        while witness.state.log.isEmpty, Date() < deadline { await Task.yield() }
-        #expect(witness.state.log == ["elsewhere"])
+        while witness.value.isEmpty, Date() < deadline { await Task.yield() }
+        #expect(witness.value == ["elsewhere"])
         #expect(changes.count == 0, "a change elsewhere in the state does not touch the value")
 
         store.dispatch(TestAction.increment)

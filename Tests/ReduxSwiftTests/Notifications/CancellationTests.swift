@@ -286,23 +286,4 @@ import Testing
         #expect(seen.values == [0])
         withExtendedLifetime((owner, witnessToken)) {}
     }
-
-    @Test func aKeyPathObserverIsNotCalledAfterCancelReturnsWhileTheStateWasBeingEncoded() {
-        let hook = EncodeHook()
-        let store = Store(
-            reducers: [hookedReducer], state: HookedState(hook: hook),
-            notificationCenter: StoreNotificationCenter())
-        let seen = Recorder<[StateChange]>()
-        let token = store.observeStateChanges(at: ["counter"]) { seen.append($0) }
-        let witness = Recorder<Int>()
-        let witnessToken = store.observeChanges { _ in witness.append(1) }
-        hook.arm()
-        store.dispatch(TestAction.increment)
-        #expect(hook.entered.wait(), "the key-path observer encodes the new version")
-        token.cancel()
-        hook.release.open()
-        #expect(witness.wait(forCount: 1))
-        #expect(seen.values.isEmpty)
-        withExtendedLifetime(witnessToken) {}
-    }
 }

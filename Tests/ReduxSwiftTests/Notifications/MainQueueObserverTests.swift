@@ -67,16 +67,19 @@ final class ObservingOwner: Sendable {}
         func note(_ name: String) {
             log.record(DispatchQueue.getSpecific(key: key) == true ? name : "\(name) off the main queue")
         }
-        let tokens: [any CancellableObservation] = [
+        let tokens: [ObserverToken] = [
             store.observeChanges(queue: .main) { _ in note("changes") },
             store.observeFailures(queue: .main) { _ in note("failures") },
             store.observe(\.counter, queue: .main) { _ in note("selector") },
             store.observe(
-                \.counter, removingDuplicates: { $0 == $1 }, queue: .main,
-                using: { _ in note("selector with a duplicate test") }),
-            store.observeChanges(owner: owner, queue: .main) { _, _ in note("owner-bound changes") },
+                { CounterReading(counter: $0.counter) }, queue: .main,
+                using: { _ in
+                    note("selector of a value that is not Equatable")
+                }),
+            store.observe(
+                { Parity(counter: $0.counter) }, queue: .main, using: { _ in note("Equatable projection") }),
+            store.observe({ $0 }, owner: owner, queue: .main, using: { _, _ in note("owner-bound state") }),
             store.observe(\.counter, owner: owner, queue: .main) { _, _ in note("owner-bound selector") },
-            store.observeStateChanges(at: ["counter"], queue: .main) { _ in note("key paths") },
             store.notificationCenter.addObserver(forName: .stateDidChange, object: store, queue: .main) { _ in
                 note("center")
             },
@@ -86,8 +89,8 @@ final class ObservingOwner: Sendable {}
         await mainQueueDrained()
         #expect(
             Set(log.names) == [
-                "changes", "failures", "selector", "selector with a duplicate test", "owner-bound changes",
-                "owner-bound selector", "key paths", "center",
+                "changes", "failures", "selector", "selector of a value that is not Equatable",
+                "Equatable projection", "owner-bound state", "owner-bound selector", "center",
             ])
         for token in tokens { token.cancel() }
         withExtendedLifetime(owner) {}
@@ -98,19 +101,26 @@ final class ObservingOwner: Sendable {}
         let store = makeStore()
         let owner = ObservingOwner()
         let calls = Recorder<String>()
-        let tokens: [any CancellableObservation] = [
+        let tokens: [ObserverToken] = [
             store.observeChanges(queue: .main) { _ in calls.append("changes") },
             store.observeFailures(queue: .main) { _ in calls.append("failures") },
             // The first values of selectors are queued already, before any change.
             store.observe(\.counter, queue: .main) { _ in calls.append("selector") },
             store.observe(
-                \.counter, removingDuplicates: { $0 == $1 }, queue: .main,
-                using: { _ in calls.append("selector with a duplicate test") }),
-            store.observeChanges(owner: owner, queue: .main) { _, _ in calls.append("owner-bound changes") },
+                { CounterReading(counter: $0.counter) }, queue: .main,
+                using: { _ in
+                    calls.append("selector of a value that is not Equatable")
+                }),
+            store.observe(
+                { Parity(counter: $0.counter) }, queue: .main,
+                using: { _ in
+                    calls.append("Equatable projection")
+                }),
+            store.observe(
+                { $0 }, owner: owner, queue: .main, using: { _, _ in calls.append("owner-bound state") }),
             store.observe(\.counter, owner: owner, queue: .main) { _, _ in
                 calls.append("owner-bound selector")
             },
-            store.observeStateChanges(at: [], queue: .main) { _ in calls.append("key paths") },
             store.notificationCenter.addObserver(forName: nil, object: store, queue: .main) { _ in
                 calls.append("center")
             },
@@ -161,12 +171,14 @@ final class ObservingOwner: Sendable {}
             seen.append(
                 DispatchQueue.getSpecific(key: key) == true ? "\(value)" : "\(value) off the main queue")
         }
+        // An `Equatable` projection: a change elsewhere in the state is a repeat.
+        struct Projection: Equatable, Sendable { var counter: Int }
         let deduplicated = store.observe(
-            \.counter, removingDuplicates: { $0 == $1 }, queue: .main,
+            { Projection(counter: $0.counter) }, queue: .main,
             using: { value in
                 seen.append(
-                    DispatchQueue.getSpecific(key: key) == true ? "d\(value)" : "d\(value) off the main queue"
-                )
+                    DispatchQueue.getSpecific(key: key) == true
+                        ? "d\(value.counter)" : "d\(value.counter) off the main queue")
             })
         #expect(seen.values.isEmpty, "the first value is queued on the main queue, not delivered at once")
         await mainQueueDrained()

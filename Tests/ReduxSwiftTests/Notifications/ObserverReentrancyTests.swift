@@ -3,8 +3,8 @@ import Testing
 
 @testable import ReduxSwift
 
-/// Selector and key-path observers never hold a lock while they wait for the store or call the
-/// block, so re-entrant posts cannot deadlock them.
+/// Observers of values never hold a lock while they call the block or release a value, so
+/// re-entrant posts, reads and dispatches cannot deadlock them.
 @Suite(.offThePool) struct ObserverReentrancyTests {
     @Test func aSelectedValueWhoseDeinitPostsMayBeReplacedWhileWaitingForDelivery() throws {
         let store = makeStore()
@@ -12,14 +12,19 @@ import Testing
             store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
         }
         let hook = Hook()
-        hook.set(post)
+        let deinitRan = Gate()
+        hook.set {
+            post()
+            _ = store.currentState()
+            deinitRan.open()
+        }
         let inBlock = Gate()
         let release = Gate()
         let seen = Recorder<Int>()
         let token = store.observe(
-            { state in DeinitProbe(state.counter) { if $0 == 2 { hook.run() } } },
-            removingDuplicates: { $0.value == $1.value },
-            using: { probe in
+            { state in ProbedCounter(probe: DeinitProbe(state.counter) { if $0 == 2 { hook.run() } }) },
+            using: { counter in
+                let probe = counter.probe
                 seen.append(probe.value)
                 if probe.value == 1 {
                     inBlock.open()
@@ -27,19 +32,16 @@ import Testing
                 }
             })
         store.dispatch(TestAction.increment)
-        try #require(inBlock.wait(timeout: 10), "the delivery thread is delivering 1")
+        try #require(inBlock.wait(), "the delivery thread is delivering 1")
         // While 1 is delivered, 2 is offered and waits for the deliverer...
         store.dispatch(TestAction.increment)
-        #expect(finishing(within: 10) { post() } != nil)
-        // ...until 3 replaces it; the replaced 2's deinit posts again, on the thread offering 3:
-        // on its own thread, so that a lock held while releasing 2 fails the test instead of hanging it.
+        _ = store.currentState()
+        // ...until 3 replaces it; the replaced 2's deinit posts and reads the store, on the
+        // store's queue: a lock held while releasing 2 would hang it.
         store.dispatch(TestAction.increment)
-        let offered = finishing(within: 10) { () -> Bool in
-            post()
-            return true
-        }
+        let replaced = deinitRan.wait()
         release.open()
-        try #require(offered == true, "the replaced value was released under the selector's lock")
+        try #require(replaced, "the replaced value was released under a lock its deinit needs")
         #expect(seen.wait(timeout: 10) { $0.last == 3 })
         #expect(seen.values == [0, 1, 3])
         hook.set(nil)
@@ -65,53 +67,35 @@ import Testing
         withExtendedLifetime((token, witnessToken)) {}
     }
 
-    @Test func aKeyPathObserverWhoseBlockRelaysTheChangeKeepsDelivering() {
+    @Test func aSelectorThatReadsItsStoreAndDispatchesDoesNotDeadlock() {
         let store = makeStore()
-        let seen = Recorder<[StateChange]>()
-        let token = store.observeStateChanges(at: ["counter"]) { changes in
-            seen.append(changes)
-            store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
+        let other = makeStore(state: TestState(counter: 7))
+        let reads = Recorder<Int>()
+        let dispatched = LockedFlag()
+        let token = TokenBox()
+        // Registered on a thread of its own, so that a selector waiting for its store fails the
+        // test instead of hanging it.
+        let registered = onNewThread {
+            token.value = store.observe({ state -> Int in
+                reads.append(store.currentState().counter + other.currentState().counter)
+                // Once: the change it makes runs the selector again.
+                if state.counter == 1, !dispatched.isSet {
+                    dispatched.set()
+                    store.dispatch(TestAction.append("from the selector"))
+                }
+                return state.counter
+            }) { _ in }
         }
-        let witness = Recorder<Int>()
-        let witnessToken = store.observeChanges { _ in witness.append(1) }
+        #expect(registered.wait(), "the first selection waited for the store it runs on")
+        #expect(reads.values == [7])
+        let logs = Recorder<[String]>()
+        let logToken = store.observe(\.log) { logs.append($0) }
         store.dispatch(TestAction.increment)
-        #expect(witness.wait(forCount: 1, timeout: 10), "the delivery thread is stuck")
-        store.dispatch(TestAction.increment)
-        #expect(seen.wait(timeout: 10) { $0.last?.first?.newValue?.intValue == 2 })
-        #expect(seen.values.flatMap { $0 }.map { $0.newValue?.intValue } == [1, 2])
-        withExtendedLifetime((token, witnessToken)) {}
-    }
-
-    @Test func aReducerPostingWhileASelectorWaitsForItsStoreDoesNotDeadlock() {
-        let handle = StoreHandle()
-        let reducing = Gate()
-        let release = Gate()
-        let reducer: Reducer<TestState> = { state, action in
-            guard case .append("post")? = action as? TestAction else { return }
-            reducing.open()
-            release.wait()
-            handle.store.notificationCenter.post(
-                StoreNotification(name: .stateDidChange, object: handle.store))
-        }
-        let store = makeStore([testReducer, reducer])
-        handle.store = store
-        let seen = Recorder<Int>()
-        let token = store.observe(\.counter) { seen.append($0) }
-        store.dispatch(TestAction.append("post"))
-        #expect(reducing.wait())
-        // A post from another thread makes the selector wait for the blocked reducer.
-        let posted = onNewThread {
-            store.notificationCenter.post(StoreNotification(name: .stateDidChange, object: store))
-        }
-        #expect(
-            waitUntil { store.kernel.inspect(\.waitingReaderCount) == 1 }, "the selector waits for the store")
-        release.open()
-        #expect(posted.wait(timeout: 10), "the selector and the reducer wait for each other")
+        #expect(logs.wait { $0.last == ["from the selector"] }, "the selector's dispatch was reduced")
         let read = onNewThread { _ = store.currentState() }
-        #expect(read.wait(timeout: 10), "the store hangs")
-        store.dispatch(TestAction.increment)
-        #expect(seen.wait(timeout: 10) { $0.last == 1 })
-        withExtendedLifetime(token) {}
+        #expect(read.wait(), "the store hangs")
+        #expect(store.currentState().counter == 1)
+        withExtendedLifetime((token, logToken)) {}
     }
 
     @Test func aReducerPostingWhileASelectorsBlockReadsTheStoreDoesNotDeadlock() {
@@ -134,5 +118,15 @@ import Testing
             reads.wait(forCount: 1, timeout: 10), "the selector's block and the reducer wait for each other")
         #expect(reads.values == [1])
         withExtendedLifetime(token) {}
+    }
+}
+
+/// A selected value whose `==` compares the counters of its probes, so that an observer skips a
+/// repeat of the counter and a replaced value's `deinit` runs the probe's code.
+struct ProbedCounter: Equatable, Sendable {
+    let probe: DeinitProbe
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.probe.value == rhs.probe.value
     }
 }

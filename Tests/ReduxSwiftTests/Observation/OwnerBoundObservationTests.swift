@@ -33,35 +33,57 @@ import Testing
     @Test func nothingIsDeliveredAfterTheOwnerIsFreedAndTheRegistrationGoes() {
         let store = makeStore()
         let delivered = Recorder<Int>()
+        let stateReleased = Gate()
+        let counterReleased = Gate()
         do {
             let owner = Owner()
-            store.observeChanges(owner: owner) { _, _ in delivered.append(1) }
-            store.observe(\.counter, owner: owner) { _, value in delivered.append(value) }
-            #expect(store.notificationCenter.observerCount == 2)
+            store.observe(witnessed(stateReleased) { $0 }, owner: owner) { _, state in
+                delivered.append(state.counter)
+            }
+            store.observe(witnessed(counterReleased) { $0.counter }, owner: owner) { _, value in
+                delivered.append(value)
+            }
+            #expect(delivered.values == [0, 0])
         }
-        let before = delivered.count
         let (appends, token) = recordAppends(announcedBy: store)
         store.dispatch(TestAction.increment)
         store.dispatch(TestAction.append("after"))
         #expect(appends.wait(forCount: 1))
-        #expect(delivered.count == before)
-        #expect(store.notificationCenter.observerCount == 1, "only the recorder remains")
+        #expect(delivered.values == [0, 0])
+        // The first change after the owner is gone finds it gone, and the store lets go of both.
+        #expect(stateReleased.wait(), "the observer of the state is removed")
+        #expect(counterReleased.wait(), "the observer of the counter is removed")
         withExtendedLifetime(token) {}
     }
 
     @Test func releasingTheTokenDoesNotStopAnOwnerBoundObserver() {
         let store = makeStore()
         let owner = Owner()
-        _ = store.observeChanges(owner: owner) { owner, _ in owner.seen.append(1) }
+        do {
+            let token = store.observe(\.counter, owner: owner) { owner, value in owner.seen.append(value) }
+            #expect(owner.seen.values == [0])
+            _ = token
+        }
         store.dispatch(TestAction.increment)
-        #expect(owner.seen.wait(forCount: 1))
+        #expect(owner.seen.wait { $0.last == 1 }, "the released token left the observer in place")
+        #expect(owner.seen.values == [0, 1])
     }
 
     @Test func cancellingTheTokenStopsAnOwnerBoundObserverEarly() {
         let store = makeStore()
         let owner = Owner()
-        let token = store.observeChanges(owner: owner) { owner, _ in owner.seen.append(1) }
+        let released = Gate()
+        let token = store.observe(witnessed(released) { $0.counter }, owner: owner) { owner, value in
+            owner.seen.append(value)
+        }
+        #expect(owner.seen.values == [0])
         token.cancel()
-        #expect(store.notificationCenter.observerCount == 0)
+        #expect(released.wait(timeout: 0), "cancelling removes the observer at once")
+        let (appends, appendToken) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.increment)
+        store.dispatch(TestAction.append("after"))
+        #expect(appends.wait(forCount: 1))
+        #expect(owner.seen.values == [0], "no value after cancel")
+        withExtendedLifetime(appendToken) {}
     }
 }

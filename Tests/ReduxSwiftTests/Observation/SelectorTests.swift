@@ -43,11 +43,10 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
-    @Test func aCustomEqualityDecidesWhatARepeatIs() {
+    @Test func anEquatableProjectionsEqualityDecidesWhatARepeatIs() {
         let store = makeStore()
         let parities = Recorder<Int>()
-        let token = store.observe(
-            \.counter, removingDuplicates: { $0 % 2 == $1 % 2 }, using: { parities.append($0) })
+        let token = store.observe({ Parity(counter: $0.counter) }, using: { parities.append($0.counter) })
         for _ in 0..<3 {
             store.dispatch(TestAction.add(2))
             _ = store.currentState()
@@ -104,44 +103,22 @@ import Testing
 
     @Test func observersComeAndGoWhileSeveralThreadsDispatch() {
         let store = makeStore()
+        let releases = Recorder<Gate>()
         onThreads(4) { thread in
             for step in 0..<100 {
                 if thread % 2 == 0 {
                     store.dispatch(TestAction.increment)
                 } else {
-                    let token = store.observe(\.counter) { _ in }
+                    let released = Gate()
+                    releases.append(released)
+                    let token = store.observe(witnessed(released) { $0.counter }) { _ in }
                     if step % 3 == 0 { token.cancel() }
                 }
             }
         }
         #expect(store.currentState().counter == 200)
-        #expect(store.notificationCenter.observerCount == 0)
-    }
-}
-
-/// Counts `init(from:)` calls of `DecodeCountedState`, which only one test uses.
-final class DecodeCounter: @unchecked Sendable {
-    // `@unchecked Sendable`: `count` is only touched while `lock` is held.
-    static let shared = DecodeCounter()
-    private let lock = NSLock()
-    private var decodes = 0
-
-    func increment() { lock.withLock { decodes += 1 } }
-    var count: Int { lock.withLock { decodes } }
-}
-
-struct DecodeCountedState: StateProtocol {
-    var values = Array(repeating: 0, count: 100)
-
-    init() {}
-
-    init(from decoder: any Decoder) throws {
-        DecodeCounter.shared.increment()
-        values = try decoder.singleValueContainer().decode([Int].self)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(values)
+        #expect(releases.count == 200)
+        let stillObserving = releases.values.filter { !$0.wait() }.count
+        #expect(stillObserving == 0, "every observer was removed when its token was cancelled or released")
     }
 }

@@ -7,23 +7,23 @@ import ReduxSwift
 /// Every way to observe a store.
 enum StressObserverKind: String, CaseIterable, Sendable {
     case centerObserver, changes, changesOnSerialQueue, changesOnGlobalQueue
-    case selector, selectorOnQueue, selectorRemovingDuplicates
-    case ownerChanges, ownerSelector
-    case keyPaths, keyPathsOnQueue
-    case states, values, notifications
+    case selector, selectorOnQueue, equatableProjection
+    case unequatableValue, unequatableValueOnQueue
+    case ownerState, ownerSelector
+    case wholeStateValues, values, notifications
 
     /// Whether the documentation promises that this observer's calls never overlap.
     var neverOverlaps: Bool {
         switch self {
-        case .selector, .selectorOnQueue, .selectorRemovingDuplicates, .ownerSelector, .keyPaths,
-            .keyPathsOnQueue, .changesOnSerialQueue:
+        case .selector, .selectorOnQueue, .equatableProjection, .unequatableValue, .unequatableValueOnQueue,
+            .ownerState, .ownerSelector, .changesOnSerialQueue:
             return true
         default:
             return false
         }
     }
 
-    var isAsyncSequence: Bool { self == .states || self == .values || self == .notifications }
+    var isAsyncSequence: Bool { self == .wholeStateValues || self == .values || self == .notifications }
 }
 
 /// Watches the calls of one observer. Set `cancelled` only after `cancel()` returned: a call that
@@ -176,18 +176,37 @@ func addStressObserver(
                 probe.enter(total: total)
                 probe.exit()
             })
-    case .selectorRemovingDuplicates:
+    case .equatableProjection:
         return tokenObserver(
-            store.observe({ $0 }, removingDuplicates: { $0.total == $1.total }) { state in
-                probe.enter(total: state.total)
+            store.observe({ StateByTotal(state: $0) }) { projection in
+                probe.enter(total: projection.state.total)
                 probe.exit()
             })
-    case .ownerChanges:
+    case .unequatableValue:
+        return tokenObserver(
+            store.observe({ TotalReading(total: $0.total) }) { reading in
+                probe.enter(total: reading.total)
+                probe.exit()
+            })
+    case .unequatableValueOnQueue:
+        // The selector also reads the store it runs on, which returns its published snapshot.
+        return tokenObserver(
+            store.observe(
+                { [weak store] state in
+                    TotalReading(total: state.total, published: store?.currentState().total)
+                }, queue: .global()
+            ) { reading in
+                probe.enter(total: reading.total)
+                probe.exit()
+            })
+    case .ownerState:
         let owner = StressOwner(probe: probe)
-        let token = store.observeChanges(owner: owner, queue: .global()) { owner, _ in
-            owner.probe.enter()
-            owner.probe.exit()
-        }
+        let token = store.observe(
+            { $0 }, owner: owner, queue: .global(),
+            using: { owner, state in
+                owner.probe.enter(total: state.total)
+                owner.probe.exit()
+            })
         return LiveObserver(probe: probe) {
             token.cancel()
             probe.markCancelled()
@@ -204,28 +223,13 @@ func addStressObserver(
             probe.markCancelled()
             withExtendedLifetime(owner) {}
         }
-    case .keyPaths:
-        return tokenObserver(
-            store.observeStateChanges(at: ["total"]) { changes in
-                probe.enter()
-                if changes.contains(where: { !$0.path.hasPrefix("total") }) {
-                    violations.record("key paths", "a key-path observer of [\"total\"] got \(changes)")
-                }
-                probe.exit()
-            })
-    case .keyPathsOnQueue:
-        return tokenObserver(
-            store.observeStateChanges(at: [], queue: .global()) { _ in
-                probe.enter()
-                probe.exit()
-            })
-    case .states, .values, .notifications:
+    case .wholeStateValues, .values, .notifications:
         let loop = SequenceLoop(kind: kind)
         loops.append(loop)
         switch kind {
-        case .states:
+        case .wholeStateValues:
             loop.start {
-                for await state in store.states {
+                for await state in store.values(of: { $0 }) {
                     probe.enter(total: state.total)
                     probe.exit()
                 }
@@ -254,4 +258,21 @@ func addStressObserver(
         // A sequence promises that its loop ends, not that no value follows the cancel.
         return LiveObserver(probe: probe) { loop.cancel() }
     }
+}
+
+/// The whole state as an `Equatable` value whose `==` compares only the total, so that its
+/// observer skips changes that leave the total alone.
+struct StateByTotal: Equatable, Sendable {
+    let state: StressState
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.state.total == rhs.state.total
+    }
+}
+
+/// A selected value that is not `Equatable`: its observer hears every change of the state.
+struct TotalReading: Sendable {
+    var total: Int
+    /// The store's published total, read by the selector.
+    var published: Int?
 }

@@ -235,7 +235,7 @@ final class StressRun: @unchecked Sendable {
             tokens.append(
                 store.observeChanges { notification in if !notification.actions.isEmpty { post() } })
             tokens.append(store.observe(\.total) { _ in post() })
-            tokens.append(store.observeStateChanges(at: ["total"]) { _ in post() })
+            tokens.append(store.observe({ TotalReading(total: $0.total) }) { _ in post() })
         }
         return tokens
     }

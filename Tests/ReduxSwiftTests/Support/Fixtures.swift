@@ -81,10 +81,17 @@ func recordAppends(announcedBy store: Store<TestState>) -> (Recorder<String>, Ob
     return (announced, token)
 }
 
-/// Either kind of observer token, for tests that cancel a mix of them.
-protocol CancellableObservation {
-    func cancel()
+/// A selected value that is not `Equatable`: an observer of it hears every change of the state.
+struct CounterReading: Sendable {
+    var counter: Int
 }
 
-extension ObserverToken: CancellableObservation {}
-extension OwnedObserverToken: CancellableObservation {}
+/// An `Equatable` projection of the counter whose `==` compares only what matters to its
+/// observers (here, the parity), which is how an observer picks its own rule for a repeat.
+struct Parity: Equatable, Sendable {
+    var counter: Int
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.counter % 2 == rhs.counter % 2
+    }
+}

@@ -102,3 +102,39 @@ final class TokenBox: @unchecked Sendable {
         set { lock.withLock { token = newValue } }
     }
 }
+
+/// A value that calls `onDeinit` with its own value when it is released, so that a test can run
+/// code in a `deinit`.
+final class DeinitProbe: Sendable {
+    let value: Int
+    private let onDeinit: @Sendable (Int) -> Void
+
+    init(_ value: Int, onDeinit: @escaping @Sendable (Int) -> Void) {
+        self.value = value
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        onDeinit(value)
+    }
+}
+
+/// Opens its gate when freed. Captured by a selector, it shows when the store lets go of the
+/// observer: cancelling an observer of values releases its selector.
+final class ReleaseWitness: Sendable {
+    private let released: Gate
+
+    init(_ released: Gate) {
+        self.released = released
+    }
+
+    deinit { released.open() }
+}
+
+/// `select`, holding a ``ReleaseWitness`` that opens `released` once the selector is freed.
+func witnessed<State, Value>(
+    _ released: Gate, _ select: @escaping @Sendable (State) -> Value
+) -> @Sendable (State) -> Value {
+    let witness = ReleaseWitness(released)
+    return { state in withExtendedLifetime(witness) { select(state) } }
+}
