@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Counts the `encode(to:)` calls of the ``EncodeCountedState`` that holds it.
+final class LiveEncodeCounter: Sendable {
+    private let calls = LockedCounter()
+
+    func increment() { calls.increment() }
+    var count: Int { calls.value }
+}
+
+/// A counter whose live copy counts how often it is encoded; decoded copies count nothing.
+struct EncodeCountedState: StateProtocol {
+    var counter = 0
+    var payload = Array(repeating: 0, count: 100)
+    var encodes: LiveEncodeCounter?
+
+    enum CodingKeys: String, CodingKey { case counter, payload }
+
+    init(encodes: LiveEncodeCounter) {
+        self.encodes = encodes
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        counter = try container.decode(Int.self, forKey: .counter)
+        payload = try container.decode([Int].self, forKey: .payload)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        encodes?.increment()
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(counter, forKey: .counter)
+        try container.encode(payload, forKey: .payload)
+    }
+}
+
+/// The promises of observers of values (`observe(_:)`, owner-bound `observe`, `values(of:)`):
+/// where selectors run, what counts as a repeat, what the first value reflects, and where it comes.
+@Suite(.offThePool) struct ValueObserverTests {
+    @Test func aSelectorRunsOnTheLiveStateWithoutEncodingIt() {
+        let encodes = LiveEncodeCounter()
+        let store = Store<EncodeCountedState>(
+            reducers: [
+                { state, action in if case .increment? = action as? TestAction { state.counter += 1 } }
+            ],
+            state: EncodeCountedState(encodes: encodes))
+        let before = encodes.count
+        let seen = Recorder<Int>()
+        let token = store.observe(\.counter) { seen.append($0) }
+        let payload = store.observe({ $0.payload.count }, using: { _ in })
+        for _ in 0..<100 { store.dispatch(TestAction.increment) }
+        #expect(seen.wait { $0.last == 100 })
+        #expect(encodes.count - before == 0, "selecting 100 changes encoded the state")
+        withExtendedLifetime((token, payload)) {}
+    }
+
+    @Test func aValueThatIsNotEquatableIsDeliveredAfterEveryChangeAndAnEquatableOneSkipsRepeats() {
+        let store = makeStore()
+        let readings = Recorder<Int>()
+        let counters = Recorder<Int>()
+        // `[String]` is `Equatable` only through a conditional conformance.
+        let logs = Recorder<[String]>()
+        let tokens = [
+            store.observe({ CounterReading(counter: $0.counter) }, using: { readings.append($0.counter) }),
+            store.observe(\.counter) { counters.append($0) },
+            store.observe(\.log) { logs.append($0) },
+        ]
+        for change in 1...5 {
+            store.dispatch(TestAction.append("\(change)"))
+            // Each change waits for its delivery, so that none merges with the next.
+            #expect(readings.wait(forCount: change + 1))
+        }
+        store.dispatch(TestAction.increment)
+        #expect(readings.wait(forCount: 7))
+        #expect(
+            readings.values == [0, 0, 0, 0, 0, 0, 1], "every change delivers a value that is not Equatable")
+        #expect(counters.wait { $0.last == 1 })
+        #expect(counters.values == [0, 1], "changes of the log are repeats of the counter")
+        #expect(logs.wait { $0.count == 6 })
+        store.dispatch(TestAction.increment)
+        #expect(readings.wait(forCount: 8))
+        #expect(counters.wait { $0.last == 2 })
+        #expect(logs.values.count == 6, "a change of the counter is a repeat of the log")
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func theFirstValueReflectsEveryActionDispatchedBeforeObserve() async {
+        let store = makeStore()
+        for _ in 0..<1_000 { store.dispatch(TestAction.increment) }
+        let here = Recorder<Int>()
+        let token = store.observe(\.counter) { here.append($0) }
+        #expect(here.values == [1_000], "delivered before observe returned")
+
+        for _ in 0..<1_000 { store.dispatch(TestAction.increment) }
+        let queued = Recorder<Int>()
+        let queueToken = store.observe(\.counter, queue: DispatchQueue(label: "first value")) {
+            queued.append($0)
+        }
+        #expect(await queued.waitOffThePool { !$0.isEmpty })
+        #expect(queued.values.first == 2_000)
+
+        for _ in 0..<1_000 { store.dispatch(TestAction.increment) }
+        var iterator = store.values(of: \.counter).makeAsyncIterator()
+        #expect(await iterator.next() == 3_000)
+        withExtendedLifetime((token, queueToken)) {}
+    }
+
+    @Test func anObserverRegisteredInsideAReducerGetsItsFirstValueOnTheDeliveryThread() {
+        let handle = StoreHandle()
+        let deliveries = Recorder<(value: Int, onDeliveryThread: Bool, inStoreCode: Bool)>()
+        let tokens = Recorder<ObserverToken>()
+        let registered = Gate()
+        let reducer: Reducer<TestState> = { state, action in
+            guard case .append("observe")? = action as? TestAction else { return }
+            tokens.append(
+                handle.store.observe(\.counter) { value in
+                    deliveries.append((value, DeliveryThread.isCurrent, ReducerContext.current != nil))
+                })
+            registered.open()
+        }
+        let store = makeStore([testReducer, reducer])
+        handle.store = store
+        store.dispatch(TestAction.increment)
+        store.dispatch(TestAction.append("observe"))
+        #expect(registered.wait(), "registering inside the reducer returned")
+        store.dispatch(TestAction.increment)
+        #expect(deliveries.wait { $0.last?.value == 2 })
+        let first = deliveries.values.first
+        #expect(first?.onDeliveryThread == true, "the first value came on the delivery thread")
+        #expect(first?.inStoreCode == false, "the first value came outside the reducer")
+        #expect(deliveries.values.allSatisfy { $0.onDeliveryThread })
+        #expect(first?.value == 1, "the first value is selected after the action that registered it")
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func valuesNeverBlockTheStoreAndTheLastValueArrives() async {
+        let store = makeStore()
+        let start = AsyncGate()
+        let finished = Gate()
+        let consumer = Task {
+            var last = -1
+            defer { finished.open() }
+            for await value in store.values(of: \.counter) {
+                if last == -1 { await start.opened() }
+                #expect(value > last, "values never go back nor repeat")
+                last = value
+                if value == 10_000 { break }
+            }
+            return last
+        }
+        // The consumer holds its first value; the store goes on without it.
+        for _ in 0..<10_000 { store.dispatch(TestAction.increment) }
+        #expect(store.currentState().counter == 10_000)
+        start.open()
+        let inTime = await onOwnThread { finished.wait(timeout: 60) }
+        if !inTime { consumer.cancel() }
+        #expect(inTime, "the last value did not arrive")
+        #expect(await consumer.value == 10_000)
+    }
+
+    @Test func theObserverOfValuesIsRegisteredWhenTheSequenceIsMadeAndGoesWithIt() async {
+        let store = makeStore()
+        let selections = Recorder<Int>()
+        let released = Gate()
+        var stream: AsyncStream<Int>? = store.values(
+            of: witnessed(released) { state in
+                selections.append(state.counter)
+                return state.counter
+            })
+        #expect(
+            await selections.waitOffThePool { $0 == [0] },
+            "the store selected the first value before anyone iterated")
+        store.dispatch(TestAction.increment)
+        #expect(await selections.waitOffThePool { $0 == [0, 1] })
+        #expect(stream != nil)
+        stream = nil
+        #expect(await onOwnThread { released.wait() }, "releasing the sequence removes its observer")
+    }
+
+    @Test func noCallBeginsAfterCancelReturnsWhileEightThreadsDispatch() {
+        final class Owner: Sendable {}
+        let store = makeStore()
+        let stop = LockedFlag()
+        let late = LockedCounter()
+        let dispatchers = (0..<8).map { _ in
+            onNewThread {
+                while !stop.isSet {
+                    store.dispatch(TestAction.increment)
+                    for _ in 0..<8 { sched_yield() }
+                }
+            }
+        }
+        let owner = Owner()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        var trials = 0
+        while trials < 500, Date() < deadline {
+            let cancelled = LockedFlag()
+            let calls = LockedCounter()
+            let call: @Sendable () -> Void = {
+                if cancelled.isSet { late.increment() }
+                calls.increment()
+            }
+            let tokens = [
+                store.observe(\.counter) { _ in call() },
+                store.observe(
+                    { CounterReading(counter: $0.counter) }, queue: .global(), using: { _ in call() }),
+                store.observe(\.counter, owner: owner, queue: .global()) { _, _ in call() },
+                store.observe(\.counter, owner: owner) { _, _ in call() },
+            ]
+            // Cancel while deliveries are under way.
+            while calls.value < 6, Date() < deadline { sched_yield() }
+            for token in tokens { token.cancel() }
+            cancelled.set()
+            trials += 1
+        }
+        stop.set()
+        for dispatcher in dispatchers { #expect(dispatcher.wait()) }
+        #expect(trials > 0)
+        #expect(late.value == 0, "\(late.value) calls began after cancel() returned, in \(trials) trials")
+    }
+}
