@@ -110,21 +110,26 @@ final class BadgeModel {
         store.observe(\.counter, owner: self, queue: .main) { model, count in
             model.count = count
         }
-        store.observeChanges(owner: self, queue: .main) { model, _ in
-            model.changes += 1
-        }
+        // `AppState` is not `Equatable`: every change of the state delivers it.
+        store.observe(
+            { $0 }, owner: self, queue: .main,
+            using: { model, _ in
+                model.changes += 1
+            })
     }
 }
 
-/// A model with its own test for "unchanged": it hears only when the counter's parity changes.
+/// A model that selects an `Equatable` projection: it hears only when the counter's parity changes.
 final class ParityModel {
     private(set) var parities: [String] = []
     private var token: ObserverToken?
 
     func start(observing store: Store<AppState>) {
         token = store.observe(
-            { $0.counter % 2 == 0 ? "even" : "odd" }, removingDuplicates: { $0 == $1 }, queue: .main,
-            using: { [weak self] in self?.parities.append($0) })
+            { $0.counter % 2 == 0 ? "even" : "odd" }, queue: .main,
+            using: { [weak self] in
+                self?.parities.append($0)
+            })
     }
 }
 
@@ -146,15 +151,21 @@ final class ChangeLogService {
     }
 }
 
-/// A model that lists which JSON paths changed.
-final class ChangedPathsModel {
-    private(set) var paths: [String] = []
-    private var token: ObserverToken?
+/// A model that follows the counter in a main-actor loop over `values(of:)`.
+final class CounterStreamModel {
+    private(set) var counts: [Int] = []
+    private var task: Task<Void, Never>?
 
     func start(observing store: Store<AppState>) {
-        token = store.observeStateChanges(at: ["counter"], queue: .main) { [weak self] changes in
-            self?.paths.append(contentsOf: changes.map(\.path))
+        let counts = store.values(of: \.counter)
+        task = Task { [weak self] in
+            for await count in counts { self?.counts.append(count) }
         }
+    }
+
+    func stop() {
+        task?.cancel()
+        task = nil
     }
 }
 

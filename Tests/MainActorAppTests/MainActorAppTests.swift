@@ -123,12 +123,17 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
         service.stop()
     }
 
-    @Test func keyPathChangesArriveOnTheMainActor() async {
+    @Test func valuesArriveInAMainActorModelLoop() async {
         let store = makeAppStore()
-        let model = ChangedPathsModel()
+        let model = CounterStreamModel()
         model.start(observing: store)
         store.dispatch(CounterAction.increment)
-        #expect(await eventually { model.paths == ["counter"] })
+        #expect(await eventually { model.counts.last == 1 })
+        store.dispatch(CounterAction.add(2))
+        #expect(await eventually { model.counts.last == 3 })
+        #expect(model.counts == model.counts.sorted(), "values never go back")
+        #expect(Set(model.counts).count == model.counts.count, "no value repeats")
+        model.stop()
     }
 
     @Test func anotherQueueStillTakesAPlainSendableBlock() async {
@@ -139,10 +144,10 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
         #expect(await eventually { log.seen.all.last == 4 })
     }
 
-    @Test func statesArriveInAMainActorLoop() async {
+    @Test func wholeStatesArriveInAMainActorLoop() async {
         let store = makeAppStore()
         var seen: [Int] = []
-        for await state in store.states {
+        for await state in store.values(of: { $0 }) {
             seen.append(state.counter)
             if state.counter == 0 {
                 store.dispatch(CounterAction.add(2))
@@ -154,13 +159,16 @@ func eventually(timeout: TimeInterval = 20, _ condition: () -> Bool) async -> Bo
     }
 
     #if canImport(Observation)
-    @Test func observedStateAndValueFollowTheStore() async {
+    @Test func observedValuesFollowTheStore() async {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         let store = makeAppStore()
-        let model = ObservedState(store)
+        store.dispatch(CounterAction.add(1))
         let counter = ObservedValue(store) { $0.counter }
+        let isEven = ObservedValue(store) { $0.counter.isMultiple(of: 2) }
+        #expect(counter.value == 1, "the first value reflects the actions dispatched before")
+        #expect(!isEven.value)
         store.dispatch(CounterAction.add(5))
-        #expect(await eventually { model.state.counter == 5 && counter.value == 5 })
+        #expect(await eventually { counter.value == 6 && isEven.value })
     }
     #endif
 }
