@@ -55,6 +55,9 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     private let isDuplicate: (@Sendable (Value, Value) -> Bool)?
     private weak var kernel: StoreKernel?
+    /// The owner the observer lives with, if any: once it is freed, the observer ends at the
+    /// store's next change, whether or not its value changed.
+    private let owner: (any OwnerBinding)?
     private let closures: LockedValue<Closures?>
     private let delivery: Delivery<NewestValue<Value>>
     /// Signalled once the first value is offered, for a registering thread that delivers it.
@@ -68,14 +71,17 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         select: @escaping @Sendable (State) -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         target: Delivery<NewestValue<Value>>.Target,
+        owner: (any OwnerBinding)? = nil,
         deliver: @escaping @Sendable (Value) -> Void
     ) {
         self.kernel = kernel
+        self.owner = owner
         self.isDuplicate = isDuplicate
         closures = LockedValue(Closures(select: select, deliver: deliver))
         delivery = Delivery(target: target, kernel: kernel)
         // Weak: a delivery scheduled on a queue may outlive the observer.
         delivery.onDelivery { [weak self] value in self?.deliverValue(value) }
+        owner?.attach(self, center: nil)
     }
 
     // MARK: Registering
@@ -106,6 +112,10 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     func select(from state: StatePointer) -> Bool {
         guard gate.isOpen, let select = closures.withLock({ $0?.select }) else { return false }
+        if let owner, !owner.isOwnerAlive {
+            _ = deactivate()
+            return false
+        }
         let value = select(state.assuming(State.self).pointee)
         if let isDuplicate {
             if let lastOffered, isDuplicate(lastOffered, value) { return true }

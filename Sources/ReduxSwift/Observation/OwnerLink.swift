@@ -4,6 +4,8 @@ import Foundation
 /// The part of an ``OwnerLink`` that does not depend on the owner's type.
 protocol OwnerBinding: AnyObject, Sendable {
     func attach(_ entry: any ObserverRegistration, center: StoreNotificationCenter?)
+    /// Whether the owner is still alive.
+    var isOwnerAlive: Bool { get }
 }
 
 /// Ties a registration to an owner without keeping the owner alive.
@@ -24,6 +26,8 @@ final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
         self.entry = entry
         self.center = center
     }
+
+    var isOwnerAlive: Bool { owner != nil }
 
     /// Removes the registration once the owner is gone.
     func detach() {

@@ -182,8 +182,7 @@ extension Store {
     ) -> Observer<State, Value> {
         let observer = Observer(
             kernel: kernel, select: select, isDuplicate: Equality.of(Value.self),
-            target: queue.map { .queue($0) } ?? .deliveryThread, deliver: deliver)
-        owner?.attach(observer, center: nil)
+            target: queue.map { .queue($0) } ?? .deliveryThread, owner: owner, deliver: deliver)
         observer.start(firstValueHere: firstValueHere ?? (queue == nil))
         return observer
     }

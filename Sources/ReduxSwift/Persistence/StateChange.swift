@@ -4,14 +4,8 @@
 /// array of keys and values in hash order), is compared as unordered: a mere change of order is no
 /// change, and any other change is reported as one change of the whole collection.
 ///
-/// ```swift
-/// let token = store.observeStateChanges(at: ["todos", "filter"]) { changes in
-///     for change in changes {
-///         print(change.path, change.oldValue ?? "absent", "→", change.newValue ?? "absent")
-///         // todos.3.done false → true
-///     }
-/// }
-/// ```
+/// The archive uses it to name what a load would lose, and `TestStore` to show how two states
+/// differ.
 package struct StateChange: Sendable, Hashable, CustomStringConvertible {
     /// Where the value is, with `.` between keys and array indices: `"todos.3.done"`.
     ///
@@ -41,12 +35,7 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Builds a path from keys and array indices, escaping `.` and `\` inside them, for
-    /// ``Store/observeStateChanges(at:queue:using:)-(_,DispatchQueue?,_)`` and
     /// ``JSONValue/subscript(path:)``.
-    ///
-    /// ```swift
-    /// store.observeStateChanges(at: [StateChange.path(["prices", "1.5"])]) { changes in … }
-    /// ```
     static func path(_ components: [String]) -> String {
         StatePath.path(components)
     }
@@ -190,44 +179,5 @@ enum StateDiff {
             counts[element] = count - 1
         }
         return true
-    }
-
-    /// The changes that concern any of `paths` (a path, or a prefix of paths); all when `paths` is
-    /// empty. A change above a path (`todos` replaced while `todos.3.done` is watched) is narrowed
-    /// to that path, and kept only if the value there differs. A change below a path is left out
-    /// when, below that path, it goes through an internal member (see ``isUnderscoredMember(_:)``):
-    /// watching `_cache` names it, watching `""` or `settings` does not name `settings._cache`.
-    static func filter(
-        _ changes: [StateChange], paths: [String], old: SnapshotTree, new: SnapshotTree
-    ) -> [StateChange] {
-        guard !paths.isEmpty else {
-            return changes.filter { !passesInternalMember($0.path, below: "") }
-        }
-        var kept: [StateChange] = []
-        var narrowed: Set<String> = []
-        for change in changes {
-            for path in paths {
-                if change.path == path || path.isEmpty || change.path.hasPrefix(path + ".") {
-                    if !passesInternalMember(change.path, below: path) { kept.append(change) }
-                    break
-                }
-                if change.path.isEmpty || path.hasPrefix(change.path + "."), narrowed.insert(path).inserted {
-                    let before = old.value[path: path]
-                    let after = new.value[path: path]
-                    if before != after {
-                        kept.append(StateChange(path: path, oldValue: before, newValue: after))
-                    }
-                }
-            }
-        }
-        return kept
-    }
-
-    /// Whether `path`, past the components of `prefix` (a path it starts with), names a member
-    /// whose name starts with `_`.
-    private static func passesInternalMember(_ path: String, below prefix: String) -> Bool {
-        guard path.utf8.contains(UInt8(ascii: "_")) else { return false }
-        let named = prefix.isEmpty ? 0 : StatePath.components(of: prefix).count
-        return StatePath.components(of: path).dropFirst(named).contains(where: isUnderscoredMember)
     }
 }

@@ -46,12 +46,12 @@ func selectorExample(store: AppStore) -> ObserverToken {
     return token
 }
 
-struct VisibleInput: Equatable, Sendable {
-    var todos: [Todo]
-    var filter: Filter
-}
-
 func derivedValueExample(store: AppStore) -> ObserverToken {
+    struct VisibleInput: Equatable, Sendable {
+        var todos: [Todo]
+        var filter: Filter
+    }
+
     let token = store.observe({ VisibleInput(todos: $0.todos, filter: $0.filter) }, queue: .main) {
         render($0.filter == .all ? $0.todos : $0.todos.filter { !$0.done })
     }
