@@ -52,8 +52,9 @@ func derivedValueExample(store: AppStore) -> ObserverToken {
         var filter: Filter
     }
 
-    let token = store.observe({ VisibleInput(todos: $0.todos, filter: $0.filter) }, queue: .main) {
-        render($0.filter == .all ? $0.todos : $0.todos.filter { !$0.done })
+    let select: @Sendable (AppState) -> VisibleInput = { VisibleInput(todos: $0.todos, filter: $0.filter) }
+    let token = store.observe(select, queue: .main) { input in
+        render(input.filter == .all ? input.todos : input.todos.filter { !$0.done })
     }
     return token
 }

@@ -202,8 +202,9 @@ func observingExamples(store: AppStore) async {
         var todos: [Todo]
         var filter: Filter
     }
-    let visible = store.observe({ VisibleInput(todos: $0.todos, filter: $0.filter) }, queue: .main) {
-        render($0.filter == .all ? $0.todos : $0.todos.filter { !$0.done })
+    let select: @Sendable (AppState) -> VisibleInput = { VisibleInput(todos: $0.todos, filter: $0.filter) }
+    let visible = store.observe(select, queue: .main) { input in
+        render(input.filter == .all ? input.todos : input.todos.filter { !$0.done })
     }
 
     // Swift concurrency: latest wins, so a slow consumer never makes the store buffer.
