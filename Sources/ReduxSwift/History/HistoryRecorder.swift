@@ -27,8 +27,9 @@ final class HistoryRecorder<State: StateProtocol>: @unchecked Sendable {
     /// committed before that action is not part of step 0 (it goes to the reducers without
     /// middleware), and a first action that fails still finds the step to go back to. A state that
     /// cannot be encoded leaves the history empty; the next action then records its starting state.
-    func start(_ state: StatePointer) {
+    func start(_ state: StatePointer) -> (any ReductionJournal)? {
         _ = record(state.assuming(State.self).pointee)
+        return nil
     }
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {

@@ -50,7 +50,8 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
                 take: { checkpoint.value = $0.assuming(State.self).pointee },
                 restore: { $0.assuming(State.self).pointee = checkpoint.value }))
         pipeline.register(middleware: middleware.map(\.erased))
-        for hook in middleware.compactMap(\.joined) { StatePointer.with(&self.state, hook) }
+        let hooks = middleware.compactMap(\.joined)
+        if !hooks.isEmpty { StatePointer.with(&self.state) { pipeline.join(hooks, state: $0) } }
     }
 
     /// Erases one registration's reducers into a single closure that applies them in order.

@@ -48,6 +48,7 @@ extension ReductionPipeline {
             // The new state is the base of later rollbacks: nothing logged before it applies.
             checkpoints.take(state)
             clearLog()
+            tellJournalsDiverged(state: state)
             result.changes += 1
             appendChange(ActionRun(entries: [PendingEntry.entry(for: action)], range: 0..<1), to: &result)
             return .committed

@@ -24,6 +24,7 @@ extension ReductionPipeline {
             } else {
                 checkpoints.restore(state)
                 clearLog()
+                tellJournalsRetracted(state: state)
                 context.discardDispatches(from: mark)
             }
         }

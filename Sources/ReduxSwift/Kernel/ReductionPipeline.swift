@@ -49,6 +49,8 @@ struct ReductionPipeline {
     var recordedEvents = EventPosition()
     /// The observers of values, which select from the state after every pass that changes it.
     private var selections: [any LiveSelection] = []
+    /// What keeps every committed entry (a history); empty unless a history records this store.
+    private(set) var journals: [any ReductionJournal] = []
     let checkpointInterval: Int
     let checkpoints: CheckpointOperations
 
@@ -65,6 +67,13 @@ struct ReductionPipeline {
 
     mutating func register(middleware newMiddleware: [ErasedMiddleware]) {
         middleware.append(contentsOf: newMiddleware)
+    }
+
+    /// Runs the hooks of middleware joining the chain, and keeps the journals they start.
+    mutating func join(_ hooks: [ErasedJoinHook], state: StatePointer) {
+        for hook in hooks {
+            if let journal = hook(state) { journals.append(journal) }
+        }
     }
 
     /// Forgets the log, after the caller made the current state the checkpoint.
@@ -126,7 +135,7 @@ struct ReductionPipeline {
                     runStart = index + 1
                     middleware.append(contentsOf: newMiddleware)
                     hasMiddleware = !middleware.isEmpty
-                    for hook in joined { hook(state) }
+                    join(joined, state: state)
                     continue
                 case .resume(let action, let position):
                     closeRun(at: index)
@@ -249,7 +258,8 @@ struct ReductionPipeline {
     }
 
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
-    private static func run(
+    /// A history re-applies its entries with this too.
+    static func run(
         _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
         state: StatePointer
     ) throws {
@@ -305,6 +315,7 @@ struct ReductionPipeline {
         at index: Int, of batch: [PendingEntry], state: StatePointer
     ) {
         loggedActions += 1
+        if !journals.isEmpty { tellJournals(committed: batch[index], state: state) }
         if let last = log.indices.last, log[last].reducerCount == reducers.count,
             log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
         {
@@ -316,6 +327,21 @@ struct ReductionPipeline {
             checkpoints.take(state)
             clearLog()
         }
+    }
+
+    /// Tells the journals that `entry` committed, with the reducers that saw it.
+    private func tellJournals(committed entry: PendingEntry, state: StatePointer) {
+        for journal in journals { journal.committed(entry, reducers: reducers, state: state) }
+    }
+
+    /// Tells the journals that the state changed in a way re-applying what they kept does not give.
+    func tellJournalsDiverged(state: StatePointer) {
+        for journal in journals { journal.diverged(state: state) }
+    }
+
+    /// Tells the journals that the entry they heard of last was undone.
+    func tellJournalsRetracted(state: StatePointer) {
+        for journal in journals { journal.retractLast(state: state) }
     }
 
     /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
@@ -344,6 +370,7 @@ struct ReductionPipeline {
         while let failure = replayLog(state: state) {
             failures.append(failure)
         }
+        if !failures.isEmpty { tellJournalsDiverged(state: state) }
         return failures
     }
 

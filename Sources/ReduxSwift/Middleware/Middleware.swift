@@ -97,8 +97,9 @@ public struct Middleware<State: StateProtocol>: Sendable {
 
 /// What a middleware does on the live state when it joins a store's chain, with the state type
 /// erased: it runs on the thread that owns the state, after every entry queued before the
-/// registration and before every entry queued after it.
-typealias ErasedJoinHook = @Sendable (StatePointer) -> Void
+/// registration and before every entry queued after it. It may return a journal, which the store
+/// then tells of every entry it commits from there on (a history keeps them).
+typealias ErasedJoinHook = @Sendable (StatePointer) -> (any ReductionJournal)?
 
 /// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
 /// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.
