@@ -79,7 +79,7 @@ private func countSelector(todos: Int, steps: Int) throws -> Double {
 private func burst(todos: Int, actions: Int, recordingHistory: Bool) throws -> Double {
     let store = makeStore(benchReducers, BenchState(todos: todos))
     let history =
-        recordingHistory ? store.recordHistory(limit: HistoryLimit(steps: actions + 1, bytes: .max)) : nil
+        recordingHistory ? store.recordHistory(limit: HistoryLimit(steps: actions + 1, actions: .max)) : nil
     let elapsed = seconds {
         for step in 0..<actions { store.dispatch(BenchAction.toggle(step * 7 % todos)) }
         _ = store.currentState()

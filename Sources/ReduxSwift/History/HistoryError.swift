@@ -25,8 +25,8 @@ public struct HistoryError: Error, Sendable, CustomStringConvertible, Equatable 
         }
     }
 
-    /// The steps that can be jumped to, in words. A history is empty only after a state that could
-    /// not be encoded, until the next action records the state it starts from.
+    /// The steps that can be jumped to, in words. A history always keeps step 0; an error made by
+    /// hand may still name none.
     private var keptSteps: String {
         switch steps {
         case ...0: return "it is empty until an action is dispatched"

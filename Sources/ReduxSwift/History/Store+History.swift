@@ -1,29 +1,54 @@
-import Foundation
-
 extension Store {
     /// Starts recording the states this store goes through, for undo, redo and time travel.
     ///
     /// ```swift
-    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, actions: 5_000)) { action in
+    ///     !(action is SyncAction)  // a background refresh is never what undo undoes
+    /// }
     /// store.dispatch(TodoAction.add("Milk"))
     /// history.undo()
     /// history.redo()
-    /// history.jump(to: 0)  // the state when recording started
+    /// history.jump(to: 0)  // the state when recording started, with every refresh since
     /// ```
     ///
     /// The history is a middleware added at the end of the chain. Its first step, 0, is the state
     /// when it joins the chain, in order with dispatches: after every action dispatched before this
-    /// call, and before any dispatched after it. Then each action that reaches it and commits adds
-    /// one step (a batch adds one), encoded as the same JSON as ``currentState()``'s snapshots.
-    /// Only the current step is kept whole; each other step keeps the bytes in which it differs
-    /// from its neighbour, so a step costs about the size of its change.
-    /// Undoing decodes a step and makes it the store's state, as one committed change announced
-    /// with its ``HistoryAction``; rollbacks never go back across it. Steps beyond `limit` are
-    /// dropped, oldest first.
+    /// call, and before any dispatched after it. Then each action that reaches it, commits and
+    /// `makesStep` accepts adds one step (a batch adds one): what the reducers committed for it,
+    /// whatever the middleware after the history made of it.
     ///
-    /// A state that cannot be encoded (a cyclic object graph, say) empties the history, since no
-    /// later undo may skip over it; the action stays committed, and
-    /// ``Foundation/NSNotification/Name/dispatchDidFail`` reports it with the ``SnapshotError``.
+    /// The history keeps the actions the reducers committed, not states: recording a step costs
+    /// about as much as keeping the action, at any state size. Every 64 actions it keeps a copy of
+    /// the state, which shares storage with the store's state, so the store's next change copies
+    /// only the storage it touches, once. A move rebuilds the state of its step from the nearest
+    /// copy by applying the kept actions again, with the reducers that saw them first (reducers
+    /// registered later never see them), as a rollback does: reducers must be deterministic, and
+    /// what they dispatch or register while re-applied is dropped. The new state is one
+    /// committed change, announced with its ``HistoryAction``; rollbacks never go back across it.
+    ///
+    /// **Actions that make no step** (those `makesStep` refuses, a ``StoreTransaction``, actions
+    /// a middleware after the history passes on later) are never undone. Every move keeps them:
+    /// the state of a step is the state the store would hold had the steps after it never been
+    /// dispatched, every other action applied in the order it first was. So undoing the user's
+    /// last step after a background refresh takes back that step and keeps the refresh's data,
+    /// and redoing it applies it again before the refresh, as it happened. A kept action whose
+    /// reducers throw in a state without the undone steps (an edit of an item that an undone step
+    /// added, say) is left out of that state. Such actions never drop the redo steps; a new step
+    /// does.
+    ///
+    /// **Steps that change nothing.** Recording never compares states (keeping the state before
+    /// each action to compare makes every action copy the storage it writes to). When the state
+    /// is `Equatable`, undo and redo compare instead: a step whose undoing or redoing would leave
+    /// the state equal to the current one (its action changed nothing, or what it changed was
+    /// overwritten since) is forgotten, and the move goes on to the next step; an undo with no
+    /// step left to change the state announces nothing. ``HistoryStatus/steps`` counts such a
+    /// step until a move reaches it. A state that is not `Equatable` makes a step of every
+    /// committed action `makesStep` accepts. ``StoreHistory/jump(to:)`` goes to the step it
+    /// names without comparing.
+    ///
+    /// Steps beyond `limit` are dropped, oldest first. A rollback that drops actions that had
+    /// committed (their reducers threw when re-applied, which only non-deterministic reducers
+    /// do) restarts the history from the state it leaves: its states before cannot be rebuilt.
     ///
     /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
     ///
@@ -31,11 +56,16 @@ extension Store {
     /// middleware before it that drops the actions it does not know drops the moves as well, and
     /// nothing happens: pass ``HistoryAction`` on.
     ///
-    /// The history sees what passes through the middleware chain. A ``StoreTransaction`` goes to
-    /// the reducers directly, so it is not a step of its own: the next step includes it, and
-    /// moving back to a step recorded before it restores a state without it, in this store only.
-    public func recordHistory(limit: HistoryLimit = .default) -> StoreHistory<State> {
-        let history = StoreHistory(store: self, limit: limit)
+    /// - Parameters:
+    ///   - limit: How many steps, and actions for them, the history keeps.
+    ///   - makesStep: Whether a committed action is a step of its own; called on the store's
+    ///     queue with the action as the history received it (a batch as one ``ActionBatch``).
+    ///     Every action by default.
+    public func recordHistory(
+        limit: HistoryLimit = .default,
+        makesStep: @escaping @Sendable (any ActionProtocol) -> Bool = { _ in true }
+    ) -> StoreHistory<State> {
+        let history = StoreHistory(store: self, limit: limit, makesStep: makesStep)
         register(
             middleware: [
                 Middleware(name: "history", erased: history.recorder.handle, joined: history.recorder.start)

@@ -4,26 +4,29 @@ import Foundation
 public struct HistoryLimit: Sendable, Equatable {
     /// The most steps kept, at least 1 (the current state).
     public let steps: Int
-    /// The most bytes of encoded state kept; the current state is kept whatever its size.
-    public let bytes: Int
+    /// The most actions kept for the steps to re-apply: the actions that made them and the actions
+    /// between them that made none. It bounds both what the history holds and what a move
+    /// re-applies.
+    public let actions: Int
 
     /// Creates a limit.
     ///
     /// ```swift
-    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    /// let history = store.recordHistory(limit: HistoryLimit(steps: 200, actions: 5_000))
     /// ```
     ///
     /// - Parameters:
     ///   - steps: At least 1; a smaller number is a programming error, which stops the program.
-    ///   - bytes: The most bytes of encoded state kept besides the current state.
-    public init(steps: Int, bytes: Int) {
+    ///   - actions: The most actions kept from the oldest step on, at least 1.
+    public init(steps: Int, actions: Int) {
         precondition(steps >= 1, "a history keeps at least one step")
+        precondition(actions >= 1, "a history keeps at least one action")
         self.steps = steps
-        self.bytes = bytes
+        self.actions = actions
     }
 
-    /// 100 steps and 64 MiB.
-    public static let `default` = HistoryLimit(steps: 100, bytes: 64 << 20)
+    /// 100 steps and 10,000 actions.
+    public static let `default` = HistoryLimit(steps: 100, actions: 10_000)
 }
 
 /// Moves a store through its recorded history; dispatch one directly or through ``StoreHistory``.
@@ -42,8 +45,10 @@ public struct HistoryStatus: Sendable, Equatable {
     public let steps: Int
     /// The step the store's state is at.
     public let position: Int
-    /// The bytes of encoded state kept.
-    public let byteCount: Int
+    /// The actions kept to rebuild the steps from: at most ``HistoryLimit/actions`` from the
+    /// oldest step on, and the few before it that the history's oldest copy of the state does not
+    /// hold yet.
+    public let actionCount: Int
 
     /// Whether ``HistoryAction/undo`` would change the state.
     public var canUndo: Bool { position > 0 }
@@ -51,7 +56,7 @@ public struct HistoryStatus: Sendable, Equatable {
     public var canRedo: Bool { position < steps - 1 }
 }
 
-/// Undo, redo and time travel for one store; get one from ``Store/recordHistory(limit:)``.
+/// Undo, redo and time travel for one store; get one from ``Store/recordHistory(limit:makesStep:)``.
 ///
 /// Moves are dispatched like actions: they queue behind what was dispatched before, and
 /// ``Store/currentState()`` afterwards reflects them.
@@ -62,10 +67,12 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     public let limit: HistoryLimit
     let recorder: HistoryRecorder<State>
 
-    init(store: Store<State>, limit: HistoryLimit) {
+    init(
+        store: Store<State>, limit: HistoryLimit, makesStep: @escaping @Sendable (any ActionProtocol) -> Bool
+    ) {
         self.store = store
         self.limit = limit
-        recorder = HistoryRecorder(limit: limit)
+        recorder = HistoryRecorder(limit: limit, makesStep: makesStep)
     }
 
     /// Goes back one step; does nothing at the oldest step.

@@ -135,7 +135,7 @@ func transactionExample(cartStore: Store<AppState>, orderStore: Store<AppState>,
 }
 
 func historyExample(store: Store<AppState>) {
-    let history = store.recordHistory(limit: HistoryLimit(steps: 200, bytes: 16 << 20))
+    let history = store.recordHistory(limit: HistoryLimit(steps: 200, actions: 5_000))
     store.dispatch(TodoAction.add("Milk"))
     history.undo()
     history.redo()

@@ -8,7 +8,7 @@ import Testing
         let store = makeStore(state: TestState(counter: 10))
         let history = store.recordHistory()
         for amount in [1, 2, 3] { store.dispatch(TestAction.add(amount)) }
-        #expect(history.status == HistoryStatus(steps: 4, position: 3, byteCount: history.status.byteCount))
+        #expect(history.status == HistoryStatus(steps: 4, position: 3, actionCount: 3))
         history.undo()
         #expect(store.currentState().counter == 13)
         history.undo()
@@ -95,7 +95,7 @@ import Testing
         let store = makeStore(center: center)
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
-        let history = store.recordHistory(limit: HistoryLimit(steps: steps, bytes: 1 << 20))
+        let history = store.recordHistory(limit: HistoryLimit(steps: steps, actions: 1_000))
         // Step 0 is the state when recording started; each action adds one, up to `steps`.
         for _ in 0..<steps { store.dispatch(TestAction.increment) }
         #expect(history.status.steps == steps)
@@ -109,36 +109,37 @@ import Testing
 
     @Test func theOldestStepsGoFirstWhenTheStepLimitIsPassed() {
         let store = makeStore()
-        let history = store.recordHistory(limit: HistoryLimit(steps: 3, bytes: 1 << 20))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 3, actions: 1_000))
         for _ in 0..<10 { store.dispatch(TestAction.increment) }
         #expect(history.status.steps == 3)
         history.jump(to: 0)
         #expect(store.currentState().counter == 8)
     }
 
-    @Test func theByteLimitBoundsTheEncodedStatesKept() throws {
+    @Test func theActionLimitBoundsTheActionsKept() {
         let store = makeStore()
-        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, bytes: 4096))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, actions: 50))
         for index in 0..<200 { store.dispatch(TestAction.append("entry \(index)")) }
         let status = history.status
-        #expect(status.byteCount <= 4096)
-        #expect(status.steps > 1)
-        #expect(status.steps < 200)
-        let newest = try JSONEncoder().encode(store.currentState())
-        #expect(status.byteCount >= newest.count)
+        #expect(status.steps == 51, "the oldest steps went first")
+        // The actions of the steps, and fewer than one checkpoint interval before them.
+        #expect(status.actionCount >= 50)
+        #expect(status.actionCount < 50 + HistorySteps<TestState>.baseInterval)
         history.jump(to: 0)
-        #expect(store.currentState().log.count == 201 - status.steps)
+        #expect(store.currentState().log.count == 150)
+        history.jump(to: 50)
+        #expect(store.currentState().log.count == 200)
     }
 
-    @Test func aStepCostsAboutTheSizeOfItsChangeNotOfTheState() throws {
+    @Test func aStepKeepsItsActionNotTheState() {
         let store = makeStore(state: TestState(todos: (0..<1_000).map { Todo(id: $0, title: "Todo \($0)") }))
-        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, bytes: .max))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 1000, actions: .max))
         for index in 0..<100 { store.dispatch(TestAction.toggle(index * 7)) }
         let status = history.status
-        let stateSize = try JSONEncoder().encode(store.currentState()).count
         #expect(status.steps == 101)
-        // One whole state, then a few dozen bytes per toggle.
-        #expect(status.byteCount < stateSize + 100 * 64)
+        #expect(status.actionCount == 100)
+        // The state when recording started, and one copy per 64 actions.
+        #expect(history.recorder.checkpointCount == 2)
         var expected = store.currentState()
         for back in 0..<100 {
             history.undo()
@@ -181,7 +182,7 @@ import Testing
         #expect(store.currentState().counter == 3)
     }
 
-    @Test func aTransactionBeforeTheFirstActionIsNotPartOfTheFirstStep() throws {
+    @Test func aTransactionBeforeTheFirstActionIsNoStepAndEveryMoveKeepsIt() throws {
         let store = makeStore()
         let history = store.recordHistory()
         var transaction = StoreTransaction()
@@ -190,7 +191,7 @@ import Testing
         store.dispatch(TestAction.add(4))
         #expect(history.status.steps == 2)
         history.jump(to: 0)
-        #expect(store.currentState().counter == 0)
+        #expect(store.currentState().counter == 3, "step 0 without add(4), with the transaction")
         history.redo()
         #expect(store.currentState().counter == 7)
     }
@@ -202,14 +203,14 @@ import Testing
         store.dispatch(TestAction.fail)
         #expect(history.status.steps == 1)
         store.dispatch(TestAction.add(2))
-        #expect(history.status == HistoryStatus(steps: 2, position: 1, byteCount: history.status.byteCount))
+        #expect(history.status == HistoryStatus(steps: 2, position: 1, actionCount: 1))
         history.undo()
         #expect(store.currentState() == TestState())
     }
 
     @Test func movesAndDispatchesFromManyThreadsKeepTheHistoryConsistent() {
         let store = makeStore()
-        let history = store.recordHistory(limit: HistoryLimit(steps: 50, bytes: 1 << 20))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 50, actions: 1_000))
         concurrently(6) { thread in
             for step in 0..<100 {
                 switch (thread + step) % 5 {

@@ -246,7 +246,7 @@ import Testing
 
     @Test func aHistoryUndoFromAFloodingThreadFinishes() throws {
         let store = makeBoundedStore()
-        let history = store.recordHistory(limit: HistoryLimit(steps: 1_000, bytes: 1 << 20))
+        let history = store.recordHistory(limit: HistoryLimit(steps: 1_000, actions: 10_000))
         try #require(
             finishes {
                 for _ in 0..<200 { store.dispatch(TestAction.increment) }

@@ -351,51 +351,91 @@ final class ExpectedCommits: @unchecked Sendable {
 }
 
 /// The state a store must reach from what it announced: the reducer's counting, plus the steps of
-/// a history when the store records one (every committed item is a step; a move goes to a step).
+/// a history when the store records one.
+///
+/// The history keeps what was committed, in order; each committed item is a step but a
+/// transaction, which makes none. The state at a position re-applies the items of the steps up to
+/// it and every transaction, in the order they committed. Undo and redo pass over (and forget) a
+/// step whose state equals the current one; a new step forgets the redo steps.
 struct ModelStore {
     var state = StressState()
     let recordsHistory: Bool
-    private var steps: [StressState] = []
+    /// What committed, with the step it belongs to: 0 for a transaction, -1 once forgotten.
+    private var records: [(bumps: [Bump], owner: Int)] = []
+    /// The ids of the steps after step 0, oldest first.
+    private var steps: [Int] = []
     private var position = 0
+    private var nextStepID = 1
 
     /// A store that records a history started recording before its first dispatch: its first step
     /// is the initial state, whatever comes first (a failed action, a transaction, a move).
     init(recordsHistory: Bool) {
         self.recordsHistory = recordsHistory
-        if recordsHistory { steps = [state] }
     }
 
     /// Applies one announced item; returns a problem when the item cannot have been announced.
     mutating func apply(_ item: AnnouncedItem) -> String? {
         switch item {
         case .bumps(let bumps):
-            // A transaction goes to the reducers without middleware, so it is no history step: the
-            // next step holds its change, and moving back past it restores a state without it.
+            // A transaction goes to the reducers without middleware: it makes no step, and every
+            // move keeps it.
             let isTransaction = !bumps.isEmpty && bumps.allSatisfy { $0.channel == .transaction }
             for bump in bumps where bump.kind != .fail { state.count(bump) }
-            if recordsHistory && !isTransaction {
-                steps.removeSubrange((position + 1)...)
-                steps.append(state)
-                position = steps.count - 1
+            guard recordsHistory else { return nil }
+            if isTransaction {
+                records.append((bumps, 0))
+            } else {
+                while steps.count > position { forget(steps.removeLast()) }
+                records.append((bumps, nextStepID))
+                steps.append(nextStepID)
+                nextStepID += 1
+                position = steps.count
             }
             return nil
         case .move(let move):
             guard recordsHistory else { return "a history move was announced by a store without history" }
-            let target: Int
+            var target: Int
             switch move {
             case .undo: target = position - 1
             case .redo: target = position + 1
             case .jump(let step): target = step
             }
-            guard steps.indices.contains(target) else {
-                return
-                    "announced \(move), which has no step to go to (position \(position) of \(steps.count))"
+            while true {
+                guard (0...steps.count).contains(target) else {
+                    return
+                        "announced \(move), which has no step to go to (position \(position) of \(steps.count + 1))"
+                }
+                let rebuilt = self.state(at: target)
+                guard move != .jump(to: target), rebuilt == state else {
+                    state = rebuilt
+                    position = target
+                    return nil
+                }
+                // A step that changes nothing is forgotten, and the move goes on to the next one.
+                if move == .undo {
+                    forget(steps.remove(at: position - 1))
+                    position -= 1
+                    target = position - 1
+                } else {
+                    forget(steps.remove(at: position))
+                    target = position + 1
+                }
             }
-            state = steps[target]
-            position = target
-            return nil
         case .other(let identifier):
             return "announced an unexpected action \(identifier)"
         }
+    }
+
+    private mutating func forget(_ step: Int) {
+        for index in records.indices where records[index].owner == step { records[index].owner = -1 }
+    }
+
+    private func state(at position: Int) -> StressState {
+        let limit = position > 0 ? steps[position - 1] : 0
+        var state = StressState()
+        for record in records where record.owner >= 0 && record.owner <= limit {
+            for bump in record.bumps where bump.kind != .fail { state.count(bump) }
+        }
+        return state
     }
 }

@@ -50,7 +50,7 @@ final class StressRun: @unchecked Sendable {
         // The history's middleware comes last, so it records what the reducers commit.
         history =
             features.contains(.history)
-            ? stores[0].recordHistory(limit: HistoryLimit(steps: 1 << 20, bytes: 1 << 30)) : nil
+            ? stores[0].recordHistory(limit: HistoryLimit(steps: 1 << 20, actions: 1 << 30)) : nil
     }
 
     /// Drops `.drop`, replaces `.transformMe`, and passes `.later` on from another thread.
