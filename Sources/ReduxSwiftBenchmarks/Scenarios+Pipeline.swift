@@ -120,7 +120,8 @@ let historyScenario = Scenario(number: "15", name: "undo history of 1,000 steps 
             unit: "ms", reduxswift: summaries[0], baseline: summaries[1], baselineName: "raw JSON decode",
             ratio: ratio, target: "≤ 2× a raw JSON decode of the state", meets: ratio <= 2,
             note: "recording cost \(Table.format(recording * 1e3 / Double(steps))) ms per step "
-                + "(dispatch, reduce and keep the action)"),
+                + "(dispatch, reduce, keep the action; and the one snapshot encode `status` waits for at the end)"
+        ),
         Result(
             scenario: "15b memory of \(steps) steps of history at 10,000 todos",
             unit: "MB", reduxswift: Summary([megabytes]), baseline: Summary([fullCopies]),
