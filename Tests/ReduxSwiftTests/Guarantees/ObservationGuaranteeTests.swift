@@ -114,6 +114,32 @@ final class OverlapProbe: @unchecked Sendable {
         withExtendedLifetime(token) {}
     }
 
+    @Test func notificationsToAnObserverNeverOverlapOnAConcurrentQueue() {
+        let store = makeStore()
+        let probe = OverlapProbe()
+        let counts = Recorder<Int>()
+        let firstEntered = Gate()
+        let secondEntered = Gate()
+        let token = store.observeChanges(queue: .global()) { notification in
+            probe.enter()
+            if counts.values.isEmpty {
+                firstEntered.open()
+                // Holds the first delivery until the next one starts, or for a second if it cannot.
+                secondEntered.wait(timeout: 1)
+            } else {
+                secondEntered.open()
+            }
+            counts.append(notification.actions.count)
+            probe.leave()
+        }
+        store.dispatch(TestAction.increment)
+        #expect(firstEntered.wait())
+        store.dispatch(TestAction.increment)
+        #expect(counts.wait { $0.reduce(0, +) == 2 })
+        #expect(!probe.didOverlap, "the second delivery began while the first was running")
+        withExtendedLifetime(token) {}
+    }
+
     @Test func leavingAValuesLoopRemovesItsObserver() async {
         let store = makeStore(state: TestState(counter: 4))
         let released = Gate()

@@ -56,6 +56,24 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test func anObserverWhoseValueNeverChangesIsRemovedAtTheFirstChangeAfterItsOwnerIsFreed() {
+        let store = makeStore()
+        let released = Gate()
+        let seen = Recorder<Int>()
+        do {
+            let owner = Owner()
+            store.observe(witnessed(released) { $0.todos.count }, owner: owner) { _, count in
+                seen.append(count)
+            }
+            #expect(seen.values == [0])
+        }
+        // A change elsewhere: the selected count stays 0, so nothing is delivered that could find
+        // the owner gone; the store finds it before selecting.
+        store.dispatch(TestAction.increment)
+        #expect(released.wait(), "the store let go of the observer although its value never changed")
+        #expect(seen.values == [0])
+    }
+
     @Test func releasingTheTokenDoesNotStopAnOwnerBoundObserver() {
         let store = makeStore()
         let owner = Owner()

@@ -57,7 +57,7 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
-    @Test func valuesAreSelectedFromDeepCopies() {
+    @Test func anObserverChangingItsValueLeavesTheStoresStateAsItWas() {
         let store = makeStore(state: TestState(todos: [Todo(id: 0, title: "a")]))
         let seen = Recorder<[Todo]>()
         let token = store.observe(\.todos) { todos in

@@ -32,6 +32,30 @@ import Testing
             ])
     }
 
+    @Test func everyTestTheGuaranteesArticleNamesExists() throws {
+        let article = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/ReduxSwift/ReduxSwift.docc/Guarantees.md"),
+            encoding: .utf8)
+        var tests = ""
+        let folder = Self.root.appendingPathComponent("Tests")
+        let files = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
+        for case let file as URL in files where file.pathExtension == "swift" {
+            tests += try String(contentsOf: file, encoding: .utf8)
+        }
+        // `Suite/test`, in code spans; the article's own example, `Suite/test`, names no test.
+        let named = try Regex(#"`([A-Z][A-Za-z0-9]+)/([a-z][A-Za-z0-9]+)`"#)
+        var missing: [String] = []
+        for match in article.matches(of: named) {
+            guard let suite = match.output[1].substring, let test = match.output[2].substring,
+                suite != "Suite"
+            else { continue }
+            let declaresSuite = ["struct", "class", "extension"].contains { tests.contains("\($0) \(suite)") }
+            let declaresTest = tests.contains("func \(test)(")
+            if !declaresSuite || !declaresTest { missing.append("\(suite)/\(test)") }
+        }
+        #expect(missing.isEmpty, "the Guarantees article names tests that do not exist: \(missing)")
+    }
+
     @Test func everyPublicInitializerOfBothModulesHasASummaryAndAnExample() throws {
         var missing: [String] = []
         for module in ["ReduxSwift", "ReduxSwiftTesting"] {
