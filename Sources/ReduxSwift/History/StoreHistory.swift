@@ -92,8 +92,11 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     }
 
     /// Where the history stands, after every action and move dispatched before this call.
+    ///
+    /// It waits for the store's queue to get there, as a read would, but reads no state: it never
+    /// encodes the state, whatever its size.
     public var status: HistoryStatus {
-        _ = store.kernel.latestSnapshot()
+        store.kernel.waitUntilReduced()
         return recorder.status
     }
 }

@@ -169,8 +169,9 @@ struct ReductionPipeline {
                 case .observe(let selection):
                     closeRun(at: index)
                     runStart = index + 1
-                    selections.append(selection)
-                    Self.selecting(context) { selection.activate(on: state) }
+                    var keeps = false
+                    Self.selecting(context) { keeps = selection.activate(on: state) }
+                    if keeps { selections.append(selection) }
                     continue
                 }
                 if context.hasDeferredRegistrations {

@@ -132,6 +132,16 @@ final class StoreKernel: @unchecked Sendable {
         }
     }
 
+    /// Returns once every entry queued before the call is reduced, except those a dispatch lock
+    /// holds, as a read would wait, but without encoding the state; inside store code, at once.
+    func waitUntilReduced() {
+        guard ReducerContext.current == nil else { return }
+        let barrier = QueueBarrier()
+        enqueue(.observe(barrier), .neverHeld)
+        lendPriorityIfMainThread()
+        barrier.reached.wait()
+    }
+
     /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.
     func recordRoundTrip(_ snapshot: Snapshot) {
         machine.withLock { $0.recordRoundTrip(snapshot) }
@@ -285,5 +295,20 @@ final class Waiter: @unchecked Sendable {
 
     func waitUntilUnblocked() {
         semaphore.wait()
+    }
+}
+
+/// A place in a store's queue that a thread waits for: the owner of the state signals it when it
+/// gets there, and forgets it.
+final class QueueBarrier: LiveSelection {
+    let reached = DispatchSemaphore(value: 0)
+
+    func activate(on state: StatePointer) -> Bool {
+        reached.signal()
+        return false
+    }
+
+    func select(from state: StatePointer) -> Bool {
+        false
     }
 }

@@ -15,8 +15,9 @@ protocol ObserverRegistration: AnyObject, Sendable {
 /// What the owner of a store's live state runs for each observer of values: not generic, so that
 /// the store's pipeline keeps a plain list of them.
 protocol LiveSelection: AnyObject {
-    /// Selects the first value from the live state, at the registration's place in the queue.
-    func activate(on state: StatePointer)
+    /// Selects the first value from the live state, at the registration's place in the queue;
+    /// returns whether to go on selecting after each change.
+    func activate(on state: StatePointer) -> Bool
     /// Selects from the live state after a pass that changed it, and offers the value; returns
     /// `false` once the observer is cancelled, so that the pipeline drops it.
     func select(from state: StatePointer) -> Bool
@@ -105,9 +106,10 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     // MARK: Selecting (as the owner of the live state)
 
-    func activate(on state: StatePointer) {
-        _ = select(from: state)
+    func activate(on state: StatePointer) -> Bool {
+        let isActive = select(from: state)
         activated.signal()
+        return isActive
     }
 
     func select(from state: StatePointer) -> Bool {

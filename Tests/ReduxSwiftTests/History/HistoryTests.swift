@@ -23,6 +23,23 @@ import Testing
         #expect(history.status.canRedo)
     }
 
+    @Test func recordingMovingAndReadingTheStatusEncodeNothing() {
+        let encodes = LiveEncodeCounter()
+        let store = Store<EncodeCountedState>(
+            reducers: [
+                { state, action in if case .increment? = action as? TestAction { state.counter += 1 } }
+            ],
+            state: EncodeCountedState(encodes: encodes))
+        let before = encodes.count
+        let history = store.recordHistory()
+        for _ in 0..<10 { store.dispatch(TestAction.increment) }
+        #expect(history.status.steps == 11)
+        history.undo()
+        history.undo()
+        #expect(history.status.position == 8)
+        #expect(encodes.count - before == 0, "the history or its status encoded the state")
+    }
+
     @Test func eachMoveIsAnnouncedAsOneChangeWithItsAction() {
         let store = makeStore()
         let history = store.recordHistory()
