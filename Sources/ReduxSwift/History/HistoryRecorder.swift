@@ -16,7 +16,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     private let limit: HistoryLimit
     private let makesStep: @Sendable (any ActionProtocol) -> Bool
     /// `==` for an `Equatable` state, which lets undo and redo pass over steps that change nothing.
-    private let isEqual: ((State, State) -> Bool)?
+    private let isEqual: (@Sendable (State, State) -> Bool)?
     /// The status, and how many checkpoints the history keeps (for tests).
     private let published = LockedValue(
         (HistoryStatus(steps: 1, position: 0, actionCount: 0), checkpoints: 1))
@@ -32,7 +32,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     init(limit: HistoryLimit, makesStep: @escaping @Sendable (any ActionProtocol) -> Bool) {
         self.limit = limit
         self.makesStep = makesStep
-        isEqual = Self.equality()
+        isEqual = Equality.of(State.self)
     }
 
     var status: HistoryStatus { published.withLock { $0.0 } }
@@ -215,14 +215,5 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
             steps: steps.stepCount, position: steps.position, actionCount: steps.liveRecordCount)
         let checkpoints = steps.checkpoints.count
         published.withLock { $0 = (status, checkpoints) }
-    }
-
-    /// `==` when `State` is `Equatable`.
-    private static func equality() -> ((State, State) -> Bool)? {
-        guard let equatable = State.self as? any Equatable.Type else { return nil }
-        func compare<Comparable: Equatable>(_: Comparable.Type) -> (State, State) -> Bool {
-            { ($0 as! Comparable) == ($1 as! Comparable) }
-        }
-        return compare(equatable)
     }
 }
