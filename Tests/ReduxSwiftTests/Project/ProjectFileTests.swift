@@ -43,12 +43,14 @@ import Testing
             tests += try String(contentsOf: file, encoding: .utf8)
         }
         // `Suite/test`, in code spans; the article's own example, `Suite/test`, names no test.
-        let named = try Regex(#"`([A-Z][A-Za-z0-9]+)/([a-z][A-Za-z0-9]+)`"#)
+        // (NSRegularExpression rather than Regex, which needs macOS 13.)
+        let named = try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]+)/([a-z][A-Za-z0-9]+)`")
+        let text = article as NSString
         var missing: [String] = []
-        for match in article.matches(of: named) {
-            guard let suite = match.output[1].substring, let test = match.output[2].substring,
-                suite != "Suite"
-            else { continue }
+        for match in named.matches(in: article, range: NSRange(location: 0, length: text.length)) {
+            let suite = text.substring(with: match.range(at: 1))
+            let test = text.substring(with: match.range(at: 2))
+            guard suite != "Suite" else { continue }
             let declaresSuite = ["struct", "class", "extension"].contains { tests.contains("\($0) \(suite)") }
             let declaresTest = tests.contains("func \(test)(")
             if !declaresSuite || !declaresTest { missing.append("\(suite)/\(test)") }
