@@ -184,6 +184,10 @@ struct HistorySteps<State> {
         var keep = 0
         while keep + 1 < checkpoints.count, checkpoints[keep + 1].index <= firstNeeded { keep += 1 }
         if keep > 0 { checkpoints.removeFirst(keep) }
+        // Thinned when the steps spanned many records; once they span few again, as often as before.
+        while checkpointInterval > Self.baseInterval, checkpoints.count * 4 <= Self.maximumCheckpoints {
+            checkpointInterval /= 2
+        }
         let newFront = checkpoints[0].index
         if newFront > front {
             for index in front..<newFront {
@@ -209,6 +213,7 @@ struct HistorySteps<State> {
         records = kept
         for index in steps.indices { steps[index].firstRecord = newIndex[steps[index].firstRecord] }
         for index in checkpoints.indices { checkpoints[index].index = newIndex[checkpoints[index].index] }
+        lastCheckpointIndex = checkpoints[checkpoints.count - 1].index
         front = 0
         forgottenCount = 0
     }

@@ -148,6 +148,20 @@ import Testing
         #expect(store.currentState().log.count == 200)
     }
 
+    @Test func theActionLimitStillBoundsTheActionsKeptAfterTensOfThousandsOfActions() {
+        let store = makeStore()
+        let history = store.recordHistory(limit: HistoryLimit(steps: 3, actions: 5))
+        for round in 1...4 {
+            for _ in 0..<10_000 { store.dispatch(TestAction.increment) }
+            let status = history.status
+            // The records compacted as old ones went, round after round; the oldest copy of the
+            // state stays within one interval of the oldest step.
+            #expect(status.actionCount < 5 + HistorySteps<TestState>.baseInterval, "after \(round * 10_000)")
+        }
+        history.undo()
+        #expect(store.currentState().counter == 39_999)
+    }
+
     @Test func aStepKeepsItsActionNotTheState() {
         let store = makeStore(state: TestState(todos: (0..<1_000).map { Todo(id: $0, title: "Todo \($0)") }))
         let history = store.recordHistory(limit: HistoryLimit(steps: 1000, actions: .max))
