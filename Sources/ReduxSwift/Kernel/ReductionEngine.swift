@@ -54,6 +54,12 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         if !hooks.isEmpty { StatePointer.with(&self.state) { pipeline.join(hooks, state: $0) } }
     }
 
+    /// The store is freed, and nothing else uses the engine: its observers of values end, so that a
+    /// `values(of:)` loop over a freed store finishes instead of waiting forever.
+    deinit {
+        pipeline.endSelections()
+    }
+
     /// Erases one registration's reducers into a single closure that applies them in order.
     ///
     /// One erased call per registration per action, and inside it each reducer is called straight

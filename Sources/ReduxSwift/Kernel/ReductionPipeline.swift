@@ -216,6 +216,11 @@ struct ReductionPipeline {
         self.selections = selections
     }
 
+    /// Ends every observer of values, when the store is freed: no value will come any more.
+    func endSelections() {
+        for selection in selections { selection.storeDidEnd() }
+    }
+
     /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
     private static func selecting(_ context: ReducerContext, _ body: () -> Void) {

@@ -311,4 +311,6 @@ final class QueueBarrier: LiveSelection {
     func select(from state: StatePointer) -> Bool {
         false
     }
+
+    func storeDidEnd() {}
 }

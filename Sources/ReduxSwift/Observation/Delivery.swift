@@ -10,6 +10,8 @@ protocol PendingItems: SendableMetatype {
     mutating func add(_ item: Item) -> Item?
     /// Takes the next item to deliver, oldest first.
     mutating func take() -> Item?
+    /// Whether no item waits.
+    var isEmpty: Bool { get }
 }
 
 /// The newest value offered and not yet delivered: a newer one replaces it (latest wins).
@@ -27,6 +29,8 @@ struct NewestValue<Value: Sendable>: PendingItems {
         defer { value = nil }
         return value
     }
+
+    var isEmpty: Bool { value == nil }
 }
 
 /// Notifications not yet delivered, in order. A store's change notification that arrives while the
@@ -59,6 +63,8 @@ struct MergedNotifications: PendingItems {
         }
         return nil
     }
+
+    var isEmpty: Bool { waiting.isEmpty }
 
     mutating func take() -> StoreNotification? {
         guard !waiting.isEmpty else { return nil }
@@ -100,6 +106,8 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         var waiter: CheckedContinuation<Items.Item?, Never>?
         /// Whether the observer is cancelled: nothing is kept or delivered any more.
         var isClosed = false
+        /// Whether nothing more will be offered: an iterator gets what waits, then the end.
+        var isFinished = false
     }
 
     private let box = LockedValue(Box())
@@ -187,6 +195,7 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
                 let ready = box.withLock { box -> Items.Item?? in
                     if box.isClosed { return .some(nil) }
                     if let item = box.items.take() { return .some(item) }
+                    if box.isFinished { return .some(nil) }
                     box.waiter = continuation
                     return nil
                 }
@@ -195,6 +204,18 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         } onCancel: {
             close()
         }
+    }
+
+    /// Says that nothing more will be offered: what waits is still delivered, then a waiting
+    /// iterator, and every later ``next()``, gets the end.
+    func finish() {
+        let waiter = box.withLock { box in
+            box.isFinished = true
+            guard box.items.isEmpty else { return nil as CheckedContinuation<Items.Item?, Never>? }
+            defer { box.waiter = nil }
+            return box.waiter
+        }
+        waiter?.resume(returning: nil)
     }
 
     /// Stops every delivery: drops the waiting items (released after the lock), and ends a waiting

@@ -21,6 +21,8 @@ protocol LiveSelection: AnyObject {
     /// Selects from the live state after a pass that changed it, and offers the value; returns
     /// `false` once the observer is cancelled, so that the pipeline drops it.
     func select(from state: StatePointer) -> Bool
+    /// The store is gone: no value will come any more.
+    func storeDidEnd()
 }
 
 /// The one observer of values behind every observing form: `observe(_:)` with or without an
@@ -167,5 +169,10 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     func remove(from center: StoreNotificationCenter?) {
         // The store's pipeline drops a closed observer at its next pass.
+    }
+
+    func storeDidEnd() {
+        // A `values(of:)` loop gets the value that waits, if any, then ends.
+        delivery.finish()
     }
 }

@@ -140,6 +140,28 @@ final class OverlapProbe: @unchecked Sendable {
         withExtendedLifetime(token) {}
     }
 
+    @Test func aValuesLoopEndsWhenItsStoreIsFreed() async {
+        let freed = Gate()
+        let values: AsyncStream<Int>
+        do {
+            let store = LeakTests.TrackedStore(freed: freed)
+            store.dispatch(TestAction.increment)
+            values = store.values(of: \.counter)
+        }
+        #expect(await onOwnThread { freed.wait() }, "the store is freed while its loop is alive")
+        let ended = Gate()
+        let loop = Task {
+            var seen: [Int] = []
+            for await counter in values { seen.append(counter) }
+            ended.open()
+            return seen
+        }
+        #expect(await onOwnThread { ended.wait() }, "the loop is still waiting for its freed store")
+        loop.cancel()  // ends a loop that did not end, so that the test does too
+        // The first value was selected before the store went; then the loop ends.
+        #expect(await loop.value == [1])
+    }
+
     @Test func leavingAValuesLoopRemovesItsObserver() async {
         let store = makeStore(state: TestState(counter: 4))
         let released = Gate()
