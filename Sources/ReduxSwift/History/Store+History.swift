@@ -54,7 +54,9 @@ extension Store {
     ///
     /// Moves are actions too, and travel the middleware chain to the history at its end. A
     /// middleware before it that drops the actions it does not know drops the moves as well, and
-    /// nothing happens: pass ``HistoryAction`` on.
+    /// nothing happens: pass ``HistoryAction`` on. A move inside an ``ActionBatch`` or a
+    /// ``StoreTransaction`` does nothing (no middleware sees the actions of either one by one);
+    /// dispatch moves on their own.
     ///
     /// - Parameters:
     ///   - limit: How many steps, and actions for them, the history keeps.

@@ -17,7 +17,8 @@ public struct HistoryLimit: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - steps: At least 1; a smaller number is a programming error, which stops the program.
-    ///   - actions: The most actions kept from the oldest step on, at least 1.
+    ///   - actions: The most actions kept from the oldest step on, at least 1; a smaller number is a
+    ///     programming error, which stops the program.
     public init(steps: Int, actions: Int) {
         precondition(steps >= 1, "a history keeps at least one step")
         precondition(actions >= 1, "a history keeps at least one action")
@@ -94,7 +95,8 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     /// Where the history stands, after every action and move dispatched before this call.
     ///
     /// It waits for the store's queue to get there, as a read would, but reads no state: it never
-    /// encodes the state, whatever its size.
+    /// encodes the state, whatever its size. As for a read, a move that a reducer dispatched is
+    /// queued when its action commits, so `status` from that reducer does not wait for it.
     public var status: HistoryStatus {
         store.kernel.waitUntilReduced()
         return recorder.status

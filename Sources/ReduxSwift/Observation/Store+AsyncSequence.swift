@@ -15,8 +15,9 @@ extension Store {
     /// and iterating never blocks a thread. The first value reflects every action dispatched
     /// before this call. Values are coalesced, latest wins: a consumer that falls behind gets the
     /// newest value when it asks next, never a backlog, so a slow consumer neither blocks the store
-    /// nor makes it buffer. Iterate the sequence once; ending the loop, cancelling its task or
-    /// releasing the sequence removes the observer.
+    /// nor makes it buffer. Iterate the sequence once, from one task (a second iterator gets
+    /// nothing); ending the loop, cancelling its task or releasing the sequence removes the
+    /// observer. When the store is freed, the loop gets the value that waits, if any, and ends.
     public func values<Value: Sendable>(
         of select: @escaping @Sendable (State) -> Value
     ) -> AsyncStream<Value> {

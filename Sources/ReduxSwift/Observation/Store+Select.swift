@@ -17,23 +17,26 @@ extension Store {
     /// ```
     ///
     /// **What it costs.** The store's own queue runs `select` on its live state after each pass
-    /// of actions that changed it: no JSON and no copy of the state, so a change costs what
-    /// `select` reads, at any state size. Only the selected value leaves the store, and it is
-    /// `Sendable`, so it shares no mutable storage with the live state (a selected array shares
-    /// its buffer until the store's next change to it copies that buffer, as any Swift value
-    /// does). Keep `select` a plain function of the state: it runs on the store's queue, where a
-    /// read of a store returns its last published snapshot without waiting.
+    /// of committed actions: no JSON and no copy of the state, so a change costs what `select`
+    /// reads, at any state size. Only the selected value leaves the store, and it must be
+    /// `Sendable`. A value type shares no mutable storage with the live state (a selected array
+    /// shares its buffer until the store's next change to it copies that buffer, as any Swift
+    /// value does); a class instance that the state holds is handed out as the store's own
+    /// object, as `Sendable` allows, so select values rather than objects you would change. Keep
+    /// `select` a plain function of the state: it runs on the store's queue, where a read of a
+    /// store returns its last published snapshot without waiting.
     ///
     /// **What counts as unchanged.** When `Value` is `Equatable`, a value equal to the previous one
     /// is not delivered, so changes elsewhere in the state are skipped. A value that is not
-    /// `Equatable` is delivered after every change of the state; select an `Equatable` part to
-    /// skip the rest.
+    /// `Equatable` is delivered after every pass of committed actions, whether or not they changed
+    /// it (the store does not compare states); select an `Equatable` part to skip the rest.
     ///
     /// **Where and when.** With `queue: nil`, the first value is delivered before this method
     /// returns, on the calling thread, and later ones on the store's delivery thread; with a queue,
     /// all of them on the queue. (Called from a reducer, a middleware or a selector, where it cannot
     /// wait for the store, the first value comes on the delivery thread too.) The first value
-    /// reflects every action dispatched before this call. Deliveries to one observer never overlap
+    /// reflects every action dispatched before this call, except those a dispatch lock holds, as
+    /// for ``currentState()``. Deliveries to one observer never overlap
     /// and never go back to an older value: a value that comes while the block runs replaces any
     /// older one waiting, and is delivered after the block returns. No lock is held while the
     /// block runs, so it may dispatch, read or cancel. Once ``ObserverToken/cancel()`` returns,
