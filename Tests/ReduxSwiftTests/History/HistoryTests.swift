@@ -25,11 +25,7 @@ import Testing
 
     @Test func recordingMovingAndReadingTheStatusEncodeNothing() {
         let encodes = LiveEncodeCounter()
-        let store = Store<EncodeCountedState>(
-            reducers: [
-                { state, action in if case .increment? = action as? TestAction { state.counter += 1 } }
-            ],
-            state: EncodeCountedState(encodes: encodes))
+        let store = EncodeCountedState.store(counting: encodes)
         let before = encodes.count
         let history = store.recordHistory()
         for _ in 0..<10 { store.dispatch(TestAction.increment) }

@@ -37,16 +37,23 @@ struct EncodeCountedState: StateProtocol {
     }
 }
 
+extension EncodeCountedState {
+    /// A store of this state whose reducer counts `TestAction.increment`.
+    static func store(counting encodes: LiveEncodeCounter) -> Store<EncodeCountedState> {
+        Store(
+            reducers: [
+                { state, action in if case .increment? = action as? TestAction { state.counter += 1 } }
+            ],
+            state: EncodeCountedState(encodes: encodes))
+    }
+}
+
 /// The promises of observers of values (`observe(_:)`, owner-bound `observe`, `values(of:)`):
 /// where selectors run, what counts as a repeat, what the first value reflects, and where it comes.
 @Suite(.offThePool) struct ValueObserverTests {
     @Test func aSelectorRunsOnTheLiveStateWithoutEncodingIt() {
         let encodes = LiveEncodeCounter()
-        let store = Store<EncodeCountedState>(
-            reducers: [
-                { state, action in if case .increment? = action as? TestAction { state.counter += 1 } }
-            ],
-            state: EncodeCountedState(encodes: encodes))
+        let store = EncodeCountedState.store(counting: encodes)
         let before = encodes.count
         let seen = Recorder<Int>()
         let token = store.observe(\.counter) { seen.append($0) }
