@@ -14,12 +14,14 @@ extension Store {
     /// The history is a middleware added at the end of the chain. Its first step, 0, is the state
     /// when it joins the chain, in order with dispatches: after every action dispatched before this
     /// call, and before any dispatched after it. Then each action that reaches it, commits and
-    /// `makesStep` accepts adds one step (a batch adds one): what the reducers committed for it,
+    /// `makesStep` accepts adds one step (a batch adds one, and `makesStep` receives the
+    /// ``ActionBatch`` itself): what the reducers committed for it,
     /// whatever the middleware after the history made of it.
     ///
     /// The history keeps the actions the reducers committed, not states: recording a step costs
     /// about as much as keeping the action, at any state size. Every 64 actions it keeps a copy of
-    /// the state, which shares storage with the store's state, so the store's next change copies
+    /// the state (at most 16 copies: past that, every other one goes and copies are taken half as
+    /// often), which shares storage with the store's state, so the store's next change copies
     /// only the storage it touches, once. A move rebuilds the state of its step from the nearest
     /// copy by applying the kept actions again, with the reducers that saw them first (reducers
     /// registered later never see them), as a rollback does: reducers must be deterministic, and
@@ -33,8 +35,9 @@ extension Store {
     /// last step after a background refresh takes back that step and keeps the refresh's data,
     /// and redoing it applies it again before the refresh, as it happened. A kept action whose
     /// reducers throw in a state without the undone steps (an edit of an item that an undone step
-    /// added, say) is left out of that state. Such actions never drop the redo steps; a new step
-    /// does.
+    /// added, say) is left out of that state. Such actions do not drop the redo steps, as a new
+    /// step does, but they count towards ``HistoryLimit/actions``: past it, steps go, oldest first
+    /// (the newest redo steps once every step is undone).
     ///
     /// **Steps that change nothing.** Recording never compares states (keeping the state before
     /// each action to compare makes every action copy the storage it writes to). When the state

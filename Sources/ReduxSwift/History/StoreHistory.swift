@@ -1,6 +1,11 @@
 import Foundation
 
-/// How much history a store keeps; the oldest steps go first when either bound is passed.
+/// How much history a store keeps.
+///
+/// When either bound is passed, the oldest steps go first; once every step kept is undone, the
+/// newest redo steps go. The actions between steps that make no step (a background refresh) count
+/// towards ``actions`` too, since every move applies them again: an app whose actions are mostly
+/// such actions keeps fewer steps, and gives ``actions`` more room.
 public struct HistoryLimit: Sendable, Equatable {
     /// The most steps kept, at least 1 (the current state).
     public let steps: Int
@@ -47,8 +52,11 @@ public struct HistoryStatus: Sendable, Equatable {
     /// The step the store's state is at.
     public let position: Int
     /// The actions kept to rebuild the steps from: at most ``HistoryLimit/actions`` from the
-    /// oldest step on, and the few before it that the history's oldest copy of the state does not
-    /// hold yet.
+    /// oldest step on, and those before it that the history's oldest copy of the state does not
+    /// hold yet. The history keeps a copy of the state every 64 actions, and at most 16 copies
+    /// (past that, every other copy goes and copies are taken half as often), so those before
+    /// the oldest step number at most 64 while the steps span up to about a thousand actions, and
+    /// in a longer history up to about half the actions the steps span.
     public let actionCount: Int
 
     /// Whether ``HistoryAction/undo`` would change the state.

@@ -26,7 +26,7 @@ import Foundation
 /// transaction, whoever holds them (a lock cannot tell its holder from another thread, and the
 /// committing thread may hold one): its parts pass the actions a lock is holding, including the
 /// committing thread's own earlier ones. The actions go to the reducers
-/// directly, without middleware, so a ``StoreHistory`` records the change with the next step.
+/// directly, without middleware, so a ``StoreHistory`` makes no step of it, and every move keeps it.
 /// Batches among them are expanded at any depth, as ``ActionBatch`` describes. An ``AsyncAction``
 /// cannot be part of a transaction, which applies its actions at once and cannot wait for work:
 /// `commit()` refuses it with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``.

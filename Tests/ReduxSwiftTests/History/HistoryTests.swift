@@ -158,6 +158,29 @@ import Testing
         #expect(store.currentState().counter == 39_999)
     }
 
+    @Test func actionsThatMakeNoStepCountTowardsTheActionLimitAndStepsGoOldestFirst() {
+        let store = makeStore()
+        let history = store.recordHistory(limit: HistoryLimit(steps: 100, actions: 10)) { action in
+            if case .append? = action as? TestAction { return true }
+            return false
+        }
+        store.dispatch(TestAction.append("A"))
+        store.dispatch(TestAction.append("B"))
+        store.dispatch(TestAction.append("C"))
+        history.undo()
+        #expect(history.status == HistoryStatus(steps: 4, position: 2, actionCount: 3))
+        // Refreshes that make no step: the redo step stays while the limit allows.
+        for _ in 0..<5 { store.dispatch(TestAction.increment) }
+        #expect(history.status.steps == 4, "a refresh does not drop the redo step")
+        // Past the limit, the oldest steps go first, then, with every step undone, the redo step.
+        for _ in 0..<10 { store.dispatch(TestAction.increment) }
+        let status = history.status
+        #expect(status.steps == 1)
+        #expect(status.position == 0)
+        #expect(store.currentState().log == ["A", "B"])
+        #expect(store.currentState().counter == 15)
+    }
+
     @Test func aStepKeepsItsActionNotTheState() {
         let store = makeStore(state: TestState(todos: (0..<1_000).map { Todo(id: $0, title: "Todo \($0)") }))
         let history = store.recordHistory(limit: HistoryLimit(steps: 1000, actions: .max))
