@@ -206,14 +206,8 @@ struct ReductionPipeline {
 
     /// Lets every observer of values select from the changed state, and drops the cancelled ones.
     private mutating func select(from state: StatePointer, context: ReducerContext) {
-        var selections = self.selections
-        self.selections = []
-        Self.selecting(context) {
-            selections.removeAll { !$0.select(from: state) }
-        }
-        // An observer registered by a selector waits in `self.selections`, behind the others.
-        selections.append(contentsOf: self.selections)
-        self.selections = selections
+        // A selector cannot reach the pipeline: an observer it registers is queued like a dispatch.
+        Self.selecting(context) { selections.removeAll { !$0.select(from: state) } }
     }
 
     /// Ends every observer of values, when the store is freed: no value will come any more.

@@ -9,18 +9,14 @@ final class Snapshot: Sendable {
     let version: UInt64
     /// The JSON, or why the state could not be encoded.
     let result: Result<Data, SnapshotError>
-    /// Where the JSON holds sets and dictionaries written as arrays, for key-path change sets.
-    let unorderedArrays: UnorderedArrays
     /// Whether decoding it recurses deeper than a caller's thread may (see ``DeepStack``).
     let needsDeepStack: Bool
 
     init(
-        version: UInt64, result: Result<Data, SnapshotError>, unorderedArrays: UnorderedArrays = .none,
-        needsDeepStack: Bool = false
+        version: UInt64, result: Result<Data, SnapshotError>, needsDeepStack: Bool = false
     ) {
         self.version = version
         self.result = result
-        self.unorderedArrays = unorderedArrays
         self.needsDeepStack = needsDeepStack
     }
 }

@@ -149,13 +149,6 @@ public final class StoreNotificationCenter: Sendable {
         registry.withLock { $0.remove(entry) }
     }
 
-    /// Removes `entry` and waits for its calls under way on other threads (see
-    /// ``ObserverToken/cancel()``).
-    func cancel(_ entry: any ObserverRegistration) {
-        if entry.deactivate() { entry.remove(from: self) }
-        entry.gate.waitForCallsOnOtherThreads()
-    }
-
     /// Merges lists that are each sorted by id, calling `body` once per live entry in id order.
     private static func forEachInRegistrationOrder(
         _ lists: [[ObserverEntry?]], _ body: (ObserverEntry) -> Void

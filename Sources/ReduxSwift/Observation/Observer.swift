@@ -12,7 +12,8 @@ protocol ObserverRegistration: AnyObject, Sendable {
     func remove(from center: StoreNotificationCenter?)
 }
 
-/// What the owner of a store's live state runs for each observer of values: not generic, so that
+/// What the owner of a store's live state runs at a place in the queue, and after each change while
+/// it asks to: an observer of values, or a `QueueBarrier` a thread waits for. Not generic, so that
 /// the store's pipeline keeps a plain list of them.
 protocol LiveSelection: AnyObject {
     /// Selects the first value from the live state, at the registration's place in the queue;
@@ -84,7 +85,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         delivery = Delivery(target: target, kernel: kernel)
         // Weak: a delivery scheduled on a queue may outlive the observer.
         delivery.onDelivery { [weak self] value in self?.deliverValue(value) }
-        owner?.attach(self, center: nil)
+        owner?.attach(self)
     }
 
     // MARK: Registering
@@ -92,18 +93,16 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// Registers with the store: the store's queue selects the first value after every entry
     /// queued before this call. With `firstValueHere`, a thread that may wait (not store code)
     /// waits for that value and delivers it before returning, along with any newer one that comes
-    /// meanwhile; later values go to the target. Returns whether this thread delivered.
-    @discardableResult
-    func start(firstValueHere: Bool) -> Bool {
-        guard let kernel else { return false }
+    /// meanwhile; later values go to the target.
+    func start(firstValueHere: Bool) {
+        guard let kernel else { return }
         let deliversFirst = firstValueHere && ReducerContext.current == nil
         if deliversFirst { delivery.claim() }
         kernel.enqueue(.observe(self), .neverHeld)
-        guard deliversFirst else { return false }
+        guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()
         delivery.deliverAll()
-        return true
     }
 
     // MARK: Selecting (as the owner of the live state)

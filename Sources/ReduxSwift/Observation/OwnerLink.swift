@@ -3,34 +3,33 @@ import Foundation
 
 /// The part of an ``OwnerLink`` that does not depend on the owner's type.
 protocol OwnerBinding: AnyObject, Sendable {
-    func attach(_ entry: any ObserverRegistration, center: StoreNotificationCenter?)
+    /// Names the observer that lives with the owner; called once, by the observer's initializer.
+    func attach(_ observer: any ObserverRegistration)
     /// Whether the owner is still alive.
     var isOwnerAlive: Bool { get }
 }
 
-/// Ties a registration to an owner without keeping the owner alive.
+/// Ties an observer of values to an owner without keeping the owner alive.
 ///
-/// `@unchecked Sendable`: `owner`, `entry` and `center` are weak references; `entry` and `center`
-/// are written once by `attach`, before the registration can deliver anything that reads them
-/// (the center's lock orders the write before every delivery).
+/// `@unchecked Sendable`: `owner` and `observer` are weak references; `observer` is written once
+/// by `attach`, in the observer's initializer, before the store's queue or a deliverer can see the
+/// observer (its registration is queued under the store's lock, which orders the write first).
 final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
     private(set) weak var owner: Owner?
-    private weak var entry: (any ObserverRegistration)?
-    private weak var center: StoreNotificationCenter?
+    private weak var observer: (any ObserverRegistration)?
 
     init(_ owner: Owner) {
         self.owner = owner
     }
 
-    func attach(_ entry: any ObserverRegistration, center: StoreNotificationCenter?) {
-        self.entry = entry
-        self.center = center
+    func attach(_ observer: any ObserverRegistration) {
+        self.observer = observer
     }
 
     var isOwnerAlive: Bool { owner != nil }
 
-    /// Removes the registration once the owner is gone.
+    /// Ends the observer once the owner is gone; the store drops it at its next pass.
     func detach() {
-        if let entry, entry.deactivate() { entry.remove(from: center) }
+        _ = observer?.deactivate()
     }
 }

@@ -38,8 +38,7 @@ enum SnapshotCoder {
         do {
             let encoded = try encoder.encodeMarkingUnordered(state)
             return Snapshot(
-                version: version, result: .success(encoded.data), unorderedArrays: encoded.unordered,
-                needsDeepStack: encoded.needsDeepStack)
+                version: version, result: .success(encoded.data), needsDeepStack: encoded.needsDeepStack)
         } catch {
             return Snapshot(
                 version: version,
