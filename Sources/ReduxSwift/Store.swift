@@ -178,8 +178,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// not at all if it fails), behind the actions already queued.
     public func register(middleware: [Middleware<State>]) {
         guard !middleware.isEmpty else { return }
-        let entry = PendingEntry.registerMiddleware(
-            middleware.map(\.erased), joined: middleware.compactMap(\.joined))
+        let entry = PendingEntry.registerMiddleware(middleware.map(\.erased))
         if let context = ReducerContext.current, context.reducingKernel === kernel {
             guard !context.isReplaying else { return }
             context.deferDispatch(entry, to: .queue(kernel))

@@ -1,4 +1,5 @@
-/// The history's middleware, and the journal of what the store's reducers committed.
+/// The history: the journal of what the store's reducers committed, and the moves between its
+/// steps.
 ///
 /// Recording keeps each committed entry with the reducers that saw it, and every
 /// `HistorySteps.baseInterval` entries a copy of the state (a checkpoint). It never copies,
@@ -8,10 +9,9 @@
 /// log.
 ///
 /// `@unchecked Sendable`: everything but `published` is used only by the owner of the store's
-/// live state (the middleware, the join hook and the journal calls all run there, one at a time);
-/// `published` is guarded by its lock. Unchecked exclusivity for the same reason: one thread at a
-/// time, and no access to a property calls out while it lasts, so the runtime's check on every
-/// action would never fire.
+/// live state (the pipeline calls the journal there, one call at a time); `published` is guarded
+/// by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
+/// a property calls out while it lasts, so the runtime's check on every action would never fire.
 final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked Sendable {
     private let limit: HistoryLimit
     private let makesStep: @Sendable (any ActionProtocol) -> Bool
@@ -20,14 +20,13 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// The status, and how many checkpoints the history keeps (for tests).
     private let published = LockedValue(
         (HistoryStatus(steps: 1, position: 0, actionCount: 0), checkpoints: 1))
-    /// `nil` until the middleware joins the chain.
+    /// `nil` until the store starts the journal.
     @exclusivity(unchecked) private var steps: HistorySteps<State>?
-    /// Whether the middleware is passing an action on: its records may still become a step.
-    @exclusivity(unchecked) private var isPassingOn = false
-    /// Set while the history replaces the state itself, so that it does not restart over it.
-    @exclusivity(unchecked) private var isReplacingState = false
-    /// Changes when the history restarts, which renumbers its records.
-    @exclusivity(unchecked) private var generation = 0
+    /// Where the records of the action in progress start: those before belong to earlier actions
+    /// or to transactions.
+    @exclusivity(unchecked) private var actionStart = 0
+    /// Whether the history restarted during the action in progress, which leaves it no step.
+    @exclusivity(unchecked) private var restartedDuringAction = false
 
     init(limit: HistoryLimit, makesStep: @escaping @Sendable (any ActionProtocol) -> Bool) {
         self.limit = limit
@@ -40,37 +39,13 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// How many copies of the state the history keeps, as of the last `status`.
     var checkpointCount: Int { published.withLock { $0.checkpoints } }
 
-    /// Records the first step: the state when the history's middleware joins the chain, in queue
-    /// order, so that a transaction committed before the first action that reaches it is not part
-    /// of step 0. From here on the store tells the recorder of every entry it commits.
-    func start(_ state: StatePointer) -> (any ReductionJournal)? {
+    /// Records the first step: the state when the store starts the journal, in queue order, so
+    /// that a transaction committed before it is not part of step 0. From here on the store tells
+    /// the recorder of every entry it commits.
+    func start(_ state: StatePointer) -> any ReductionJournal {
         steps = HistorySteps(start: state.assuming(State.self).pointee)
         publish()
         return self
-    }
-
-    // MARK: The middleware
-
-    func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
-        if let move = action as? HistoryAction {
-            try travel(move, call)
-            return
-        }
-        guard let start = steps?.records.count else {
-            _ = call.next(action)
-            return
-        }
-        let startGeneration = generation
-        isPassingOn = true
-        _ = call.next(action)
-        isPassingOn = false
-        // What the reducers committed for the action is the step, whatever the middleware after
-        // this one made of it; a failed action committed nothing.
-        if generation == startGeneration, steps!.records.count > start, makesStep(action) {
-            steps!.addStep(from: start)
-        }
-        steps!.enforce(limit)
-        publish()
     }
 
     // MARK: The journal
@@ -79,43 +54,52 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
         guard steps != nil else { return }
         if case .transaction(let participant) = entry {
             // Kept as the batch it applied: a record must not keep the transaction's machinery.
+            // A transaction is no step, and may still be undone: it waits for the next action.
             steps!.append(.batch(participant.batch), reducers: reducers)
-        } else {
-            steps!.append(entry, reducers: reducers)
-        }
-        if steps!.wantsCheckpoint { steps!.addCheckpoint(state.assuming(State.self).pointee) }
-        // Inside the middleware, `handle` finishes the bookkeeping once the action is done; a
-        // transaction may still be undone, so it waits for the next step.
-        guard !isPassingOn else { return }
-        if case .transaction = entry {
+            actionStart = steps!.records.count
+            if steps!.wantsCheckpoint { steps!.addCheckpoint(state.assuming(State.self).pointee) }
             publish()
             return
         }
+        steps!.append(entry, reducers: reducers)
+        if steps!.wantsCheckpoint { steps!.addCheckpoint(state.assuming(State.self).pointee) }
+    }
+
+    func finished(_ action: any ActionProtocol) {
+        guard steps != nil else { return }
+        // What the reducers committed for the action is the step, whatever the middleware made of
+        // it; a failed action committed nothing.
+        if !restartedDuringAction, steps!.records.count > actionStart, makesStep(action) {
+            steps!.addStep(from: actionStart)
+        }
+        restartedDuringAction = false
         steps!.enforce(limit)
+        actionStart = steps!.records.count
         publish()
     }
 
     func retractLast(state: StatePointer) {
         steps?.removeLastRecord()
+        actionStart = min(actionStart, steps?.records.count ?? 0)
         publish()
     }
 
     /// Restarts the history from the live state: the states before it cannot be rebuilt, so no
     /// move may go back across it.
     func diverged(state: StatePointer) {
-        if isReplacingState {
-            isReplacingState = false
-            return
-        }
         steps = HistorySteps(start: state.assuming(State.self).pointee)
-        generation += 1
+        actionStart = 0
+        restartedDuringAction = true
         publish()
     }
 
     // MARK: Moving
 
-    private func travel(_ move: HistoryAction, _ call: MiddlewareCall) throws {
-        guard steps != nil else { return }
+    func move(_ move: HistoryAction, state: StatePointer, context: ReducerContext) throws -> Bool {
+        guard steps != nil else { return false }
+        // A move adds and drops no record of its own, but may forget steps: the next action's
+        // records start where the move left them.
+        defer { actionStart = steps!.records.count }
         let stepCount = steps!.stepCount
         var target: Int
         switch move {
@@ -125,40 +109,32 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
         }
         guard (0..<stepCount).contains(target) else {
             if case .jump(let step) = move { throw HistoryError(.noSuchStep(step), steps: stepCount) }
-            return  // nothing to undo or redo
+            return false  // nothing to undo or redo
         }
         defer { publish() }
-        let live = call.state(as: State.self)
-        guard target != steps!.position else {
-            replaceState(with: live.pointee, call)
-            return
-        }
+        let live = state.assuming(State.self)
+        guard target != steps!.position else { return true }
         while true {
             let base = steps!.base(for: target)
-            let (state, newCheckpoints) = rebuild(to: target, from: base)
-            if move == .undo || move == .redo, let isEqual, isEqual(state, live.pointee) {
+            let (rebuilt, newCheckpoints) = rebuild(to: target, from: base, context: context)
+            if move == .undo || move == .redo, let isEqual, isEqual(rebuilt, live.pointee) {
                 // The step changes nothing here (it changed nothing, or what it changed was
                 // overwritten since): forget it and move on to the next one.
                 if move == .undo {
                     steps!.forgetUndoneStep(base: base, newCheckpoints: newCheckpoints)
                     target = steps!.position - 1
-                    guard target >= 0 else { return }
+                    guard target >= 0 else { return false }
                 } else {
                     steps!.forgetRedoneStep()
                     target = steps!.position + 1
-                    guard target < steps!.stepCount else { return }
+                    guard target < steps!.stepCount else { return false }
                 }
                 continue
             }
             steps!.move(to: target, base: base, newCheckpoints: newCheckpoints)
-            replaceState(with: state, call)
-            return
+            live.pointee = rebuilt
+            return true
         }
-    }
-
-    private func replaceState(with state: State, _ call: MiddlewareCall) {
-        isReplacingState = true
-        call.replaceState(with: state)
     }
 
     /// The state at `target`: checkpoint `base`, with every later record that belongs to `target`
@@ -168,12 +144,13 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// dropped, since their first run made them. A record whose reducers throw here (an action
     /// that made no step and needs a step this state leaves out, say) is left out of this state,
     /// and the rebuild starts over without it.
-    private func rebuild(to target: Int, from base: Int) -> (State, [HistoryCheckpoint<State>]) {
+    private func rebuild(
+        to target: Int, from base: Int, context: ReducerContext
+    ) -> (State, [HistoryCheckpoint<State>]) {
         let steps = self.steps!
-        let context = ReducerContext.current
-        let wasReplaying = context?.isReplaying ?? false
-        context?.isReplaying = true
-        defer { context?.isReplaying = wasReplaying }
+        let wasReplaying = context.isReplaying
+        context.isReplaying = true
+        defer { context.isReplaying = wasReplaying }
         let activeLimit = steps.activeLimit(at: target)
         let start = steps.checkpoints[base]
         var excluded = Set<Int>()

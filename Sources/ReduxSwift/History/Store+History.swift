@@ -11,12 +11,13 @@ extension Store {
     /// history.jump(to: 0)  // the state when recording started, with every refresh since
     /// ```
     ///
-    /// The history is a middleware added at the end of the chain. Its first step, 0, is the state
-    /// when it joins the chain, in order with dispatches: after every action dispatched before this
-    /// call, and before any dispatched after it. Then each action that reaches it, commits and
-    /// `makesStep` accepts adds one step (a batch adds one, and `makesStep` receives the
-    /// ``ActionBatch`` itself): what the reducers committed for it,
-    /// whatever the middleware after the history made of it.
+    /// The history keeps what reaches the reducers, after every middleware (whenever it was
+    /// registered). Its first step, 0, is the state when it starts, in order with dispatches:
+    /// after every action dispatched before this call, and before any dispatched after it. Then
+    /// each dispatched action that commits and that `makesStep` accepts adds one step (a batch
+    /// adds one, and `makesStep` receives the ``ActionBatch`` itself): what the reducers committed
+    /// for it, whatever the middleware made of it. An action a middleware passes on later with
+    /// ``MiddlewareContext/nextLater()`` is a dispatched action of its own there.
     ///
     /// The history keeps the actions the reducers committed, not states: recording a step costs
     /// about as much as keeping the action, at any state size. Every 64 actions it keeps a copy of
@@ -28,8 +29,8 @@ extension Store {
     /// what they dispatch or register while re-applied is dropped. The new state is one
     /// committed change, announced with its ``HistoryAction``; rollbacks never go back across it.
     ///
-    /// **Actions that make no step** (those `makesStep` refuses, a ``StoreTransaction``, actions
-    /// a middleware after the history passes on later) are never undone. Every move keeps them:
+    /// **Actions that make no step** (those `makesStep` refuses, and a ``StoreTransaction``) are
+    /// never undone. Every move keeps them:
     /// the state of a step is the state the store would hold had the steps after it never been
     /// dispatched, every other action applied in the order it first was. So undoing the user's
     /// last step after a background refresh takes back that step and keeps the refresh's data,
@@ -53,28 +54,32 @@ extension Store {
     /// committed (their reducers threw when re-applied, which only non-deterministic reducers
     /// do) restarts the history from the state it leaves: its states before cannot be rebuilt.
     ///
-    /// Use one history per store: the first one in the chain handles every ``HistoryAction``.
+    /// Use one history per store: the first one started handles every ``HistoryAction``.
     ///
-    /// Moves are actions too, and travel the middleware chain to the history at its end. A
-    /// middleware before it that drops the actions it does not know drops the moves as well, and
-    /// nothing happens: pass ``HistoryAction`` on. A move inside an ``ActionBatch`` or a
-    /// ``StoreTransaction`` does nothing (no middleware sees the actions of either one by one);
-    /// dispatch moves on their own.
+    /// Moves are actions too, and travel the whole middleware chain (a logger logs them) to the
+    /// history in place of the reducers. A middleware that drops the actions it does not know
+    /// drops the moves as well, and nothing happens: pass ``HistoryAction`` on. A move inside an
+    /// ``ActionBatch`` or a ``StoreTransaction`` does nothing (the history sees the actions of
+    /// neither one by one); dispatch moves on their own.
     ///
     /// - Parameters:
     ///   - limit: How many steps, and actions for them, the history keeps.
     ///   - makesStep: Whether a committed action is a step of its own; called on the store's
-    ///     queue with the action as the history received it (a batch as one ``ActionBatch``).
+    ///     queue with the action as it was dispatched, before any middleware (a batch as one
+    ///     ``ActionBatch``).
     ///     Every action by default.
     public func recordHistory(
         limit: HistoryLimit = .default,
         makesStep: @escaping @Sendable (any ActionProtocol) -> Bool = { _ in true }
     ) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit, makesStep: makesStep)
-        register(
-            middleware: [
-                Middleware(name: "history", erased: history.recorder.handle, joined: history.recorder.start)
-            ])
+        let entry = PendingEntry.startJournal(history.recorder.start)
+        if let context = ReducerContext.current, context.reducingKernel === kernel {
+            // Queued like a dispatch from here, as a registration is.
+            if !context.isReplaying { context.deferDispatch(entry, to: .queue(kernel)) }
+        } else {
+            kernel.enqueue(entry)
+        }
         return history
     }
 }

@@ -20,8 +20,6 @@ final class MiddlewareCall {
     private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
     /// How the actions passed on so far ended, combined.
     private(set) var outcome = DispatchOutcome.dropped
-    /// Whether the middleware replaced the state itself (the history does, to undo).
-    private(set) var replacedState = false
 
     init(kernel: StoreKernel, nextPosition: Int) {
         self.kernel = kernel
@@ -33,7 +31,6 @@ final class MiddlewareCall {
         self.state = state
         self.passOn = passOn
         outcome = .dropped
-        replacedState = false
     }
 
     /// Passes `action` to the rest of the chain and the reducers, now.
@@ -58,13 +55,6 @@ final class MiddlewareCall {
     func state<State>(as _: State.Type) -> UnsafeMutablePointer<State> {
         checkActive()
         return state!.assuming(State.self)
-    }
-
-    /// Replaces the live state; the store then treats the action as a committed change that no
-    /// rollback goes back across.
-    func replaceState<State>(with newState: State) {
-        state(as: State.self).pointee = newState
-        replacedState = true
     }
 
     /// Makes sure the call is still in progress, on the thread that owns the state.

@@ -15,9 +15,10 @@ enum PendingEntry {
     /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
     case register([ErasedReducer])
-    /// Middleware added to the end of the chain, and the hooks some of them run on the state as
-    /// they join it (see ``ErasedJoinHook``).
-    case registerMiddleware([ErasedMiddleware], joined: [ErasedJoinHook])
+    /// Middleware added to the end of the chain.
+    case registerMiddleware([ErasedMiddleware])
+    /// A journal (a history) starts keeping what commits from here on (see ``JournalStart``).
+    case startJournal(JournalStart)
     // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
     // existential: a larger entry made every dispatch of a plain action slower.
 
@@ -52,7 +53,7 @@ extension PendingEntry {
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
-        case .register, .registerMiddleware, .startRecording, .stopRecording, .observe:
+        case .register, .registerMiddleware, .startJournal, .startRecording, .stopRecording, .observe:
             preconditionFailure("a registration is never announced")
         }
     }

@@ -50,8 +50,6 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
                 take: { checkpoint.value = $0.assuming(State.self).pointee },
                 restore: { $0.assuming(State.self).pointee = checkpoint.value }))
         pipeline.register(middleware: middleware.map(\.erased))
-        let hooks = middleware.compactMap(\.joined)
-        if !hooks.isEmpty { StatePointer.with(&self.state) { pipeline.join(hooks, state: $0) } }
     }
 
     /// The store is freed, and nothing else uses the engine: its observers of values end, so that a

@@ -1,15 +1,27 @@
 /// Keeps what a store's reducers committed, in order, to rebuild states from it later (a history
-/// does). The pipeline tells it every committed entry with the reducers that saw it, and every
-/// change of the state that re-applying those entries would not reproduce.
+/// does). The pipeline tells it every committed entry with the reducers that saw it, where each
+/// dispatched action ends, and every change of the state that re-applying those entries would not
+/// reproduce; the first journal also handles every ``HistoryAction`` that reaches the reducers.
 ///
 /// Called only by the owner of the store's live state, while it reduces, like the reducers.
 protocol ReductionJournal: AnyObject {
     /// `entry` committed, applied by `reducers` in order; `state` is the live state after it.
     func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer)
+    /// The pipeline is done with `action`, a dispatched action or batch (or one a middleware passed
+    /// on later): every entry committed since the last call was what the reducers made of it.
+    func finished(_ action: any ActionProtocol)
     /// The entry reported last was undone: a transaction that did not commit. `state` is back to
     /// the state before it.
     func retractLast(state: StatePointer)
     /// The state became something re-applying the committed entries does not give (a middleware
     /// replaced it, or a rollback dropped actions whose reducers threw when re-applied).
     func diverged(state: StatePointer)
+    /// Moves the state at `state` to another step; returns whether it replaced the state (a move
+    /// with nothing to undo or redo does not).
+    /// - Throws: ``HistoryError`` for a step that does not exist.
+    func move(_ move: HistoryAction, state: StatePointer, context: ReducerContext) throws -> Bool
 }
+
+/// Starts a journal on the live state, with the state type erased: it runs on the thread that owns
+/// the state, after every entry queued before it and before every entry queued after it.
+typealias JournalStart = @Sendable (StatePointer) -> any ReductionJournal

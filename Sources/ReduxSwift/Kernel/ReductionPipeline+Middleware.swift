@@ -1,4 +1,29 @@
 extension ReductionPipeline {
+    /// Reduces the action or batch that is `batch[index]` on its own: through the middleware, or
+    /// straight to the reducers (or to the history, for a move) when only a journal wants each
+    /// action on its own.
+    ///
+    /// Never inlined: inlined into the loop that reduces plain actions, it made each of them slower.
+    @inline(never)
+    mutating func passOn(
+        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext,
+        into result: inout ReducedBatch
+    ) {
+        let action = batch[index].announcedAction
+        guard middleware.isEmpty else {
+            passThroughMiddleware(action, from: 0, state: state, context: context, into: &result)
+            return
+        }
+        if let move = action as? HistoryAction {
+            _ = self.move(move, state: state, context: context, into: &result)
+        } else {
+            // The entry needs no array of its own: the batch outlives the log and the notification
+            // that refer to it, as in a run of actions.
+            _ = reduce(at: index, of: batch, state: state, context: context, into: &result)
+        }
+        finishPassingOn(action, context: context)
+    }
+
     /// Passes one queued action through the middleware from `position` on, then releases the
     /// dispatches made meanwhile (a failed action has already discarded its own).
     mutating func passThroughMiddleware(
@@ -6,6 +31,13 @@ extension ReductionPipeline {
         context: ReducerContext, into result: inout ReducedBatch
     ) {
         _ = forward(action, from: position, state: state, context: context, into: &result)
+        finishPassingOn(action, context: context)
+    }
+
+    /// Tells the journals that `action` is done, and applies what its reducers and middleware
+    /// registered and dispatched.
+    private mutating func finishPassingOn(_ action: any ActionProtocol, context: ReducerContext) {
+        if !journals.isEmpty { tellJournalsFinished(action) }
         if context.hasDeferredRegistrations {
             for newReducers in context.takeRegistrations() { register(newReducers) }
         }
@@ -38,20 +70,12 @@ extension ReductionPipeline {
                 }
                 return outcome
             }
-            let (outcome, replacedState) = try withoutActuallyEscaping(passOn) { passOn in
+            return try withoutActuallyEscaping(passOn) { passOn in
                 call.begin(state: state, passOn: passOn)
                 defer { call.end() }
                 try handler(action, call)
-                return (call.outcome, call.replacedState)
+                return call.outcome
             }
-            guard replacedState else { return outcome }
-            // The new state is the base of later rollbacks: nothing logged before it applies.
-            checkpoints.take(state)
-            clearLog()
-            tellJournalsDiverged(state: state)
-            result.changes += 1
-            appendChange(ActionRun(entries: [PendingEntry.entry(for: action)], range: 0..<1), to: &result)
-            return .committed
         } catch {
             // Like a reducer's: a middleware that throws loses the dispatches it made, but not
             // those of the actions it passed on that committed.
@@ -76,19 +100,32 @@ extension ReductionPipeline {
         return calls[position]
     }
 
-    /// Reduces an action that came out of the middleware chain. The action gets an entry array of
-    /// its own, which the rollback log and the notification refer to.
+    /// Reduces an action that came out of the middleware chain, or hands a move to the history.
+    /// The action gets an entry array of its own, which the rollback log and the notification
+    /// refer to.
     private mutating func reduceForwarded(
         _ action: any ActionProtocol, state: StatePointer, context: ReducerContext,
         into result: inout ReducedBatch
     ) -> DispatchOutcome {
-        let entries = [PendingEntry.entry(for: action)]
+        if !journals.isEmpty, let move = action as? HistoryAction {
+            return self.move(move, state: state, context: context, into: &result)
+        }
+        return reduce(
+            at: 0, of: [PendingEntry.entry(for: action)], state: state, context: context, into: &result)
+    }
+
+    /// Reduces the action or batch that is `entries[index]`, announces it as a run of its own, and
+    /// applies the registrations its reducers made.
+    private mutating func reduce(
+        at index: Int, of entries: [PendingEntry], state: StatePointer, context: ReducerContext,
+        into result: inout ReducedBatch
+    ) -> DispatchOutcome {
         let mark = context.deferredDispatchCount
         let outcome: ReductionOutcome
-        if case .batch = entries[0] {
-            outcome = applyBatch(at: 0, of: entries, state: state, context: context)
-        } else {
-            outcome = apply(action, at: 0, of: entries, state: state, context: context)
+        switch entries[index] {
+        case .batch: outcome = applyBatch(at: index, of: entries, state: state, context: context)
+        case let entry:
+            outcome = apply(entry.announcedAction, at: index, of: entries, state: state, context: context)
         }
         if context.hasDeferredRegistrations {
             for newReducers in context.takeRegistrations() { register(newReducers) }
@@ -96,7 +133,7 @@ extension ReductionPipeline {
         switch outcome {
         case .committed:
             result.changes += 1
-            appendChange(ActionRun(entries: entries, range: 0..<1), to: &result)
+            appendChange(ActionRun(entries: entries, range: index..<(index + 1)), to: &result)
             return .committed
         case .failed(let error, let replayFailures):
             context.discardDispatches(from: mark)
@@ -104,7 +141,7 @@ extension ReductionPipeline {
                 result.changes += 1
                 result.events.append(.failed(failure.action, failure.error))
             }
-            result.events.append(.failed(entries[0].announcedAction, error))
+            result.events.append(.failed(entries[index].announcedAction, error))
             return .failed(error)
         }
     }

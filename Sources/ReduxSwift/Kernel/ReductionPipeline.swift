@@ -69,13 +69,6 @@ struct ReductionPipeline {
         middleware.append(contentsOf: newMiddleware)
     }
 
-    /// Runs the hooks of middleware joining the chain, and keeps the journals they start.
-    mutating func join(_ hooks: [ErasedJoinHook], state: StatePointer) {
-        for hook in hooks {
-            if let journal = hook(state) { journals.append(journal) }
-        }
-    }
-
     /// Forgets the log, after the caller made the current state the checkpoint.
     mutating func clearLog() {
         log.removeAll(keepingCapacity: true)
@@ -102,7 +95,9 @@ struct ReductionPipeline {
             result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
         }
         // Checked once per pass rather than per action; only a registration in the batch changes it.
-        var hasMiddleware = !middleware.isEmpty
+        // A journal needs to hear where each action ends, and to handle moves: with one, actions
+        // go one at a time, as through middleware.
+        var passesOneByOne = !middleware.isEmpty || !journals.isEmpty
         recordedEvents = EventPosition()
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         batch.withUnsafeBufferPointer { entries in
@@ -115,27 +110,32 @@ struct ReductionPipeline {
                     reducers.append(contentsOf: newReducers)
                     continue
                 case .action(let action):
-                    guard !hasMiddleware else {
+                    guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passThroughMiddleware(action, from: 0, state: state, context: context, into: &result)
+                        passOn(at: index, of: batch, state: state, context: context, into: &result)
                         continue
                     }
                     outcome = apply(action, at: index, of: batch, state: state, context: context)
-                case .batch(let actions):
-                    guard !hasMiddleware else {
+                case .batch:
+                    guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passThroughMiddleware(actions, from: 0, state: state, context: context, into: &result)
+                        passOn(at: index, of: batch, state: state, context: context, into: &result)
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
-                case .registerMiddleware(let newMiddleware, let joined):
+                case .registerMiddleware(let newMiddleware):
                     closeRun(at: index)
                     runStart = index + 1
                     middleware.append(contentsOf: newMiddleware)
-                    hasMiddleware = !middleware.isEmpty
-                    join(joined, state: state)
+                    passesOneByOne = true
+                    continue
+                case .startJournal(let start):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    journals.append(start(state))
+                    passesOneByOne = true
                     continue
                 case .resume(let action, let position):
                     closeRun(at: index)
@@ -271,7 +271,9 @@ struct ReductionPipeline {
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
-        case .register, .registerMiddleware, .resume, .failure, .startRecording, .stopRecording, .observe:
+        case .register, .registerMiddleware, .startJournal, .resume, .failure, .startRecording,
+            .stopRecording,
+            .observe:
             break
         }
     }
@@ -334,9 +336,35 @@ struct ReductionPipeline {
         for journal in journals { journal.committed(entry, reducers: reducers, state: state) }
     }
 
-    /// Tells the journals that the state changed in a way re-applying what they kept does not give.
-    func tellJournalsDiverged(state: StatePointer) {
-        for journal in journals { journal.diverged(state: state) }
+    /// Tells the journals that the pipeline is done with a dispatched action.
+    func tellJournalsFinished(_ action: any ActionProtocol) {
+        for journal in journals { journal.finished(action) }
+    }
+
+    /// Tells the journals that the state changed in a way re-applying what they kept does not
+    /// give; all but `mover`, which made the change itself.
+    func tellJournalsDiverged(state: StatePointer, except mover: (any ReductionJournal)? = nil) {
+        for journal in journals where journal !== mover { journal.diverged(state: state) }
+    }
+
+    /// Lets the first journal (a history) move the state to another step, in place of the reducers:
+    /// the new state is one committed change, the base of later rollbacks, announced with `move`.
+    mutating func move(
+        _ move: HistoryAction, state: StatePointer, context: ReducerContext, into result: inout ReducedBatch
+    ) -> DispatchOutcome {
+        let mover = journals[0]
+        do {
+            guard try mover.move(move, state: state, context: context) else { return .dropped }
+        } catch {
+            result.events.append(.failed(move, error))
+            return .failed(error)
+        }
+        checkpoints.take(state)
+        clearLog()
+        tellJournalsDiverged(state: state, except: mover)
+        result.changes += 1
+        result.events.appendChange([ActionRun(entries: [.action(move)], range: 0..<1)])
+        return .committed
     }
 
     /// Tells the journals that the entry they heard of last was undone.

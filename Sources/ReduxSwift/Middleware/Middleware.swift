@@ -33,9 +33,6 @@ public struct Middleware<State: StateProtocol>: Sendable {
     public let name: String
     /// The body with the state type erased; closures built in generic code capture no metatype.
     private let body: @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void
-    /// Runs on the live state when the middleware joins the chain, in queue order with the
-    /// store's other entries (a history records its first step there); `nil` for most.
-    let joined: ErasedJoinHook?
 
     /// Creates a middleware.
     ///
@@ -56,7 +53,6 @@ public struct Middleware<State: StateProtocol>: Sendable {
         self.name = name
         let typed: any MiddlewareBox = TypedMiddleware(body)
         self.body = { action, call in try typed.handle(action, call) }
-        joined = nil
     }
 
     /// Creates a middleware from a handler type, which suits middleware with stored properties and
@@ -77,29 +73,17 @@ public struct Middleware<State: StateProtocol>: Sendable {
         self.name = name
         let typed: any MiddlewareBox = HandlerMiddleware(handler)
         self.body = { action, call in try typed.handle(action, call) }
-        joined = nil
     }
 
-    /// Creates a middleware from a body that needs no typed state, and what it does on the state
-    /// when it joins the chain.
-    init(
-        name: String, erased body: @escaping @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void,
-        joined: ErasedJoinHook? = nil
-    ) {
+    /// Creates a middleware from a body that needs no typed state.
+    init(name: String, erased body: @escaping @Sendable (any ActionProtocol, MiddlewareCall) throws -> Void) {
         self.name = name
         self.body = body
-        self.joined = joined
     }
 
     /// The middleware with the state type erased, for the store's non-generic pipeline.
     var erased: ErasedMiddleware { body }
 }
-
-/// What a middleware does on the live state when it joins a store's chain, with the state type
-/// erased: it runs on the thread that owns the state, after every entry queued before the
-/// registration and before every entry queued after it. It may return a journal, which the store
-/// then tells of every entry it commits from there on (a history keeps them).
-typealias ErasedJoinHook = @Sendable (StatePointer) -> (any ReductionJournal)?
 
 /// A typed middleware body, boxed so that it needs no generic parameter to call. Not to be confused
 /// with the public ``MiddlewareHandler``, which is one of the bodies such a box holds.

@@ -221,6 +221,55 @@ import Testing
         #expect(history.status.steps == 3)
     }
 
+    @Test func middlewareRegisteredAfterTheHistorySeesItsMovesAndAnActionPassedOnLaterIsAStep() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        let seen = Recorder<String>()
+        let held = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
+        store.register(middleware: [
+            Middleware<TestState>("log") { action, context in
+                seen.append(String(describing: action))
+                context.next(action)
+            },
+            Middleware<TestState>("hold appends") { action, context in
+                guard case .append? = action as? TestAction else {
+                    context.next(action)
+                    return
+                }
+                held.value = context.nextLater()
+            },
+        ])
+        store.dispatch(TestAction.add(1))
+        store.dispatch(TestAction.append("late"))
+        _ = store.currentState()
+        held.value?(TestAction.append("late"))
+        #expect(store.currentState() == TestState(counter: 1, log: ["late"]))
+        #expect(history.status.steps == 3, "the action passed on later is a step of its own")
+        history.undo()
+        #expect(store.currentState() == TestState(counter: 1), "undo takes back what was passed on later")
+        history.undo()
+        #expect(store.currentState() == TestState())
+        history.redo()
+        #expect(store.currentState() == TestState(counter: 1))
+        #expect(seen.values.filter { $0.contains("undo") }.count == 2, "the moves went through the chain")
+        #expect(seen.values.filter { $0.contains("redo") }.count == 1)
+    }
+
+    @Test func aMiddlewareThatDropsMovesStopsThem() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        store.dispatch(TestAction.add(1))
+        store.register(middleware: [
+            Middleware<TestState>("no undo") { action, context in
+                if action is HistoryAction { return }
+                context.next(action)
+            }
+        ])
+        history.undo()
+        #expect(store.currentState().counter == 1)
+        #expect(history.status.position == 1)
+    }
+
     @Test func reducersRegisteredLaterNeverSeeTheActionsBeforeThemAgain() {
         let store = makeStore()
         let history = store.recordHistory()
