@@ -142,6 +142,63 @@ final class StoreKernel: @unchecked Sendable {
         barrier.reached.wait()
     }
 
+    // MARK: Idle
+
+    /// Calls `done` once the store is idle: every entry queued before reduced (those a dispatch
+    /// lock holds included), what they dispatched reduced too, no asynchronous work of an action
+    /// running, and every delivery to the delivery thread made. Never blocks the calling thread.
+    ///
+    /// Each round marks the end of the queue; when the owner of the state reaches the mark, and
+    /// the drain that reached it has handed over its notifications, and the delivery thread has
+    /// made every delivery scheduled before, the store is idle if nothing was queued since the
+    /// mark and no asynchronous work runs. Otherwise another round starts.
+    /// - Parameters:
+    ///   - ownAsyncWork: 1 when the caller is an async action of this store, whose own work cannot
+    ///     end while it waits.
+    ///   - isWanted: Whether the wait still waits; once it does not (it timed out or was
+    ///     cancelled), no round starts again.
+    func whenIdle(
+        ownAsyncWork: Int, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
+    ) {
+        guard isWanted() else { return }
+        let again: @Sendable () -> Void = {
+            self.whenIdle(ownAsyncWork: ownAsyncWork, isWanted: isWanted, done)
+        }
+        let reached: @Sendable (UInt64) -> Void = { [self] work in
+            // Hops to the end of the reducing queue, so that the drain that reached the mark has
+            // scheduled its deliveries, then to the end of the delivery queue, behind them.
+            reduceQueue.async {
+                self.deliveryQueue.async {
+                    let check = self.machine.withLock {
+                        $0.checkIdle(since: work, ownAsyncWork: ownAsyncWork, resume: again)
+                    }
+                    switch check {
+                    case .idle: done()
+                    case .busy: again()
+                    case .waitingForAsyncWork: break
+                    }
+                }
+            }
+        }
+        perform(
+            machine.withLock { $0.enqueueIdleBarrier { .observe(IdleBarrier(work: $0, reached: reached)) } })
+    }
+
+    /// An action's asynchronous work started: the store is not idle until it ends.
+    func asyncWorkStarted() {
+        machine.withLock { $0.asyncWorkStarted() }
+    }
+
+    /// An action's asynchronous work ended, after queuing everything it dispatched.
+    func asyncWorkEnded() {
+        for resume in machine.withLock({ $0.asyncWorkEnded() }) { resume() }
+    }
+
+    /// What keeps the store from being idle now.
+    var busyness: (queued: Int, heldByLocks: Bool, asyncWork: Int) {
+        machine.withLock { $0.busyness }
+    }
+
     /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.
     func recordRoundTrip(_ snapshot: Snapshot) {
         machine.withLock { $0.recordRoundTrip(snapshot) }
@@ -305,6 +362,29 @@ final class QueueBarrier: LiveSelection {
 
     func activate(on state: StatePointer) -> Bool {
         reached.signal()
+        return false
+    }
+
+    func select(from state: StatePointer) -> Bool {
+        false
+    }
+
+    func storeDidEnd() {}
+}
+
+/// The mark a wait until idle puts at the end of a store's queue: the owner of the state calls
+/// `reached` with the work queued before the mark when it gets there, and forgets it.
+final class IdleBarrier: LiveSelection {
+    let work: UInt64
+    let reached: @Sendable (UInt64) -> Void
+
+    init(work: UInt64, reached: @escaping @Sendable (UInt64) -> Void) {
+        self.work = work
+        self.reached = reached
+    }
+
+    func activate(on state: StatePointer) -> Bool {
+        reached(work)
         return false
     }
 

@@ -122,6 +122,14 @@ struct StoreMachine<Entry, Waiter> {
     private var unblockedDispatchers: [Waiter] = []
     private var undelivered: [StoreEvent] = []
     private(set) var isDeliveryScheduled = false
+    /// Asynchronous actions of this store whose work is running: each may dispatch more.
+    private(set) var asyncWork = 0
+    /// Entries that only mark a place in the queue for a wait until the store is idle; they are
+    /// not work, so that two such waits never keep each other waiting.
+    private var idleBarriers: UInt64 = 0
+    /// Waits until the store is idle that found asynchronous work running: they look again once
+    /// none is left.
+    private var idleWaitsForAsyncWork: [@Sendable () -> Void] = []
 
     init(initialSnapshot: Snapshot) {
         published = initialSnapshot
@@ -364,6 +372,69 @@ struct StoreMachine<Entry, Waiter> {
         guard !undelivered.isEmpty, !isDeliveryScheduled else { return false }
         isDeliveryScheduled = true
         return true
+    }
+
+    // MARK: Idle
+
+    /// Entries queued so far that are work, not places marked by waits until idle.
+    var workEnqueued: UInt64 { enqueuedCount - idleBarriers }
+
+    /// Queues the mark of a wait until idle, made from the work queued so far, behind every
+    /// pending entry (held by the dispatch locks as they are).
+    mutating func enqueueIdleBarrier(_ makeEntry: (_ work: UInt64) -> Entry) -> Effects {
+        let entry = makeEntry(workEnqueued)
+        idleBarriers += 1
+        var effects = enqueue(entry, .pending)
+        // A wait never blocks for room: it queues one entry, and may run on the cooperative pool.
+        effects.queueIsFull = false
+        return effects
+    }
+
+    /// Asynchronous work of an action started.
+    mutating func asyncWorkStarted() {
+        asyncWork += 1
+    }
+
+    /// Asynchronous work ended, after queuing what it dispatched; returns the waits until idle
+    /// that found work running, to look again (the work they wait for may be what is left).
+    mutating func asyncWorkEnded() -> [@Sendable () -> Void] {
+        asyncWork -= 1
+        defer { idleWaitsForAsyncWork.removeAll() }
+        return idleWaitsForAsyncWork
+    }
+
+    /// How a wait until idle stands, once its mark was reduced and every delivery to the delivery
+    /// thread scheduled before was made.
+    enum IdleCheck {
+        /// Nothing was queued since the mark, nothing waits for delivery, no work runs.
+        case idle
+        /// Something was queued since the mark, or waits: mark the queue again.
+        case busy
+        /// Asynchronous work runs: the wait looks again when some ends.
+        case waitingForAsyncWork
+    }
+
+    /// Checks a wait until idle that marked the queue when `work` entries were queued.
+    /// - Parameters:
+    ///   - ownAsyncWork: Asynchronous work the waiter is part of (an async action waiting for its
+    ///     own store), which cannot end before the wait does.
+    ///   - resume: Called when some asynchronous work has ended.
+    mutating func checkIdle(
+        since work: UInt64, ownAsyncWork: Int, resume: @escaping @Sendable () -> Void
+    ) -> IdleCheck {
+        guard workEnqueued == work, pending.isEmpty, exclusive.isEmpty, undelivered.isEmpty,
+            !isDeliveryScheduled
+        else { return .busy }
+        guard asyncWork <= ownAsyncWork else {
+            idleWaitsForAsyncWork.append(resume)
+            return .waitingForAsyncWork
+        }
+        return .idle
+    }
+
+    /// What keeps the store from being idle now, for a wait that timed out.
+    var busyness: (queued: Int, heldByLocks: Bool, asyncWork: Int) {
+        (pending.count + exclusive.count, lockCount > 0 && !pending.isEmpty, asyncWork)
     }
 
     // MARK: Helpers

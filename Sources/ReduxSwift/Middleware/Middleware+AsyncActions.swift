@@ -95,10 +95,16 @@ extension AsyncAction: AsyncActionStarting {
             context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
         let failure = FailureReporter(kernel: kernel, action: self)
         return try run.start(identifier: identifier) { run in
-            Task.detached {
-                defer { run.finish() }
+            // Counted while the action is reduced, so that a wait until idle queued behind it sees
+            // the work; uncounted once what it dispatched is queued.
+            kernel.asyncWorkStarted()
+            return Task.detached {
+                defer {
+                    run.finish()
+                    kernel.asyncWorkEnded()
+                }
                 do {
-                    try await job.run()
+                    try await AsyncWorkScope.$kernel.withValue(kernel) { try await job.run() }
                 } catch {
                     guard !(error is CancellationError) else { return }
                     // Under the run's lock, so that no failure is reported after cancel() returns.
@@ -141,4 +147,10 @@ struct FailureReporter: Sendable {
     func report(_ error: any Error) {
         kernel.enqueue(.failure(action, error))
     }
+}
+
+/// The store whose asynchronous action the current task runs, so that the action may wait until
+/// its own store is idle without waiting for itself.
+enum AsyncWorkScope {
+    @TaskLocal static var kernel: StoreKernel?
 }

@@ -281,11 +281,37 @@ func storeDocumentationExamples(store: Store<AppState>) {
     }
 }
 
+// MARK: ThreadingModel.md and Store+Idle.swift
+
+func idleExamples(store: Store<AppState>) async throws {
+    store.dispatch(TodoAction.add("Milk"))
+    try await store.waitUntilIdle(timeout: 5)
+    let todos = store.currentState().todos  // with what the middleware and the async work added
+    _ = todos
+}
+
+func idleDocumentationExample(store: Store<AppState>) async {
+    store.dispatch(TodoAction.add("Milk"))  // a middleware dispatches a follow-up
+    await store.waitUntilIdle()
+    let state = store.currentState()  // holds the follow-up's change too
+    _ = state
+}
+
+@Suite struct IdleExamples {
+    @Test func addingATodoShowsIt() async throws {
+        let store = Store(reducers: TodoReducers.reducers, state: AppState())
+        store.dispatch(TodoAction.add("Milk"))
+        try await store.waitUntilIdle(timeout: 5)
+        #expect(store.currentState().todos.map(\.title) == ["Milk"])
+    }
+}
+
 @Suite struct ArticleSnippetTests {
     @Test(arguments: [
         "ReduxSwift.docc/ReduxSwift.md", "ReduxSwift.docc/ObservingState.md",
         "ReduxSwift.docc/TheDispatchPipeline.md", "ReduxSwift.docc/SavingAndRestoringState.md",
-        "ReduxSwift.docc/FeaturesAndTemplates.md", "Store.swift",
+        "ReduxSwift.docc/FeaturesAndTemplates.md", "ReduxSwift.docc/ThreadingModel.md", "Store.swift",
+        "Idle/Store+Idle.swift",
     ])
     func everyBlockOfTheArticleIsCompiledHere(article: String) throws {
         let missing = try DocBlocks.missingBlocks(
