@@ -1,7 +1,8 @@
 /// What a middleware may do with the action it handles.
 ///
 /// A context is valid only while the middleware that received it runs; to pass an action on later,
-/// take ``nextLater()`` first. It cannot leave the store's thread.
+/// take ``nextLater()`` first, and to dispatch later, ``dispatchLater()``. It cannot leave the
+/// store's thread.
 public struct MiddlewareContext<State: StateProtocol> {
     let call: MiddlewareCall
 
@@ -63,5 +64,46 @@ public struct MiddlewareContext<State: StateProtocol> {
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
         ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
+    }
+
+    /// Returns a function that dispatches an action to the store, like ReSwift's `dispatch`: the
+    /// middleware may keep it and call it at any time, from any thread.
+    ///
+    /// Calling it is calling ``Store/dispatch(_:)`` from where it is called. From outside store
+    /// code, the action is queued behind the actions already queued and goes through the whole
+    /// chain, this middleware included; an ``ActionBatch`` is dispatched as one unit. From inside a
+    /// reducer or a middleware, a later call of this middleware included, it is queued once the
+    /// current action has been handled, and discarded if that action fails.
+    ///
+    /// The function does not keep the store alive: called once the store is gone, it does nothing.
+    ///
+    /// An undo middleware keeps, for each edit, a block that restores what the edit replaced, and
+    /// calls the newest one on undo:
+    ///
+    /// ```swift
+    /// let undoStack = UndoStack()
+    /// let undo = Middleware<AppState>("undo") { action, context in
+    ///     switch action {
+    ///     case FilterAction.show:
+    ///         let shown = context.currentState().filter
+    ///         let dispatch = context.dispatchLater()
+    ///         undoStack.push { dispatch(FilterAction.restore(shown)) }
+    ///     case EditAction.undo:
+    ///         undoStack.pop()?()
+    ///     default:
+    ///         break
+    ///     }
+    ///     context.next(action)
+    /// }
+    /// ```
+    public func dispatchLater() -> @Sendable (any ActionProtocol) -> Void {
+        call.checkActive()
+        // Weak: a middleware that keeps the function lives in the store's chain, so a strong
+        // reference would keep the kernel, and that chain with it, alive for ever.
+        return { [weak kernel = call.kernel] action in
+            // Held for the call, as the caller of `Store.dispatch(_:)` holds its store.
+            guard let kernel, let store = kernel.store else { return }
+            withExtendedLifetime(store) { kernel.dispatch(.entry(for: action)) }
+        }
     }
 }
