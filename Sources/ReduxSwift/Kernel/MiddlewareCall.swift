@@ -14,7 +14,11 @@ final class MiddlewareCall {
     /// The live state during a call; `nil` between calls, so that no pointer outlives its scope.
     private var state: StatePointer?
     /// The store's kernel, for dispatches and for passing actions on later.
-    let kernel: StoreKernel
+    ///
+    /// Unowned: the kernel keeps its calls (in its pipeline's `calls`), so a strong reference made
+    /// a cycle that kept the kernel, the state and the middleware of a store whose middleware ever
+    /// ran alive after the store was freed. Every use is during a call, while the kernel reduces.
+    unowned let kernel: StoreKernel
     /// The position of the next middleware, where actions passed on continue.
     let nextPosition: Int
     private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
