@@ -50,10 +50,10 @@ enum Scaffold {
         "AsyncActionContext", "AsyncActionError", "DispatchLock", "DispatchLockError", "DispatchOutcome",
         "FileArchiveBackend", "HistoryAction", "HistoryError", "HistoryLimit", "HistoryStatus",
         "IdleTimeoutError", "MainQueue", "Middleware", "MiddlewareContext", "MiddlewareHandler",
-        "ObservedValue", "ObserverToken",
-        "PersistenceError", "PersistenceService", "Reducer", "ReducerProtocol", "SavePolicy",
-        "SnapshotError", "StateArchive", "StateProtocol", "Store", "StoreHistory", "StoreNotification",
-        "StoreNotificationCenter", "StoreTransaction", "TestStore", "TransactionError",
+        "MiddlewareRegistration", "ObservedValue", "ObserverToken", "PersistenceError", "PersistenceService",
+        "Reducer", "ReducerProtocol", "SavePolicy", "SnapshotError", "StateArchive", "StateProtocol", "Store",
+        "StoreHistory", "StoreNotification", "StoreNotificationCenter", "StoreTransaction", "TestStore",
+        "TransactionError",
         "UserDefaultsArchiveBackend",
     ]
 

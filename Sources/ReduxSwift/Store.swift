@@ -79,7 +79,8 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     ///   - state: The initial state. The store takes it over: do not mutate class instances inside
     ///     it afterwards.
     ///   - middleware: Functions that see every action before the reducers do, in this order (see
-    ///     ``Middleware``). Add more with ``register(middleware:)``.
+    ///     ``Middleware``), for the store's whole life. Add more with ``register(middleware:)``,
+    ///     whose registration can remove the ones it added.
     ///   - notificationCenter: Where to post notifications; ``StoreNotificationCenter/default``
     ///     unless you pass another.
     public init(
@@ -167,23 +168,24 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     }
 
     /// Adds middleware to the end of the chain; they see every action dispatched after this call
-    /// returns.
+    /// returns, until the registration it returns removes them.
     ///
     /// ```swift
-    /// store.register(middleware: [.logger()])
+    /// let logging = store.register(middleware: [.logger()])
+    /// logging.remove()
     /// ```
     ///
     /// Ordered with dispatches like ``register(_:)``. Called from inside a reducer or middleware of
     /// this store, it is queued like a dispatch from there: once the current action commits (and
     /// not at all if it fails), behind the actions already queued.
-    public func register(middleware: [Middleware<State>]) {
-        guard !middleware.isEmpty else { return }
-        let entry = PendingEntry.registerMiddleware(middleware.map(\.erased))
-        if let context = ReducerContext.current, context.reducingKernel === kernel {
-            guard !context.isReplaying else { return }
-            context.deferDispatch(entry, to: .queue(kernel))
-            return
-        }
-        kernel.enqueue(entry)
+    ///
+    /// - Returns: The registration whose ``MiddlewareRegistration/remove()`` takes these middleware
+    ///   out of the chain again; discard it to keep them for the store's life.
+    @discardableResult
+    public func register(middleware: [Middleware<State>]) -> MiddlewareRegistration {
+        let key = MiddlewareKey()
+        guard !middleware.isEmpty else { return MiddlewareRegistration(kernel: nil, key: key) }
+        kernel.queueChainChange(.registerMiddleware(middleware.map(\.erased), key: key))
+        return MiddlewareRegistration(kernel: kernel, key: key)
     }
 }

@@ -73,6 +73,27 @@ func makeCountedStore<State: StateProtocol>(
         #expect(seen.all == ["CounterAction.add", "CounterAction.increment", "HistoryAction.undo"])
     }
 
+    @Test func aKeptDispatchFunctionAndARemovableRegistrationWorkThroughThePublicAPI() {
+        let store = Store(
+            reducers: CounterReducers.reducers, state: AppState(),
+            notificationCenter: StoreNotificationCenter())
+        let registration: MiddlewareRegistration = store.register(middleware: [
+            Middleware("follow adds with an increment") { action, context in
+                let dispatch: @Sendable (any ActionProtocol) -> Void = context.dispatchLater()
+                context.next(action)
+                if case CounterAction.add = action { dispatch(CounterAction.increment) }
+            }
+        ])
+        store.dispatch(CounterAction.add(1))
+        store.dispatch(CounterAction.add(10))
+        registration.remove()
+        store.dispatch(CounterAction.add(100))
+        // The increments are queued as the adds are handled: once a read has seen the adds, the
+        // next one sees the increments too.
+        _ = store.currentState()
+        #expect(store.currentState().counter == 113)
+    }
+
     @Test func anErrorIsReadThroughItsKindAndItsContext() throws {
         let store = Store(
             reducers: CounterReducers.reducers, state: AppState(),

@@ -19,19 +19,22 @@ final class MiddlewareCall {
     /// a cycle that kept the kernel, the state and the middleware of a store whose middleware ever
     /// ran alive after the store was freed. Every use is during a call, while the kernel reduces.
     unowned let kernel: StoreKernel
-    /// The position of the next middleware, where actions passed on continue.
-    let nextPosition: Int
+    /// The slot of the middleware the call is for: actions it passes on later continue after it.
+    private(set) var slot = 0
     private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
     /// How the actions passed on so far ended, combined.
     private(set) var outcome = DispatchOutcome.dropped
 
-    init(kernel: StoreKernel, nextPosition: Int) {
+    init(kernel: StoreKernel) {
         self.kernel = kernel
-        self.nextPosition = nextPosition
     }
 
-    /// Starts a call on `state`; calls of one position reuse one object when nothing kept it.
-    func begin(state: StatePointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome) {
+    /// Starts a call of the middleware in `slot` on `state`; calls of one position reuse one object
+    /// when nothing kept it.
+    func begin(
+        slot: Int, state: StatePointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome
+    ) {
+        self.slot = slot
         self.state = state
         self.passOn = passOn
         outcome = .dropped

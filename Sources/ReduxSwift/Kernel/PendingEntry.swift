@@ -15,15 +15,18 @@ enum PendingEntry {
     /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
     case register([ErasedReducer])
-    /// Middleware added to the end of the chain.
-    case registerMiddleware([ErasedMiddleware])
+    /// Middleware added to the end of the chain, which a removal names by `key`.
+    case registerMiddleware([ErasedMiddleware], key: MiddlewareKey)
+    /// The middleware registered with this key leave the chain.
+    case removeMiddleware(MiddlewareKey)
     /// A journal (a history) starts keeping what commits from here on (see ``JournalStart``).
     case startJournal(JournalStart)
     // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
     // existential: a larger entry made every dispatch of a plain action slower.
 
-    /// An action a middleware passed on later: it continues from the middleware at this position.
-    indirect case resume(any ActionProtocol, middlewareIndex: Int)
+    /// An action a middleware passed on later: it continues with the middleware after the one in
+    /// this slot (see ``MiddlewareLink/slot``).
+    indirect case resume(any ActionProtocol, afterSlot: Int)
     /// Work done outside the store failed (an asynchronous action threw): announce it in order.
     indirect case failure(any ActionProtocol, any Error)
     /// This store's part of a transaction across stores: applied, then held until every store of
@@ -53,7 +56,8 @@ extension PendingEntry {
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
-        case .register, .registerMiddleware, .startJournal, .startRecording, .stopRecording, .observe:
+        case .register, .registerMiddleware, .removeMiddleware, .startJournal, .startRecording,
+            .stopRecording, .observe:
             preconditionFailure("a registration is never announced")
         }
     }

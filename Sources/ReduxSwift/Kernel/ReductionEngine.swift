@@ -49,7 +49,8 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
             checkpoints: CheckpointOperations(
                 take: { checkpoint.value = $0.assuming(State.self).pointee },
                 restore: { $0.assuming(State.self).pointee = checkpoint.value }))
-        pipeline.register(middleware: middleware.map(\.erased))
+        // The store's own middleware: no registration can remove them.
+        pipeline.register(middleware: middleware.map(\.erased), key: nil)
     }
 
     /// The store is freed, and nothing else uses the engine: its observers of values end, so that a
@@ -73,6 +74,12 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
                 }
             }
         ]
+    }
+
+    /// The middleware in the chain now (tests use this).
+    var middlewareCount: Int {
+        assertOwned()
+        return pipeline.middleware.count
     }
 
     /// The number of committed actions a rollback would re-apply right now.

@@ -55,7 +55,8 @@ extension ReductionPipeline {
         guard let kernel = context.reducingKernel else {
             preconditionFailure("middleware runs only while a store reduces")
         }
-        let handler = middleware[position]
+        let handler = middleware[position].handler
+        let slot = middleware[position].slot
         let call = reusableCall(at: position, kernel: kernel)
         let mark = context.deferredDispatchCount
         var committedDispatches: [Range<Int>] = []
@@ -71,7 +72,7 @@ extension ReductionPipeline {
                 return outcome
             }
             return try withoutActuallyEscaping(passOn) { passOn in
-                call.begin(state: state, passOn: passOn)
+                call.begin(slot: slot, state: state, passOn: passOn)
                 defer { call.end() }
                 try handler(action, call)
                 return call.outcome
@@ -92,10 +93,10 @@ extension ReductionPipeline {
         at position: Int, kernel: StoreKernel
     ) -> MiddlewareCall {
         while calls.count <= position {
-            calls.append(MiddlewareCall(kernel: kernel, nextPosition: calls.count + 1))
+            calls.append(MiddlewareCall(kernel: kernel))
         }
         if !isKnownUniquelyReferenced(&calls[position]) {
-            calls[position] = MiddlewareCall(kernel: kernel, nextPosition: position + 1)
+            calls[position] = MiddlewareCall(kernel: kernel)
         }
         return calls[position]
     }

@@ -32,12 +32,27 @@ struct CheckpointOperations {
     let restore: (StatePointer) -> Void
 }
 
+/// One middleware of a store's chain.
+struct MiddlewareLink {
+    let handler: ErasedMiddleware
+    /// Its place in the order the store received its middleware, which it keeps when others leave
+    /// the chain: an action passed on later continues after the slot of the middleware that held
+    /// it (see `PendingEntry.resume`), so no removal sends it elsewhere. Slots only grow, and none
+    /// is used twice, so a middleware registered later always comes after.
+    let slot: Int
+    /// The registration that can remove it; `nil` for the middleware the store was created with.
+    let key: MiddlewareKey?
+}
+
 /// Everything the store does per action, with no generic parameter, so that it runs as concrete
 /// code: applying the erased reducers, logging committed actions for rollback, collecting events.
 struct ReductionPipeline {
     private(set) var reducers: [ErasedReducer]
-    /// The middleware chain, in order; empty unless the store was given some.
-    private(set) var middleware: [ErasedMiddleware] = []
+    /// The middleware chain, in order; empty unless the store was given some, or once every
+    /// registered one was removed.
+    private(set) var middleware: [MiddlewareLink] = []
+    /// The slot the next middleware registered gets.
+    private var nextSlot = 0
     /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
     var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
@@ -65,8 +80,24 @@ struct ReductionPipeline {
         reducers.append(contentsOf: newReducers)
     }
 
-    mutating func register(middleware newMiddleware: [ErasedMiddleware]) {
-        middleware.append(contentsOf: newMiddleware)
+    /// Adds middleware to the end of the chain; `key` removes them.
+    mutating func register(middleware newMiddleware: [ErasedMiddleware], key: MiddlewareKey?) {
+        for handler in newMiddleware {
+            middleware.append(MiddlewareLink(handler: handler, slot: nextSlot, key: key))
+            nextSlot += 1
+        }
+    }
+
+    /// Takes the middleware registered with `key` out of the chain; the others keep their order
+    /// and their slots. Once none is left, actions go straight to the reducers, with no chain pass.
+    mutating func removeMiddleware(registeredWith key: MiddlewareKey) {
+        middleware.removeAll { $0.key === key }
+    }
+
+    /// The position in the chain of the first middleware after `slot`: where an action passed on
+    /// later by the middleware in `slot` continues, even if that middleware has left the chain.
+    func position(afterSlot slot: Int) -> Int {
+        middleware.firstIndex { $0.slot > slot } ?? middleware.count
     }
 
     /// Forgets the log, after the caller made the current state the checkpoint.
@@ -125,11 +156,19 @@ struct ReductionPipeline {
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
-                case .registerMiddleware(let newMiddleware):
+                case .registerMiddleware(let newMiddleware, let key):
                     closeRun(at: index)
                     runStart = index + 1
-                    middleware.append(contentsOf: newMiddleware)
+                    register(middleware: newMiddleware, key: key)
                     passesOneByOne = true
+                    continue
+                case .removeMiddleware(let key):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    removeMiddleware(registeredWith: key)
+                    // Without middleware (and journals), the actions after this go back to plain
+                    // reduction, in runs.
+                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty
                     continue
                 case .startJournal(let start):
                     closeRun(at: index)
@@ -137,11 +176,12 @@ struct ReductionPipeline {
                     journals.append(start(state))
                     passesOneByOne = true
                     continue
-                case .resume(let action, let position):
+                case .resume(let action, let slot):
                     closeRun(at: index)
                     runStart = index + 1
                     passThroughMiddleware(
-                        action, from: position, state: state, context: context, into: &result)
+                        action, from: position(afterSlot: slot), state: state, context: context,
+                        into: &result)
                     continue
                 case .transaction(let participant):
                     closeRun(at: index)
@@ -271,9 +311,8 @@ struct ReductionPipeline {
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
-        case .register, .registerMiddleware, .startJournal, .resume, .failure, .startRecording,
-            .stopRecording,
-            .observe:
+        case .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume, .failure,
+            .startRecording, .stopRecording, .observe:
             break
         }
     }

@@ -34,7 +34,9 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// any thread: the action queues behind the actions already dispatched and skips the
     /// middleware up to and including this one. Called from inside a reducer or a middleware, the
     /// function queues the action once the current action has been handled, like
-    /// ``Store/dispatch(_:)``.
+    /// ``Store/dispatch(_:)``. If this middleware was removed meanwhile (see
+    /// ``MiddlewareRegistration/remove()``), the action continues with the middleware registered
+    /// after it that are still in the chain.
     ///
     /// ```swift
     /// Middleware<AppState>("delay toasts") { action, context in
@@ -51,10 +53,10 @@ public struct MiddlewareContext<State: StateProtocol> {
         let kernel = call.kernel
         // The store stays alive while an action may still be passed on, to announce it.
         let store = kernel.store
-        let position = call.nextPosition
+        let slot = call.slot
         return { action in
             withExtendedLifetime(store) {
-                kernel.dispatch(.resume(action, middlewareIndex: position))
+                kernel.dispatch(.resume(action, afterSlot: slot))
             }
         }
     }

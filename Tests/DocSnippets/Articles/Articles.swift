@@ -273,7 +273,8 @@ func storeDocumentationExamples(store: Store<AppState>) {
     store.register(TodoReducers.reducers)
     store.register(FilterReducers.reducers)
 
-    store.register(middleware: [.logger()])
+    let logging = store.register(middleware: [.logger()])
+    logging.remove()
 
     do {
         let store = Store(reducers: AppReducers.reducers, state: AppState(), middleware: [.logger()])

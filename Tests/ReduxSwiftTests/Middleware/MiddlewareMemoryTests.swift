@@ -35,4 +35,15 @@ func markedMiddleware(_ marker: FreedMarker) -> Middleware<TestState> {
         #expect(storeFreed.wait())
         #expect(middlewareFreed.wait(timeout: 10), "the store's state and middleware outlived it")
     }
+
+    @Test func aRemovedMiddlewareIsReleasedWithWhatItHolds() {
+        let freed = Gate()
+        let store = makeStore()
+        let registration = store.register(middleware: [markedMiddleware(FreedMarker(freed: freed))])
+        store.dispatch(TestAction.increment)
+        registration.remove()
+        store.dispatch(TestAction.increment)
+        #expect(store.currentState().counter == 2)
+        #expect(freed.wait(timeout: 10), "the store still holds the removed middleware")
+    }
 }
