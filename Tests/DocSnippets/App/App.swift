@@ -33,6 +33,12 @@ enum TodoAction: ActionProtocol, Equatable, Codable {
 
 enum FilterAction: ActionProtocol {
     case show(Filter)
+    /// Puts back a filter an undo restores.
+    case restore(Filter)
+}
+
+enum EditAction: ActionProtocol {
+    case undo
 }
 
 enum CounterAction: ActionProtocol {
@@ -84,7 +90,14 @@ enum TodoReducers: ReducerProtocol {
 
 enum FilterReducers: ReducerProtocol {
     static var reducers: [Reducer<AppState>] {
-        [{ state, action in if case .show(let filter)? = action as? FilterAction { state.filter = filter } }]
+        [
+            { state, action in
+                switch action as? FilterAction {
+                case .show(let filter)?, .restore(let filter)?: state.filter = filter
+                case nil: break
+                }
+            }
+        ]
     }
 }
 
@@ -148,6 +161,22 @@ nonisolated final class AuditLog: Sendable {
     static let shared = AuditLog()
 
     func record(_ action: any ActionProtocol, _ error: any Error) {}
+}
+
+/// The blocks an undo middleware keeps, newest last: pushed on the store's queue and popped there
+/// or on any thread, so guarded by a lock; `nonisolated`, as an app target needs it.
+nonisolated final class UndoStack: @unchecked Sendable {
+    // `@unchecked Sendable`: `blocks` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var blocks: [@Sendable () -> Void] = []
+
+    func push(_ block: @escaping @Sendable () -> Void) {
+        lock.withLock { blocks.append(block) }
+    }
+
+    func pop() -> (@Sendable () -> Void)? {
+        lock.withLock { blocks.popLast() }
+    }
 }
 
 /// Stands for the app's drawing code.

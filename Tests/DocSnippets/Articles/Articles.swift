@@ -118,6 +118,31 @@ func middlewareExample() -> Store<AppState> {
     return store
 }
 
+func undoMiddlewareExample() -> Middleware<AppState> {
+    let undoStack = UndoStack()
+    let undo = Middleware<AppState>("undo") { action, context in
+        switch action {
+        case FilterAction.show:
+            let shown = context.currentState().filter
+            let dispatch = context.dispatchLater()
+            undoStack.push { dispatch(FilterAction.restore(shown)) }
+        case EditAction.undo:
+            undoStack.pop()?()
+        default:
+            break
+        }
+        context.next(action)
+    }
+    return undo
+}
+
+func middlewareRemovalExample(store: Store<AppState>) {
+    let logging = store.register(middleware: [.logger()])
+    store.dispatch(TodoAction.add("Milk"))  // logged
+    logging.remove()
+    store.dispatch(TodoAction.add("Eggs"))  // not logged
+}
+
 func asyncActionExample() -> Store<AppState> {
     struct API: Sendable {
         var fetchTodos: @Sendable () async throws -> [Todo]
@@ -325,7 +350,8 @@ func idleDocumentationExample(store: Store<AppState>) async {
         let store = middlewareExample()
         try lockExample(store: store)
         batchExample(store: store)
-        #expect(store.currentState().todos.map(\.title) == ["Milk", "Milk", "Eggs"])
+        middlewareRemovalExample(store: store)
+        #expect(store.currentState().todos.map(\.title) == ["Milk", "Milk", "Eggs", "Milk", "Eggs"])
         historyExample(store: store)
         try transactionExample(cartStore: store, orderStore: asyncActionExample(), order: Order())
     }
