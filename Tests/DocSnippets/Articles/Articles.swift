@@ -332,11 +332,55 @@ func idleDocumentationExample(store: Store<AppState>) async {
     }
 }
 
+// MARK: ComingFromReSwift.md
+
+@MainActor
+final class TodoListController {
+    private(set) var titles: [String] = []
+
+    func viewWillAppear(store: Store<AppState>) {
+        store.observe({ $0.todos.map(\.title) }, owner: self, queue: .main) { controller, titles in
+            controller.titles = titles
+        }
+    }
+}
+
+func comingFromReSwiftMiddleware(store: Store<AppState>) {
+    let reloadOnFilter = Middleware<AppState>("reload on filter") { action, context in
+        context.next(action)
+        guard action is FilterAction else { return }
+        let dispatch = context.dispatchLater()
+        Task { dispatch(TodoAction.loaded(try await Server.fetchTodos())) }
+    }
+
+    let registration = store.register(middleware: [reloadOnFilter])
+    registration.remove()  // actions dispatched from here on no longer pass through it
+}
+
+func comingFromReSwiftThunk() -> Store<AppState> {
+    let store = Store(
+        reducers: AppReducers.reducers, state: AppState(), middleware: [.asyncActions(dependencies: api)])
+    store.dispatch(loadTodos())
+    return store
+}
+
+@Suite struct ComingFromReSwiftExamples {
+    @Test func loadingReplacesTheTodos() async throws {
+        let store = Store(
+            reducers: AppReducers.reducers, state: AppState(), middleware: [.asyncActions(dependencies: api)])
+        store.dispatch(loadTodos())
+        try await store.waitUntilIdle(timeout: 5)
+        #expect(store.currentState().todos.isEmpty)
+    }
+}
+
 @Suite struct ArticleSnippetTests {
     @Test(arguments: [
         "ReduxSwift.docc/ReduxSwift.md", "ReduxSwift.docc/ObservingState.md",
         "ReduxSwift.docc/TheDispatchPipeline.md", "ReduxSwift.docc/SavingAndRestoringState.md",
-        "ReduxSwift.docc/FeaturesAndTemplates.md", "ReduxSwift.docc/ThreadingModel.md", "Store.swift",
+        "ReduxSwift.docc/FeaturesAndTemplates.md", "ReduxSwift.docc/ThreadingModel.md",
+        "ReduxSwift.docc/ComingFromReSwift.md",
+        "Store.swift",
         "Idle/Store+Idle.swift",
     ])
     func everyBlockOfTheArticleIsCompiledHere(article: String) throws {

@@ -58,6 +58,13 @@ import Testing
         #expect(missing.isEmpty, "the Guarantees article names tests that do not exist: \(missing)")
     }
 
+    @Test func theReadmeLinksTheComingFromReSwiftArticle() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let path = "Sources/ReduxSwift/ReduxSwift.docc/ComingFromReSwift.md"
+        #expect(readme.contains("`\(path)`"))
+        #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path))
+    }
+
     @Test func everyPublicInitializerOfBothModulesHasASummaryAndAnExample() throws {
         var missing: [String] = []
         for module in ["ReduxSwift", "ReduxSwiftTesting"] {
