@@ -63,6 +63,8 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's
     /// state separate (the thread sanitizer runs the concurrent-reader tests against this).
     let decoder: JSONDecoder
+    /// The owner-bound observers, one per owner and place in the code (see ``OwnerRegistry``).
+    let ownerRegistry = OwnerRegistry()
 
     /// Creates a store.
     ///

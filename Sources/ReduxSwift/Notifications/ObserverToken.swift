@@ -1,8 +1,8 @@
 /// A registration with a ``StoreNotificationCenter``; the observer stays registered while you keep it.
 ///
 /// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels, except
-/// for an observer tied to an owner (`observe(_:owner:queue:using:)`), which lives as long as its
-/// owner unless cancelled. ``cancel()`` is the primary way to stop;
+/// for an observer tied to an owner (`observe(_:owner:queue:fileID:line:column:using:)`), which
+/// lives as long as its owner unless cancelled or replaced. ``cancel()`` is the primary way to stop;
 /// ``StoreNotificationCenter/removeObserver(_:)`` does the same, in `NotificationCenter`'s words.
 ///
 /// ```swift
@@ -49,8 +49,7 @@ public final class ObserverToken: Sendable {
     /// reducer or an `encode(to:)`, `cancel()` never waits (the call under way may be waiting for
     /// that store); there a call that had already begun may still be running when it returns.
     public func cancel() {
-        if entry.deactivate() { entry.remove(from: center) }
-        entry.gate.waitForCallsOnOtherThreads()
+        entry.cancel(removingFrom: center)
     }
 
     /// Removes the observer without waiting for a call under way on another thread; for observers
@@ -59,6 +58,10 @@ public final class ObserverToken: Sendable {
     func cancelWithoutWaiting() {
         if entry.deactivate() { entry.remove(from: center) }
     }
+
+    /// Whether the observer may still be called: it was not cancelled or replaced, and the store
+    /// has not yet found its owner freed (tests check which registrations are live).
+    var isActive: Bool { entry.gate.isOpen }
 
     /// Releasing cancels, and waits like ``cancel()`` only when the release is what removes the
     /// observer: a token cancelled before (perhaps deliberately without waiting, by an

@@ -12,6 +12,16 @@ protocol ObserverRegistration: AnyObject, Sendable {
     func remove(from center: StoreNotificationCenter?)
 }
 
+extension ObserverRegistration {
+    /// Ends the registration with the promise of ``ObserverToken/cancel()``: once this returns, no
+    /// call of the user's code begins, and none is under way on another thread (with that
+    /// method's exceptions: a call on this thread, and store code, which never waits).
+    func cancel(removingFrom center: StoreNotificationCenter?) {
+        if deactivate() { remove(from: center) }
+        gate.waitForCallsOnOtherThreads()
+    }
+}
+
 /// What the owner of a store's live state runs at a place in the queue, and after each change while
 /// it asks to: an observer of values, or a `QueueBarrier` a thread waits for. Not generic, so that
 /// the store's pipeline keeps a plain list of them.

@@ -99,7 +99,8 @@ extension Store {
         observe(select, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
-    /// Observes a value derived from the state for as long as `owner` lives.
+    /// Observes a value derived from the state for as long as `owner` lives; observing again from
+    /// the same place with the same owner replaces the earlier registration.
     ///
     /// Like ``observe(_:queue:using:)-(_,DispatchQueue?,_)``, with the owner passed to the block,
     /// so it needs no `[weak self]`. The store does not keep the owner alive; once the owner is
@@ -116,10 +117,47 @@ extension Store {
     /// }
     /// ```
     ///
+    /// **Observing again.** A registration is identified by its owner (the object, not its
+    /// address) and the place in the code that makes it: `fileID`, `line` and `column`, which
+    /// default to the place of the call. Observing again with the same owner from the same place
+    /// (a `viewWillAppear` that observes each time, as with ReSwift's `subscribe(self)`) replaces
+    /// the earlier registration: the earlier observer is cancelled as ``ObserverToken/cancel()``
+    /// cancels, so once this method returns its block is not called again (a call under way on
+    /// another thread is waited for, with the exceptions of `cancel()`), and the new one delivers
+    /// its first value as any new observer does. Cancelling the earlier token afterwards does
+    /// nothing to the new registration. The value, the selector, the queue and the block may all
+    /// differ: the place decides, so a loop that observes several values with one owner from one
+    /// line keeps only the last. Two different places with one owner are two registrations, and
+    /// observing without an owner always adds one.
+    ///
+    /// A helper that observes on behalf of its callers forwards its own caller's place, the way a
+    /// test helper forwards `#fileID` and `#line`, so that each of its callers keeps a
+    /// registration of its own:
+    ///
+    /// ```swift
+    /// extension AppStore {
+    ///     /// Shows the number of todos in `label` for as long as the label lives.
+    ///     func showTodoCount(
+    ///         in label: CountLabel,
+    ///         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ///     ) {
+    ///         observe(
+    ///             \.todos.count, owner: label, queue: .main, fileID: fileID, line: line, column: column
+    ///         ) { label, count in
+    ///             label.text = "\(count) todos"
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - select: Picks the value out of the state.
     ///   - owner: The object the registration lives with.
     ///   - queue: Where to run `block`, as for ``observe(_:queue:using:)-(_,DispatchQueue?,_)``.
+    ///   - fileID: With `line` and `column`, the place that identifies the registration; the
+    ///     caller's file unless a helper forwards its own caller's.
+    ///   - line: The line of that place; the caller's unless forwarded.
+    ///   - column: The column of that place; the caller's unless forwarded.
     ///   - block: Receives the owner and the value.
     /// - Returns: A token that stops observing earlier when cancelled; releasing it changes nothing.
     @discardableResult
@@ -128,17 +166,27 @@ extension Store {
         _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
         queue: DispatchQueue? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        column: UInt = #column,
         using block: @escaping @Sendable (Owner, Value) -> Void
     ) -> ObserverToken {
         let link = OwnerLink(owner)
-        let observer = startObserver(select, queue: queue, owner: link) { value in
+        let observer = makeObserver(select, queue: queue, owner: link) { value in
             guard let owner = link.owner else { return link.detach() }
             block(owner, value)
         }
+        // Registered before it starts: a replacement racing this call from another thread may
+        // cancel it before its first value, which it then never selects.
+        let replaced = ownerRegistry.register(
+            observer, owner: owner, at: CodePlace(fileID: fileID, line: line, column: column))
+        replaced?.cancel(removingFrom: nil)
+        observer.start(firstValueHere: queue == nil)
         return ObserverToken(center: nil, entry: observer, cancelsOnRelease: false)
     }
 
-    /// Observes a value derived from the state on the main actor for as long as `owner` lives.
+    /// Observes a value derived from the state on the main actor for as long as `owner` lives;
+    /// observing again from the same place with the same owner replaces the earlier registration.
     ///
     /// The view-model pattern: a main-actor class is `Sendable`, so it can be the owner, and the
     /// block, which runs on the main actor, sets its properties directly. The main actor receives
@@ -157,10 +205,21 @@ extension Store {
     /// }
     /// ```
     ///
+    /// It behaves like the `DispatchQueue` overload
+    /// ``observe(_:owner:queue:fileID:line:column:using:)-(_,_,DispatchQueue?,_,_,_,_)`` given
+    /// `DispatchQueue.main`: every value, the first one included, is delivered on the main queue,
+    /// and observing again with the same owner from the same place (a
+    /// `viewWillAppear` that observes each time) replaces the earlier registration, whose block is
+    /// not called again once this method returns.
+    ///
     /// - Parameters:
     ///   - select: Picks the value out of the state.
     ///   - owner: The object the registration lives with.
     ///   - queue: ``MainQueue/main``.
+    ///   - fileID: With `line` and `column`, the place that identifies the registration; the
+    ///     caller's file unless a helper forwards its own caller's.
+    ///   - line: The line of that place; the caller's unless forwarded.
+    ///   - column: The column of that place; the caller's unless forwarded.
     ///   - block: Receives the owner and the value, on the main actor.
     /// - Returns: A token that stops observing earlier when cancelled; releasing it changes nothing.
     @discardableResult
@@ -168,9 +227,14 @@ extension Store {
         _ select: @escaping @Sendable (State) -> Value,
         owner: Owner,
         queue: MainQueue,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        column: UInt = #column,
         using block: @escaping @MainActor @Sendable (Owner, Value) -> Void
     ) -> ObserverToken {
-        observe(select, owner: owner, queue: DispatchQueue.main, using: MainQueue.adapt(block))
+        observe(
+            select, owner: owner, queue: DispatchQueue.main, fileID: fileID, line: line, column: column,
+            using: MainQueue.adapt(block))
     }
 
     /// Starts an observer of values delivered on `queue`, or on the delivery thread. With
@@ -183,10 +247,20 @@ extension Store {
         firstValueHere: Bool? = nil,
         deliver: @escaping @Sendable (Value) -> Void
     ) -> Observer<State, Value> {
-        let observer = Observer(
-            kernel: kernel, select: select, isDuplicate: Equality.of(Value.self),
-            target: queue.map { .queue($0) } ?? .deliveryThread, owner: owner, deliver: deliver)
+        let observer = makeObserver(select, queue: queue, owner: owner, deliver: deliver)
         observer.start(firstValueHere: firstValueHere ?? (queue == nil))
         return observer
+    }
+
+    /// An observer of values delivered on `queue`, or on the delivery thread, not yet started.
+    private func makeObserver<Value: Sendable>(
+        _ select: @escaping @Sendable (State) -> Value,
+        queue: DispatchQueue?,
+        owner: (any OwnerBinding)?,
+        deliver: @escaping @Sendable (Value) -> Void
+    ) -> Observer<State, Value> {
+        Observer(
+            kernel: kernel, select: select, isDuplicate: Equality.of(Value.self),
+            target: queue.map { .queue($0) } ?? .deliveryThread, owner: owner, deliver: deliver)
     }
 }

@@ -82,6 +82,38 @@ final class BadgeModel: Sendable {
     }
 }
 
+@MainActor
+final class TodoListScreen {
+    private(set) var rows: [Todo] = []
+
+    func viewWillAppear(store: AppStore) {
+        // Each appearance replaces the registration this line made the time before.
+        store.observe(\.todos, owner: self, queue: .main) { screen, todos in
+            screen.rows = todos
+        }
+    }
+}
+
+/// Stands for a label of the app's interface that shows a count.
+@MainActor
+final class CountLabel {
+    var text = ""
+}
+
+extension AppStore {
+    /// Shows the number of todos in `label` for as long as the label lives.
+    func showTodoCount(
+        in label: CountLabel,
+        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+    ) {
+        observe(
+            \.todos.count, owner: label, queue: .main, fileID: fileID, line: line, column: column
+        ) { label, count in
+            label.text = "\(count) todos"
+        }
+    }
+}
+
 /// Stands for a label of the app's interface.
 final class Label {
     var text = ""
