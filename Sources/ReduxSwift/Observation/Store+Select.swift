@@ -117,6 +117,12 @@ extension Store {
     /// }
     /// ```
     ///
+    /// **What counts as unchanged.** As for every observer of values: when `Value` is
+    /// `Equatable`, a value equal to the previous one is not delivered. A value that is not
+    /// `Equatable` is delivered after every pass of committed actions, whether or not they changed
+    /// it (the store does not compare states), and never after a pass whose actions all failed;
+    /// select an `Equatable` part to skip the rest.
+    ///
     /// **Observing again.** A registration is identified by its owner (the object, not its
     /// address) and the place in the code that makes it: `fileID`, `line` and `column`, which
     /// default to the place of the call. Observing again with the same owner from the same place
@@ -207,8 +213,9 @@ extension Store {
     ///
     /// It behaves like the `DispatchQueue` overload
     /// ``observe(_:owner:queue:fileID:line:column:using:)-(_,_,DispatchQueue?,_,_,_,_)`` given
-    /// `DispatchQueue.main`: every value, the first one included, is delivered on the main queue,
-    /// and observing again with the same owner from the same place (a
+    /// `DispatchQueue.main`: every value, the first one included, is delivered on the main queue;
+    /// an `Equatable` value only when it changed, one that is not `Equatable` after every pass of
+    /// committed actions; and observing again with the same owner from the same place (a
     /// `viewWillAppear` that observes each time) replaces the earlier registration, whose block is
     /// not called again once this method returns.
     ///

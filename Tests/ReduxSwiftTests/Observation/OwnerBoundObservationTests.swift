@@ -3,6 +3,20 @@ import Testing
 
 @testable import ReduxSwift
 
+/// A reference the selected value holds: a class, so the value is not `Equatable`.
+final class ReadingMarker: Sendable {}
+
+/// A selected value that is not `Equatable`: an array and a class reference.
+struct LogReading: Sendable {
+    var log: [String]
+    var marker: ReadingMarker
+}
+
+/// An action no reducer handles: it commits and changes nothing.
+enum UnhandledAction: ActionProtocol {
+    case ping
+}
+
 @Suite(.offThePool) struct OwnerBoundObservationTests {
     final class Owner: Sendable {
         let seen = Recorder<Int>()
@@ -72,6 +86,48 @@ import Testing
         store.dispatch(TestAction.increment)
         #expect(released.wait(), "the store let go of the observer although its value never changed")
         #expect(seen.values == [0])
+    }
+
+    @Test func aValueThatIsNotEquatableIsDeliveredAfterEveryCommittedActionAndNeverForAFailedOne() {
+        let store = makeStore()
+        let owner = Owner()
+        let marker = ReadingMarker()
+        let readings = Recorder<LogReading>()
+        let select: @Sendable (TestState) -> LogReading = { LogReading(log: $0.log, marker: marker) }
+        store.observe(select, owner: owner) { _, reading in readings.append(reading) }
+        #expect(readings.values.map { $0.log } == [[]], "the first value, before observe returned")
+        // Each action is announced before the next is dispatched, so each makes a pass of its own;
+        // the values of a pass are delivered before its announcement.
+        let steps: [(action: any ActionProtocol, log: [String]?)] = [
+            (TestAction.append("a"), ["a"]),
+            (TestAction.increment, ["a"]),  // changes the state, not the value
+            (UnhandledAction.ping, ["a"]),  // changes nothing
+            (TestAction.fail, nil),  // rolled back: no value
+            (TestAction.append("b"), ["a", "b"]),
+        ]
+        var expected: [[String]] = [[]]
+        for step in steps {
+            dispatchAndAwaitAnnouncement(step.action, to: store)
+            if let log = step.log { expected.append(log) }
+            #expect(readings.values.map { $0.log } == expected, "after \(step.action)")
+        }
+        #expect(readings.values.allSatisfy { $0.marker === marker })
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test func anEquatableValueSkipsRepeats() {
+        let store = makeStore()
+        let owner = Owner()
+        let logs = Recorder<[String]>()
+        store.observe(\.log, owner: owner) { _, log in logs.append(log) }
+        for action: any ActionProtocol in [TestAction.increment, UnhandledAction.ping, TestAction.fail] {
+            dispatchAndAwaitAnnouncement(action, to: store)
+        }
+        #expect(logs.values == [[]], "actions that leave the value as it was deliver nothing")
+        dispatchAndAwaitAnnouncement(TestAction.append("a"), to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
+        #expect(logs.values == [[], ["a"]])
+        withExtendedLifetime(owner) {}
     }
 
     @Test func releasingTheTokenDoesNotStopAnOwnerBoundObserver() {
