@@ -77,8 +77,10 @@ extension EncodeCountedState {
         ]
         for change in 1...5 {
             store.dispatch(TestAction.append("\(change)"))
-            // Each change waits for its delivery, so that none merges with the next.
+            // Each change waits for its deliveries, so that none merges with the next: each observer
+            // has a mailbox of its own, where a newer value replaces one not yet delivered.
             #expect(readings.wait(forCount: change + 1))
+            #expect(logs.wait(forCount: change + 1))
         }
         store.dispatch(TestAction.increment)
         #expect(readings.wait(forCount: 7))
@@ -130,9 +132,13 @@ extension EncodeCountedState {
         }
         let store = makeStore([testReducer, reducer])
         handle.store = store
+        let (appends, appendToken) = recordAppends(announcedBy: store)
         store.dispatch(TestAction.increment)
         store.dispatch(TestAction.append("observe"))
         #expect(registered.wait(), "registering inside the reducer returned")
+        // The registration is queued when its action commits, after the reducer returns: the next
+        // increment waits for the action's announcement, which comes after that.
+        #expect(appends.wait { $0 == ["observe"] })
         store.dispatch(TestAction.increment)
         #expect(deliveries.wait { $0.last?.value == 2 })
         let first = deliveries.values.first
@@ -140,7 +146,7 @@ extension EncodeCountedState {
         #expect(first?.inStoreCode == false, "the first value came outside the reducer")
         #expect(deliveries.values.allSatisfy { $0.onDeliveryThread })
         #expect(first?.value == 1, "the first value is selected after the action that registered it")
-        withExtendedLifetime(tokens) {}
+        withExtendedLifetime((tokens, appendToken)) {}
     }
 
     @Test func valuesNeverBlockTheStoreAndTheLastValueArrives() async {
