@@ -371,8 +371,8 @@ final class TodoListController {
     private(set) var titles: [String] = []
 
     func viewWillAppear(store: Store<AppState>) {
-        store.observe({ $0.todos.map(\.title) }, owner: self, queue: .main) { controller, titles in
-            controller.titles = titles
+        store.observe(\.todos, owner: self, queue: .main) { controller, todos in
+            controller.titles = todos.map(\.title)
         }
     }
 }
@@ -397,11 +397,11 @@ func comingFromReSwiftThunk() -> Store<AppState> {
 }
 
 @Suite struct ComingFromReSwiftExamples {
-    @Test func loadingReplacesTheTodos() async throws {
+    @Test func loadingReplacesTheTodos() async {
         let store = Store(
             reducers: AppReducers.reducers, state: AppState(), middleware: [.asyncActions(dependencies: api)])
         store.dispatch(loadTodos())
-        try await store.waitUntilIdle(timeout: 5)
+        await store.waitUntilIdle()
         #expect(store.currentState().todos.isEmpty)
     }
 }

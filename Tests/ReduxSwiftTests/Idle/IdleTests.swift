@@ -16,7 +16,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         for run in 0..<2_000 {
             let store = Store(reducers: [testReducer], state: TestState(), middleware: [followUp])
             store.dispatch(TestAction.add(run))
-            try await store.waitUntilIdle(timeout: 20)
+            try await store.waitUntilIdle(timeout: 60)
             #expect(store.currentState().log == ["after \(run)"], "run \(run)")
         }
     }
@@ -32,7 +32,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
             }
         ])
         store.dispatch(TestAction.add(1))
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(store.currentState().counter == 1 + 2 + 3)
     }
 
@@ -46,7 +46,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
             context.dispatch(TestAction.append("loaded"))
         }
         store.dispatch(load)
-        let waiter = Task { try await store.waitUntilIdle(timeout: 20) }
+        let waiter = Task { try await store.waitUntilIdle(timeout: 60) }
         // The work is blocked on the service: the store is not idle, whatever the queue holds.
         await #expect(throws: IdleTimeoutError.self) { try await store.waitUntilIdle(timeout: 0.2) }
         service.gate.open()
@@ -68,7 +68,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         #expect(error?.queuedEntries == 0)
         #expect(error?.description == "the store was not idle after 0.2 s: 1 asynchronous action running")
         service.gate.open()
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
     }
 
     @Test func anAsyncActionCanWaitForItsOwnStoreWithoutWaitingForItself() async throws {
@@ -79,7 +79,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         let saw = LockedBox<[String]>([])
         let work = AsyncAction<TestState, FakeService>("waits for its store") { context in
             context.dispatch(TestAction.add(1))
-            try await context.store.waitUntilIdle(timeout: 20)
+            try await context.store.waitUntilIdle(timeout: 60)
             saw.value = context.store.currentState().log
         }
         store.dispatch(work)
@@ -100,12 +100,12 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
                 if counter == 5 { store.dispatch(TestAction.append("echo")) }
             })
         for _ in 0..<5 { store.dispatch(TestAction.increment) }
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(values.values.last == 5)
         #expect(store.currentState().log == ["echo"])
         #expect(!heard.values.isEmpty)
         let heardBefore = heard.values.count
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(heard.values.count == heardBefore, "nothing was still on its way")
         changes.cancel()
         counter.cancel()
@@ -122,7 +122,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         #expect(error?.heldByDispatchLock == true)
         #expect(error?.queuedEntries ?? 0 >= 1)
         try lock.release()
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(store.currentState().counter == 1)
     }
 
@@ -154,7 +154,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
                 }
             }
         }
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         let state = store.currentState()
         #expect(state.counter == 10_000)
         #expect(state.log.count == 10_000, "every follow-up too")
@@ -166,7 +166,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
             for index in 0..<50 {
                 group.addTask {
                     store.dispatch(TestAction.add(index))
-                    try await store.waitUntilIdle(timeout: 20)
+                    try await store.waitUntilIdle(timeout: 60)
                     #expect(store.currentState().log.contains("after \(index)"))
                 }
             }
@@ -176,10 +176,10 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
 
     @Test func anIdleStoreAndAFreshStoreAreIdleAtOnce() async throws {
         let store = makeStore()
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         store.dispatch(TestAction.increment)
-        try await store.waitUntilIdle(timeout: 20)
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(store.currentState().counter == 1)
     }
 
@@ -203,7 +203,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         }
         await #expect(throws: CancellationError.self) { try await early.value }
         service.gate.open()
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
     }
 
     @Test func aBatchHoldingAnAsyncActionIsWaitedForWhole() async throws {
@@ -214,7 +214,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         }
         store.dispatch(batch: [TestAction.increment, load, TestAction.append("batched")])
         service.gate.open()
-        try await store.waitUntilIdle(timeout: 20)
+        try await store.waitUntilIdle(timeout: 60)
         #expect(store.currentState() == TestState(counter: 4, log: ["batched"]))
     }
 }
