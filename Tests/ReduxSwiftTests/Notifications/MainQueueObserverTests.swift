@@ -43,19 +43,6 @@ final class ObservingOwner: Sendable {}
         }
     }
 
-    /// Dispatches `action` and returns once `store` has announced it, so that every observer
-    /// registered before the call has its delivery queued. Blocks the calling thread; the store's
-    /// delivery thread needs nothing from it.
-    func dispatchAndWaitForTheAnnouncement(_ action: TestAction, to store: Store<TestState>) {
-        let announced = Recorder<Int>()
-        let witness = store.notificationCenter.addObserver(forName: nil, object: store, queue: nil) { _ in
-            announced.append(1)
-        }
-        store.dispatch(action)
-        #expect(announced.wait(forCount: 1))
-        witness.cancel()
-    }
-
     @MainActor
     @Test func everyMainActorOverloadRunsItsBlockOnTheMainQueue() async {
         let store = makeStore()
@@ -84,8 +71,8 @@ final class ObservingOwner: Sendable {}
                 note("center")
             },
         ]
-        dispatchAndWaitForTheAnnouncement(.increment, to: store)
-        dispatchAndWaitForTheAnnouncement(.fail, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.fail, to: store)
         await mainQueueDrained()
         #expect(
             Set(log.names) == [
@@ -125,8 +112,8 @@ final class ObservingOwner: Sendable {}
                 calls.append("center")
             },
         ]
-        dispatchAndWaitForTheAnnouncement(.increment, to: store)
-        dispatchAndWaitForTheAnnouncement(.fail, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.fail, to: store)
         for token in tokens { token.cancel() }
         await mainQueueDrained()
         #expect(calls.values.isEmpty)
@@ -145,7 +132,7 @@ final class ObservingOwner: Sendable {}
             later.token?.cancel()
         }
         later.token = store.observeChanges(queue: .main) { _ in calls.append("second") }
-        dispatchAndWaitForTheAnnouncement(.increment, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
         await mainQueueDrained()
         #expect(calls.values == ["first"])
         first.cancel()
@@ -156,7 +143,7 @@ final class ObservingOwner: Sendable {}
         let store = makeStore()
         let calls = Recorder<Int>()
         let token = store.observeChanges(queue: .main) { note in calls.append(note.actions.count) }
-        for _ in 0..<100 { dispatchAndWaitForTheAnnouncement(.increment, to: store) }
+        for _ in 0..<100 { dispatchAndAwaitAnnouncement(TestAction.increment, to: store) }
         await mainQueueDrained()
         #expect(calls.values == [100], "the 100 notifications that came while one waited merge into it")
         token.cancel()
@@ -181,10 +168,12 @@ final class ObservingOwner: Sendable {}
                         ? "d\(value.counter)" : "d\(value.counter) off the main queue")
             })
         #expect(seen.values.isEmpty, "the first value is queued on the main queue, not delivered at once")
+        // The store's queue selects the first values; once it has, their deliveries are queued.
+        _ = store.currentState()
         await mainQueueDrained()
         #expect(seen.values == ["5", "d5"])
-        dispatchAndWaitForTheAnnouncement(.append("elsewhere"), to: store)
-        dispatchAndWaitForTheAnnouncement(.increment, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.append("elsewhere"), to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
         await mainQueueDrained()
         #expect(seen.values == ["5", "d5", "6", "d6"], "a change elsewhere in the state is skipped")
         token.cancel()
@@ -198,8 +187,8 @@ final class ObservingOwner: Sendable {}
         let token = store.observeFailures(queue: .main) { note in
             failures.append("\(String(describing: note.failedAction)) \(String(describing: note.error))")
         }
-        dispatchAndWaitForTheAnnouncement(.increment, to: store)
-        dispatchAndWaitForTheAnnouncement(.fail, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
+        dispatchAndAwaitAnnouncement(TestAction.fail, to: store)
         await mainQueueDrained()
         #expect(failures.values.count == 1)
         #expect(failures.values.first?.contains("fail") == true)

@@ -138,3 +138,16 @@ func witnessed<State, Value>(
     let witness = ReleaseWitness(released)
     return { state in withExtendedLifetime(witness) { select(state) } }
 }
+
+/// Dispatches `action` and returns once `store` has announced it (a change or a failure), so that
+/// every delivery of the values it made on the delivery thread has run, and every delivery to a
+/// queue is queued. Blocks the calling thread; the store's delivery thread needs nothing from it.
+func dispatchAndAwaitAnnouncement(_ action: any ActionProtocol, to store: Store<TestState>) {
+    let announced = Recorder<Int>()
+    let witness = store.notificationCenter.addObserver(forName: nil, object: store, queue: nil) { _ in
+        announced.append(1)
+    }
+    store.dispatch(action)
+    #expect(announced.wait(forCount: 1))
+    witness.cancel()
+}
