@@ -165,6 +165,7 @@ final class StoreKernel: @unchecked Sendable {
             self.whenIdle(ownAsyncWork: ownAsyncWork, isWanted: isWanted, done)
         }
         let reached: @Sendable (UInt64) -> Void = { [self] work in
+            machine.withLock { $0.idleBarrierReached() }
             // Hops to the end of the reducing queue, so that the drain that reached the mark has
             // scheduled its deliveries, then to the end of the delivery queue, behind them.
             reduceQueue.async {

@@ -127,6 +127,8 @@ struct StoreMachine<Entry, Waiter> {
     /// Entries that only mark a place in the queue for a wait until the store is idle; they are
     /// not work, so that two such waits never keep each other waiting.
     private var idleBarriers: UInt64 = 0
+    /// Those marks still queued, not yet reached by the owner of the state.
+    private var queuedIdleBarriers = 0
     /// Waits until the store is idle that found asynchronous work running: they look again once
     /// none is left.
     private var idleWaitsForAsyncWork: [@Sendable () -> Void] = []
@@ -384,11 +386,20 @@ struct StoreMachine<Entry, Waiter> {
     mutating func enqueueIdleBarrier(_ makeEntry: (_ work: UInt64) -> Entry) -> Effects {
         let entry = makeEntry(workEnqueued)
         idleBarriers += 1
+        queuedIdleBarriers += 1
         var effects = enqueue(entry, .pending)
         // A wait never blocks for room: it queues one entry, and may run on the cooperative pool.
         effects.queueIsFull = false
         return effects
     }
+
+    /// The owner of the state reached the mark of a wait until idle.
+    mutating func idleBarrierReached() {
+        queuedIdleBarriers -= 1
+    }
+
+    /// Queued entries that are work, not marks of waits until idle.
+    private var queuedWork: Int { pending.count + exclusive.count - queuedIdleBarriers }
 
     /// Asynchronous work of an action started.
     mutating func asyncWorkStarted() {
@@ -422,9 +433,11 @@ struct StoreMachine<Entry, Waiter> {
     mutating func checkIdle(
         since work: UInt64, ownAsyncWork: Int, resume: @escaping @Sendable () -> Void
     ) -> IdleCheck {
-        guard workEnqueued == work, pending.isEmpty, exclusive.isEmpty, undelivered.isEmpty,
-            !isDeliveryScheduled
-        else { return .busy }
+        // Other waits' marks may be queued: they are not work, or two waits would keep each other
+        // busy.
+        guard workEnqueued == work, queuedWork == 0, undelivered.isEmpty, !isDeliveryScheduled else {
+            return .busy
+        }
         guard asyncWork <= ownAsyncWork else {
             idleWaitsForAsyncWork.append(resume)
             return .waitingForAsyncWork
@@ -434,7 +447,7 @@ struct StoreMachine<Entry, Waiter> {
 
     /// What keeps the store from being idle now, for a wait that timed out.
     var busyness: (queued: Int, heldByLocks: Bool, asyncWork: Int) {
-        (pending.count + exclusive.count, lockCount > 0 && !pending.isEmpty, asyncWork)
+        (queuedWork, lockCount > 0 && queuedWork > 0, asyncWork)
     }
 
     // MARK: Helpers
