@@ -66,6 +66,19 @@ final class StoreKernel: @unchecked Sendable {
         enqueue(entry)
     }
 
+    /// Dispatches `entry` like ``dispatch(_:)``, but never waits for room: returns whether the
+    /// queue is full, so that a caller holding a lock can release it before ``waitForRoom()``.
+    /// (Waiting under a lock the drainer may need, as an async action's run lock, deadlocks.)
+    func dispatchWithoutWaitingForRoom(_ entry: PendingEntry) -> Bool {
+        if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return false }
+        var entry = Optional(entry)
+        var effects = machine.withLock { $0.enqueue(entry.take()!) }
+        let isFull = effects.queueIsFull
+        effects.queueIsFull = false
+        perform(effects)
+        return isFull
+    }
+
     /// Queues `entry`; a dispatcher that filled the queue waits for room where it may.
     func enqueue(_ entry: consuming PendingEntry, _ admission: Machine.Admission = .pending) {
         var entry = Optional(entry)
@@ -78,7 +91,7 @@ final class StoreKernel: @unchecked Sendable {
     /// whatever it waits for, could be waiting for this thread: in store code (a reducer, a
     /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
     /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
-    private func waitForRoom() {
+    func waitForRoom() {
         guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
         lendPriorityIfMainThread()
         if case .waitForRoom(let waiter) = perform(

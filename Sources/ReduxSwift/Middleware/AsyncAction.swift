@@ -103,12 +103,12 @@ public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: 
 
     /// Dispatches an action to the store, unless the work was cancelled.
     public func dispatch(_ action: any ActionProtocol) {
-        run.ifNotCancelled { store.dispatch(action) }
+        run.dispatchIfNotCancelled(.entry(for: action), to: store.kernel)
     }
 
     /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled.
     public func dispatch(batch actions: [any ActionProtocol]) {
-        run.ifNotCancelled { store.dispatch(batch: actions) }
+        run.dispatchIfNotCancelled(.batch(ActionBatch(actions)), to: store.kernel)
     }
 
     /// A deep copy of the store's state, as ``Store/currentState()`` returns it.

@@ -70,13 +70,16 @@ final class AsyncActionRun: Sendable {
         if wasIdle { finish() }
     }
 
-    /// Runs `body` while holding the run's lock, unless cancelled, so that a dispatch cannot
-    /// overtake a `cancel()` that has returned.
-    func ifNotCancelled(_ body: () -> Void) {
-        status.withLock { status in
-            guard !status.isCancelled else { return }
-            body()
+    /// Queues `entry` while holding the run's lock, unless cancelled, so that a dispatch cannot
+    /// overtake a `cancel()` that has returned; then, with the lock released, waits for room if the
+    /// queue is full. Waiting under the lock deadlocked: the drainer takes the lock to start this
+    /// run's task, and would never take the entries the dispatcher waits on.
+    func dispatchIfNotCancelled(_ entry: PendingEntry, to kernel: StoreKernel) {
+        let isFull = status.withLock { status -> Bool in
+            guard !status.isCancelled else { return false }
+            return kernel.dispatchWithoutWaitingForRoom(entry)
         }
+        if isFull { kernel.waitForRoom() }
     }
 
     /// Ends work that has not started and never will: ``finished()`` returns, and dispatching it

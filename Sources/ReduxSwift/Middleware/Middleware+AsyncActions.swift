@@ -108,7 +108,7 @@ extension AsyncAction: AsyncActionStarting {
                 } catch {
                     guard !(error is CancellationError) else { return }
                     // Under the run's lock, so that no failure is reported after cancel() returns.
-                    run.ifNotCancelled { failure.report(error) }
+                    run.dispatchIfNotCancelled(.failure(failure.action, error), to: kernel)
                 }
             }
         }

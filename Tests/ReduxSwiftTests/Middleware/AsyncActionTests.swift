@@ -84,6 +84,42 @@ final class FirstOutcome: @unchecked Sendable {
 }
 
 @Suite(.offThePool) struct AsyncActionTests {
+    @Test func workThatDispatchesIntoAFullQueueAsItsRunStartsNeverDeadlocks() async throws {
+        // The drainer starts each run's task, then takes the run's lock again to keep the task;
+        // work that dispatches at once into a full queue held that lock while it waited for room.
+        // The window is narrow: the scenario runs several times.
+        for _ in 0..<10 { try await fillTheQueueAsRunsStart() }
+    }
+
+    private func fillTheQueueAsRunsStart() async throws {
+        let inReducer = Gate()
+        let release = Gate()
+        let blocking: Reducer<TestState> = { _, action in
+            guard case .append("block")? = action as? TestAction else { return }
+            inReducer.open()
+            release.wait()
+        }
+        let store = Store(
+            reducers: [testReducer, blocking], state: TestState(),
+            middleware: [.asyncActions(dependencies: FakeService(answer: 0))])
+        store.kernel.setHighWaterMark(8)
+        let lock = store.lock()
+        store.dispatch(TestAction.append("block"))
+        for index in 0..<200 {
+            store.dispatch(
+                AsyncAction<TestState, FakeService>("at once \(index)") { $0.dispatch(TestAction.increment) })
+        }
+        try lock.release()
+        #expect(inReducer.wait())
+        // Fills the queue while the drainer is in the reducer; this thread waits for room.
+        let filled = onNewThread { for _ in 0..<100 { store.dispatch(TestAction.increment) } }
+        #expect(waitUntil { store.kernel.inspect { $0.blockedDispatcherCount } > 0 })
+        release.open()
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(filled.wait())
+        #expect(store.currentState().counter == 300)
+    }
+
     @Test func anAsyncActionReadsTheStateUsesItsDependencyAndDispatchesTheResult() async {
         let service = FakeService(answer: 41)
         service.gate.open()
