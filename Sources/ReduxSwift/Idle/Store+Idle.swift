@@ -25,8 +25,14 @@ extension Store {
     /// not keep the store busy. Dispatches made by other threads during the wait keep it waiting
     /// until they too are handled.
     ///
-    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work may wait for its own
-    /// store: it waits for everything but itself. If the task is cancelled, the wait returns at
+    /// Only work the store knows of is waited for: a `Task` that a middleware or an observer starts
+    /// itself is not, while an ``AsyncAction``'s work is.
+    ///
+    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work (its task and its
+    /// child tasks, not a `Task.detached` it starts) may wait for its own store: it waits for
+    /// everything but itself and the store's other asynchronous work that waits so, which
+    /// dispatches nothing until the store is idle. Work that waits for another store whose work
+    /// waits for this one waits until its deadline. If the task is cancelled, the wait returns at
     /// once; ``waitUntilIdle(timeout:)`` throws instead.
     public func waitUntilIdle() async {
         _ = await idle(timeout: nil)
@@ -43,9 +49,15 @@ extension Store {
     /// }
     /// ```
     ///
+    /// A wait takes a moment even on an idle store (its mark goes through the store's queues):
+    /// a timeout of 0 throws.
+    ///
+    /// - Parameter timeout: Seconds; not negative.
     /// - Throws: ``IdleTimeoutError``, naming what kept the store busy, when it was not idle in
     ///   time; `CancellationError` when the task is cancelled first.
     public func waitUntilIdle(timeout: TimeInterval) async throws {
+        precondition(
+            timeout >= 0, "waitUntilIdle(timeout:) needs a timeout of 0 seconds or more, not \(timeout)")
         switch await idle(timeout: timeout) {
         case .idle:
             return
@@ -60,12 +72,13 @@ extension Store {
     private func idle(timeout: TimeInterval?) async -> IdleWait.End {
         let wait = IdleWait()
         let kernel = kernel
+        let isAsyncWork = AsyncWorkScope.kernel === kernel
+        if isAsyncWork { kernel.asyncWorkWaitsForIdle(true) }
+        defer { if isAsyncWork { kernel.asyncWorkWaitsForIdle(false) } }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 wait.start(continuation)
-                kernel.whenIdle(
-                    ownAsyncWork: AsyncWorkScope.kernel === kernel ? 1 : 0, isWanted: { wait.isWaiting }
-                ) { wait.end(.idle) }
+                kernel.whenIdle(isAsyncWork: isAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
                 if let timeout {
                     let deadline = DispatchWorkItem {
                         let busy = kernel.busyness

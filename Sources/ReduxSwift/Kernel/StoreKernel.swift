@@ -166,16 +166,16 @@ final class StoreKernel: @unchecked Sendable {
     /// made every delivery scheduled before, the store is idle if nothing was queued since the
     /// mark and no asynchronous work runs. Otherwise another round starts.
     /// - Parameters:
-    ///   - ownAsyncWork: 1 when the caller is an async action of this store, whose own work cannot
-    ///     end while it waits.
+    ///   - isAsyncWork: Whether the caller is an async action's work of this store, which does not
+    ///     wait for itself or for other such work that waits.
     ///   - isWanted: Whether the wait still waits; once it does not (it timed out or was
     ///     cancelled), no round starts again.
     func whenIdle(
-        ownAsyncWork: Int, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
+        isAsyncWork: Bool, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
     ) {
         guard isWanted() else { return }
         let again: @Sendable () -> Void = {
-            self.whenIdle(ownAsyncWork: ownAsyncWork, isWanted: isWanted, done)
+            self.whenIdle(isAsyncWork: isAsyncWork, isWanted: isWanted, done)
         }
         let reached: @Sendable (UInt64) -> Void = { [self] work in
             machine.withLock { $0.idleBarrierReached() }
@@ -184,7 +184,7 @@ final class StoreKernel: @unchecked Sendable {
             reduceQueue.async {
                 self.deliveryQueue.async {
                     let check = self.machine.withLock {
-                        $0.checkIdle(since: work, ownAsyncWork: ownAsyncWork, resume: again)
+                        $0.checkIdle(since: work, isAsyncWork: isAsyncWork, resume: again)
                     }
                     switch check {
                     case .idle: done()
@@ -196,6 +196,11 @@ final class StoreKernel: @unchecked Sendable {
         }
         perform(
             machine.withLock { $0.enqueueIdleBarrier { .observe(IdleBarrier(work: $0, reached: reached)) } })
+    }
+
+    /// An action's asynchronous work starts or stops waiting until the store is idle.
+    func asyncWorkWaitsForIdle(_ waits: Bool) {
+        for resume in machine.withLock({ $0.asyncWorkWaitsForIdle(waits) }) { resume() }
     }
 
     /// An action's asynchronous work started: the store is not idle until it ends.

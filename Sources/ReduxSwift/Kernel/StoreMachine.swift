@@ -124,6 +124,9 @@ struct StoreMachine<Entry, Waiter> {
     private(set) var isDeliveryScheduled = false
     /// Asynchronous actions of this store whose work is running: each may dispatch more.
     private(set) var asyncWork = 0
+    /// Waits until idle made by this store's asynchronous work, which dispatches nothing until
+    /// they end.
+    private var asyncWorkWaitingForIdle = 0
     /// Entries that only mark a place in the queue for a wait until the store is idle; they are
     /// not work, so that two such waits never keep each other waiting.
     private var idleBarriers: UInt64 = 0
@@ -406,6 +409,14 @@ struct StoreMachine<Entry, Waiter> {
         asyncWork += 1
     }
 
+    /// This store's asynchronous work starts or stops waiting until the store is idle; returns the
+    /// waits to look again (one may have waited for this work alone).
+    mutating func asyncWorkWaitsForIdle(_ waits: Bool) -> [@Sendable () -> Void] {
+        asyncWorkWaitingForIdle += waits ? 1 : -1
+        defer { idleWaitsForAsyncWork.removeAll() }
+        return idleWaitsForAsyncWork
+    }
+
     /// Asynchronous work ended, after queuing what it dispatched; returns the waits until idle
     /// that found work running, to look again (the work they wait for may be what is left).
     mutating func asyncWorkEnded() -> [@Sendable () -> Void] {
@@ -427,18 +438,18 @@ struct StoreMachine<Entry, Waiter> {
 
     /// Checks a wait until idle that marked the queue when `work` entries were queued.
     /// - Parameters:
-    ///   - ownAsyncWork: Asynchronous work the waiter is part of (an async action waiting for its
-    ///     own store), which cannot end before the wait does.
-    ///   - resume: Called when some asynchronous work has ended.
+    ///   - isAsyncWork: Whether the waiter is this store's asynchronous work, which does not wait
+    ///     for work that waits as it does: that work dispatches nothing until the store is idle.
+    ///   - resume: Called when some asynchronous work has ended or started waiting.
     mutating func checkIdle(
-        since work: UInt64, ownAsyncWork: Int, resume: @escaping @Sendable () -> Void
+        since work: UInt64, isAsyncWork: Bool, resume: @escaping @Sendable () -> Void
     ) -> IdleCheck {
         // Other waits' marks may be queued: they are not work, or two waits would keep each other
         // busy.
         guard workEnqueued == work, queuedWork == 0, undelivered.isEmpty, !isDeliveryScheduled else {
             return .busy
         }
-        guard asyncWork <= ownAsyncWork else {
+        guard asyncWork <= (isAsyncWork ? asyncWorkWaitingForIdle : 0) else {
             idleWaitsForAsyncWork.append(resume)
             return .waitingForAsyncWork
         }

@@ -13,8 +13,8 @@ struct CodePlace: Hashable, Sendable {
 }
 
 /// A store's owner-bound observers, one per owner and place in the code, so that observing again
-/// from the same place with the same owner replaces the earlier registration (as ReSwift ignores
-/// a second `subscribe(self)`).
+/// from the same place with the same owner replaces the earlier registration (as ReSwift replaces
+/// the subscription of a subscriber that subscribes again).
 ///
 /// Holds neither owners nor observers: an entry whose owner is freed or whose observer is gone or
 /// cancelled is dead, and a sweep drops the dead entries whenever the table has doubled since the

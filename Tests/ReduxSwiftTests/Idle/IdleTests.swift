@@ -87,6 +87,30 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
         #expect(saw.value == ["after 1"], "the follow-up of its own dispatch was reduced")
     }
 
+    @Test func asyncActionsThatEachWaitForTheirStoreDoNotWaitForEachOther() async throws {
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [.asyncActions(dependencies: FakeService(answer: 0))])
+        // "Save" tapped twice, a parent and a child: each waits for the store, then dispatches.
+        let waitsThenAdds: @Sendable (Int) -> AsyncAction<TestState, FakeService> = { amount in
+            AsyncAction("save") { context in
+                try await context.store.waitUntilIdle(timeout: 60)
+                context.dispatch(TestAction.add(amount))
+            }
+        }
+        let parent = AsyncAction<TestState, FakeService>("parent") { context in
+            context.dispatch(waitsThenAdds(100))
+            try await context.store.waitUntilIdle(timeout: 60)
+            context.dispatch(TestAction.add(1000))
+        }
+        store.dispatch(waitsThenAdds(1))
+        store.dispatch(waitsThenAdds(10))
+        store.dispatch(parent)
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(
+            store.currentState().counter == 1111, "a wait from outside waited for what they dispatched after")
+    }
+
     @Test func observersOnTheDeliveryThreadHaveHadEveryCallAndTheirDispatchesAreReduced() async throws {
         let store = makeStore()
         let heard = Recorder<Int>()
