@@ -36,7 +36,8 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// function queues the action once the current action has been handled, like
     /// ``Store/dispatch(_:)``. If this middleware was removed meanwhile (see
     /// ``MiddlewareRegistration/remove()``), the action continues with the middleware registered
-    /// after it that are still in the chain.
+    /// after it that are still in the chain. The function keeps the store alive until it is
+    /// released, so that the action it holds can always be passed on.
     ///
     /// ```swift
     /// Middleware<AppState>("delay toasts") { action, context in
@@ -75,7 +76,8 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// code, the action is queued behind the actions already queued and goes through the whole
     /// chain, this middleware included; an ``ActionBatch`` is dispatched as one unit. From inside a
     /// reducer or a middleware, a later call of this middleware included, it is queued once the
-    /// current action has been handled, and discarded if that action fails.
+    /// current action has been handled: discarded if the reducer's action fails or the middleware
+    /// throws, and kept when a reducer rejects an action the middleware passed on.
     ///
     /// The function does not keep the store alive: called once the store is gone, it does nothing.
     ///

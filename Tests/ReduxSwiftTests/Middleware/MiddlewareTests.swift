@@ -33,6 +33,26 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
             ])
     }
 
+    @Test func aMiddlewaresOwnDispatchesStandWhenAReducerRejectsTheActionItPassedOn() async throws {
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("around") { action, context in
+                    guard case .fail? = action as? TestAction else {
+                        _ = context.next(action)
+                        return
+                    }
+                    context.dispatch(TestAction.append("before"))
+                    let later = context.dispatchLater()
+                    _ = context.next(action)
+                    later(TestAction.append("after"))
+                }
+            ])
+        store.dispatch(TestAction.fail)
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(store.currentState() == TestState(log: ["before", "after"]))
+    }
+
     @Test func aMiddlewareThatDoesNotCallNextDropsTheAction() {
         let center = StoreNotificationCenter()
         let store = Store(
