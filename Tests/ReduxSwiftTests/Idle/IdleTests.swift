@@ -11,7 +11,7 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
     }
 }
 
-@Suite struct IdleTests {
+@Suite(.offThePool) struct IdleTests {
     @Test func aMiddlewaresFollowUpIsReducedWhenTheWaitReturns() async throws {
         for run in 0..<2_000 {
             let store = Store(reducers: [testReducer], state: TestState(), middleware: [followUp])
