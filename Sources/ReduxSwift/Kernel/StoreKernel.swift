@@ -149,10 +149,10 @@ final class StoreKernel: @unchecked Sendable {
     /// holds, as a read would wait, but without encoding the state; inside store code, at once.
     func waitUntilReduced() {
         guard ReducerContext.current == nil else { return }
-        let barrier = QueueBarrier()
-        enqueue(.observe(barrier), .neverHeld)
+        let reached = DispatchSemaphore(value: 0)
+        enqueue(.observe(QueueMark { reached.signal() }), .neverHeld)
         lendPriorityIfMainThread()
-        barrier.reached.wait()
+        reached.wait()
     }
 
     // MARK: Idle
@@ -195,7 +195,7 @@ final class StoreKernel: @unchecked Sendable {
             }
         }
         perform(
-            machine.withLock { $0.enqueueIdleBarrier { .observe(IdleBarrier(work: $0, reached: reached)) } })
+            machine.withLock { $0.enqueueIdleBarrier { work in .observe(QueueMark { reached(work) }) } })
     }
 
     /// An action's asynchronous work starts or stops waiting until the store is idle.
@@ -374,36 +374,17 @@ final class Waiter: @unchecked Sendable {
     }
 }
 
-/// A place in a store's queue that a thread waits for: the owner of the state signals it when it
-/// gets there, and forgets it.
-final class QueueBarrier: LiveSelection {
-    let reached = DispatchSemaphore(value: 0)
+/// A place in a store's queue: the owner of the state calls `reached` when it gets there, and
+/// forgets it. A thread that waits for the queue, and a wait until idle, mark their place so.
+final class QueueMark: LiveSelection {
+    let reached: @Sendable () -> Void
 
-    func activate(on state: StatePointer) -> Bool {
-        reached.signal()
-        return false
-    }
-
-    func select(from state: StatePointer) -> Bool {
-        false
-    }
-
-    func storeDidEnd() {}
-}
-
-/// The mark a wait until idle puts at the end of a store's queue: the owner of the state calls
-/// `reached` with the work queued before the mark when it gets there, and forgets it.
-final class IdleBarrier: LiveSelection {
-    let work: UInt64
-    let reached: @Sendable (UInt64) -> Void
-
-    init(work: UInt64, reached: @escaping @Sendable (UInt64) -> Void) {
-        self.work = work
+    init(reached: @escaping @Sendable () -> Void) {
         self.reached = reached
     }
 
     func activate(on state: StatePointer) -> Bool {
-        reached(work)
+        reached()
         return false
     }
 
