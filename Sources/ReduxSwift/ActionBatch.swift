@@ -13,7 +13,7 @@
 /// what it was before the batch, and ``Foundation/NSNotification/Name/dispatchDidFail`` reports
 /// the batch and the error. Otherwise one ``Foundation/NSNotification/Name/stateDidChange`` lists
 /// the batch as one action; its ``actions`` are the ones you dispatched. Actions that reducers
-/// dispatch while the batch is reduced are queued once the whole batch commits.
+/// dispatch while the batch is reduced are handled once the whole batch commits, right after it.
 ///
 /// An ``AsyncAction`` in a batch (at any depth) is run by the
 /// ``Middleware/asyncActions(dependencies:)`` middleware like one dispatched on its own: the other

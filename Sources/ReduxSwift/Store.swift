@@ -124,9 +124,13 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// store.dispatch(Action("todos.add", payload: "Buy milk"))
     /// ```
     ///
-    /// Called from inside a reducer (of any store), the action is queued when the action being
-    /// reduced commits, behind the actions already queued; if that action fails, the actions it
-    /// dispatched are discarded with its changes.
+    /// Called from inside a reducer or a middleware of this store, the action is handled right after
+    /// the action being handled commits, ahead of everything else queued, as a nested synchronous
+    /// dispatch would be: a read made after the outer dispatch sees it too. Several such
+    /// dispatches keep their order, and each one's own dispatches come before its next sibling.
+    /// From a reducer of another store, the action joins this store's queue when that store's
+    /// action commits. Either way, if the action being reduced fails, what it dispatched is
+    /// discarded with its changes.
     public func dispatch(_ action: some ActionProtocol) {
         kernel.dispatch(.entry(for: action))
     }
@@ -141,8 +145,8 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// store.dispatch(batch: [TodoAction.add("Milk"), TodoAction.add("Eggs")])
     /// ```
     ///
-    /// From inside a reducer, the batch is queued when the action being reduced commits, like
-    /// ``dispatch(_:)``.
+    /// From inside a reducer or a middleware, the batch is dispatched when the action being handled
+    /// commits, like ``dispatch(_:)``.
     public func dispatch(batch actions: [any ActionProtocol]) {
         dispatch(ActionBatch(actions))
     }
@@ -178,8 +182,8 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// ```
     ///
     /// Ordered with dispatches like ``register(_:)``. Called from inside a reducer or middleware of
-    /// this store, it is queued like a dispatch from there: once the current action commits (and
-    /// not at all if it fails), behind the actions already queued.
+    /// this store, it is made like a dispatch from there: right after the current action commits,
+    /// ahead of the actions already queued, and not at all if it fails.
     ///
     /// - Returns: The registration whose ``MiddlewareRegistration/remove()`` takes these middleware
     ///   out of the chain again; discard it to keep them for the store's life.

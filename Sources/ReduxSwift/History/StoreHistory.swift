@@ -67,7 +67,8 @@ public struct HistoryStatus: Sendable, Equatable {
 
 /// Undo, redo and time travel for one store; get one from ``Store/recordHistory(limit:makesStep:)``.
 ///
-/// Moves are dispatched like actions: they queue behind what was dispatched before, and
+/// Moves are dispatched like actions: they queue behind what was dispatched before (from a reducer
+/// or a middleware of the store, they come right after the action being handled), and
 /// ``Store/currentState()`` afterwards reflects them.
 public final class StoreHistory<State: StateProtocol>: Sendable {
     /// The store whose states this history records.
@@ -103,8 +104,8 @@ public final class StoreHistory<State: StateProtocol>: Sendable {
     /// Where the history stands, after every action and move dispatched before this call.
     ///
     /// It waits for the store's queue to get there, as a read would, but reads no state: it never
-    /// encodes the state, whatever its size. As for a read, a move that a reducer dispatched is
-    /// queued when its action commits, so `status` from that reducer does not wait for it.
+    /// encodes the state, whatever its size. From inside a reducer it waits for nothing, like a
+    /// read there, and a move that reducer dispatched comes only once its action commits.
     public var status: HistoryStatus {
         store.kernel.waitUntilReduced()
         return recorder.status

@@ -15,6 +15,15 @@ enum DispatchRoute {
     /// Through a dispatch lock, ahead of what the store's locks hold (see ``DispatchLock/dispatch(_:)``).
     case passingLock(DispatchLock)
 
+    /// Whether the entry goes to the store whose kernel is `kernel`: then it is that store's own
+    /// follow-up, handled next (see ``ReducerContext/releaseDispatches()``).
+    func leadsTo(_ kernel: StoreKernel?) -> Bool {
+        switch self {
+        case .queue(let target): return target === kernel
+        case .passingLock(let lock): return lock.kernel === kernel
+        }
+    }
+
     /// Queues `entry` as if it had been dispatched outside any store code.
     func send(_ entry: PendingEntry) {
         switch self {
@@ -29,6 +38,8 @@ enum DispatchRoute {
 /// A context is installed on a thread for the duration of a drain pass (reducers run) or of a
 /// snapshot encode (user `encode(to:)` runs). The rules it enables:
 /// - `dispatch` from a reducer is deferred until that action commits, and dropped if it fails;
+///   once it commits, a dispatch to the same store is that store's *follow-up*, which the pipeline
+///   handles next, before any other queued entry; a dispatch to another store joins its queue;
 /// - `dispatch` and `register` while an action is *replayed* for a rollback are ignored, because
 ///   their first run already took effect;
 /// - `currentState()` never waits while a context is installed, so no reducer or encoder can wait
@@ -50,6 +61,9 @@ final class ReducerContext {
     @exclusivity(unchecked) var isReplaying = false
     /// Dispatches made by the action being reduced, released when it commits.
     @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
+    /// What committed actions dispatched to this context's own store, for the pipeline to handle
+    /// next (see ``releaseDispatches()``).
+    @exclusivity(unchecked) private var followUps: [PendingEntry] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
@@ -89,19 +103,36 @@ final class ReducerContext {
         return deferredRegistrations
     }
 
-    /// Queues the dispatches the committed action made, in the order it made them.
+    /// Releases the dispatches the committed action made, in the order it made them: those to
+    /// other stores join their queues; those to the reducing store become its follow-ups, which the
+    /// pipeline takes with ``takeFollowUps()`` and handles before anything else. Returns whether
+    /// there are follow-ups.
     @inline(__always)
-    func releaseDispatches() {
-        guard !deferredDispatches.isEmpty else { return }
-        sendDeferredDispatches()
+    func releaseDispatches() -> Bool {
+        guard !deferredDispatches.isEmpty else { return false }
+        return sendDeferredDispatches()
     }
 
-    private func sendDeferredDispatches() {
+    private func sendDeferredDispatches() -> Bool {
         let released = deferredDispatches
         deferredDispatches.removeAll()
         for (route, entry) in released {
-            route.send(entry)
+            if route.leadsTo(reducingKernel) {
+                followUps.append(entry)
+            } else {
+                route.send(entry)
+            }
         }
+        return !followUps.isEmpty
+    }
+
+    /// Whether released dispatches wait to be handled next.
+    var hasFollowUps: Bool { !followUps.isEmpty }
+
+    /// Hands over the follow-ups released so far, in the order they were dispatched.
+    func takeFollowUps() -> [PendingEntry] {
+        defer { followUps = [] }
+        return followUps
     }
 
     /// Drops the dispatches a failed action made.

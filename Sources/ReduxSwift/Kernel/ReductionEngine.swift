@@ -85,6 +85,14 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
     /// The number of committed actions a rollback would re-apply right now.
     var actionsSinceCheckpoint: Int { pipeline.loggedActions }
 
+    /// How many follow-ups one pass handles before the store warns that store code may be
+    /// dispatching in an endless loop. Tests lower it before the store reduces anything; the
+    /// store's lock orders that write before the drainer reads it.
+    var followUpWarningThreshold: Int {
+        get { pipeline.followUpWarningThreshold }
+        set { pipeline.followUpWarningThreshold = newValue }
+    }
+
     /// Appends reducers; they see every action applied after this call (tests use this; a store
     /// queues a registration, which the pipeline applies in order).
     func register(_ newReducers: [Reducer<State>]) {

@@ -41,7 +41,7 @@ extension ReductionPipeline {
         if context.hasDeferredRegistrations {
             for newReducers in context.takeRegistrations() { register(newReducers) }
         }
-        context.releaseDispatches()
+        _ = context.releaseDispatches()
     }
 
     /// Runs the middleware at `position` on `action`, or the reducers past the last one.

@@ -20,7 +20,7 @@ extension ReductionPipeline {
             if participant.awaitDecision() {
                 result.changes += 1
                 result.events.appendChange([ActionRun(entries: entries, range: 0..<1)])
-                context.releaseDispatches()
+                _ = context.releaseDispatches()
             } else {
                 checkpoints.restore(state)
                 clearLog()

@@ -110,12 +110,67 @@ struct ReductionPipeline {
     ///
     /// For each action it applies the registrations its reducers made, then releases the
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
-    /// announced as runs of `batch`, split around failures and registrations.
+    /// announced as runs of their entry arrays, split around failures and registrations.
+    ///
+    /// What store code dispatches to this store while handling an entry (its *follow-ups*) is
+    /// handled right after that entry, before the rest of the batch, and their own follow-ups
+    /// before their later siblings: the order of nested synchronous dispatches. The entries left
+    /// wait on a stack of unfinished arrays rather than in recursion, so that no chain of
+    /// follow-ups overflows the thread's stack; a chain of one follow-up each leaves nothing there.
     mutating func reduce(
         _ batch: [PendingEntry], state: StatePointer, context: ReducerContext
     ) -> ReducedBatch {
         var result = ReducedBatch()
-        var runStart = 0
+        recordedEvents = EventPosition()
+        var unfinished: [(entries: [PendingEntry], next: Int)] = []
+        var entries = batch
+        var start = 0
+        var followUpsHandled = 0
+        while true {
+            if let stop = reduce(entries, from: start, state: state, context: context, into: &result) {
+                if stop < entries.count {
+                    unfinished.append((entries, stop))
+                } else {
+                    releaseBatch(entries)
+                }
+                entries = context.takeFollowUps()
+                start = 0
+                followUpsHandled = reportEndlessFollowUps(handled: followUpsHandled, adding: entries.count)
+                continue
+            }
+            releaseBatch(entries)
+            guard let resumed = unfinished.popLast() else { break }
+            (entries, start) = resumed
+        }
+        if !recorders.isEmpty { feedRecorders(result.events) }
+        if result.changes > 0, !selections.isEmpty { select(from: state, context: context) }
+        return result
+    }
+
+    /// How many follow-ups one pass handles before the store reports that store code may be
+    /// dispatching in an endless loop: a legitimate pass, even one that fans out, stays far below.
+    var followUpWarningThreshold = 1_000_000
+
+    /// Counts follow-ups of one pass; reports once when they pass the threshold.
+    private func reportEndlessFollowUps(handled: Int, adding count: Int) -> Int {
+        let total = handled + count
+        if handled < followUpWarningThreshold, total >= followUpWarningThreshold {
+            RuntimeWarning.report(
+                "reducers or middleware dispatched \(total) actions in a row to their own store, which "
+                    + "handles each right after the action that dispatched it: they may be dispatching "
+                    + "in an endless loop, and nothing else queued is reduced, read or delivered until "
+                    + "they stop")
+        }
+        return total
+    }
+
+    /// Reduces `batch` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
+    /// which are handled next (returns where to resume).
+    private mutating func reduce(
+        _ batch: [PendingEntry], from start: Int, state: StatePointer, context: ReducerContext,
+        into result: inout ReducedBatch
+    ) -> Int? {
+        var runStart = start
         var runHasActions = false
         func closeRun(at end: Int) {
             defer {
@@ -125,14 +180,13 @@ struct ReductionPipeline {
             guard runHasActions else { return }
             result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
         }
-        // Checked once per pass rather than per action; only a registration in the batch changes it.
+        // Checked once per array rather than per action; only a registration in it changes it.
         // A journal needs to hear where each action ends, and to handle moves: with one, actions
         // go one at a time, as through middleware.
         var passesOneByOne = !middleware.isEmpty || !journals.isEmpty
-        recordedEvents = EventPosition()
         // Reading entries through the buffer borrows each action instead of retaining a copy.
-        batch.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
+        let stop: Int? = batch.withUnsafeBufferPointer { entries in
+            for index in start..<entries.count {
                 let outcome: ReductionOutcome
                 switch entries[index] {
                 case .register(let newReducers):
@@ -145,6 +199,7 @@ struct ReductionPipeline {
                         closeRun(at: index)
                         runStart = index + 1
                         passOn(at: index, of: batch, state: state, context: context, into: &result)
+                        if context.hasFollowUps { return index + 1 }
                         continue
                     }
                     outcome = apply(action, at: index, of: batch, state: state, context: context)
@@ -153,6 +208,7 @@ struct ReductionPipeline {
                         closeRun(at: index)
                         runStart = index + 1
                         passOn(at: index, of: batch, state: state, context: context, into: &result)
+                        if context.hasFollowUps { return index + 1 }
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
@@ -182,11 +238,13 @@ struct ReductionPipeline {
                     passThroughMiddleware(
                         action, from: position(afterSlot: slot), state: state, context: context,
                         into: &result)
+                    if context.hasFollowUps { return index + 1 }
                     continue
                 case .transaction(let participant):
                     closeRun(at: index)
                     runStart = index + 1
                     takePart(in: participant, state: state, context: context, into: &result)
+                    if context.hasFollowUps { return index + 1 }
                     continue
                 case .failure(let action, let error):
                     closeRun(at: index)
@@ -223,7 +281,10 @@ struct ReductionPipeline {
                 case .committed:
                     result.changes += 1
                     runHasActions = true
-                    context.releaseDispatches()
+                    if context.releaseDispatches() {
+                        closeRun(at: index + 1)
+                        return index + 1
+                    }
                 case .failed(let error, let replayFailures):
                     context.discardDispatches()
                     closeRun(at: index)
@@ -236,12 +297,11 @@ struct ReductionPipeline {
                     result.events.append(.failed(entries[index].announcedAction, error))
                 }
             }
+            return nil
         }
+        guard stop == nil else { return stop }
         closeRun(at: batch.count)
-        if !recorders.isEmpty { feedRecorders(result.events) }
-        releaseBatch(batch)
-        if result.changes > 0, !selections.isEmpty { select(from: state, context: context) }
-        return result
+        return nil
     }
 
     /// Lets every observer of values select from the changed state, and drops the cancelled ones.

@@ -11,7 +11,8 @@ public final class DispatchLock: Sendable {
     public let file: StaticString
     /// The line where the lock was taken.
     public let line: UInt
-    private let kernel: StoreKernel
+    /// The kernel of the store the lock holds.
+    let kernel: StoreKernel
     /// The store, kept alive while the lock is: a lock abandoned by its deinitializer still
     /// announces the report from the store.
     private let store: any AnyObject & Sendable
@@ -56,9 +57,10 @@ public final class DispatchLock: Sendable {
     }
 
     /// Dispatches an action that passes every lock: it is reduced ahead of what the locks hold,
-    /// behind other actions dispatched through locks. From inside a reducer, it is queued when the
-    /// current action commits, like ``Store/dispatch(_:)``. Through a released lock, it is an
-    /// ordinary dispatch.
+    /// behind other actions dispatched through locks. From inside a reducer or a middleware, it is
+    /// dispatched when the current action commits, like ``Store/dispatch(_:)``: from the locked
+    /// store's own reducers, right after that action. Through a released lock, it is an ordinary
+    /// dispatch.
     public func dispatch(_ action: any ActionProtocol) {
         let entry = PendingEntry.entry(for: action)
         if ReducerContext.deferIfReducing(entry, to: .passingLock(self)) { return }

@@ -32,9 +32,9 @@ public struct MiddlewareContext<State: StateProtocol> {
 
     /// Returns a function that passes an action to the next middleware later, at any time and from
     /// any thread: the action queues behind the actions already dispatched and skips the
-    /// middleware up to and including this one. Called from inside a reducer or a middleware, the
-    /// function queues the action once the current action has been handled, like
-    /// ``Store/dispatch(_:)``. If this middleware was removed meanwhile (see
+    /// middleware up to and including this one. Called from inside a reducer or a middleware of this
+    /// store, the function passes the action on right after the current action has been handled,
+    /// like ``Store/dispatch(_:)`` from there. If this middleware was removed meanwhile (see
     /// ``MiddlewareRegistration/remove()``), the action continues with the middleware registered
     /// after it that are still in the chain. The function keeps the store alive until it is
     /// released, so that the action it holds can always be passed on.
@@ -62,8 +62,9 @@ public struct MiddlewareContext<State: StateProtocol> {
         }
     }
 
-    /// Dispatches another action to the store, from the first middleware; it is queued once this
-    /// action has been handled, like ``Store/dispatch(_:)`` from a reducer.
+    /// Dispatches another action to the store, from the first middleware. It is handled right after
+    /// this action, ahead of everything else queued, like ``Store/dispatch(_:)`` from a reducer, and
+    /// discarded if this middleware throws.
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
         ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
@@ -75,9 +76,11 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// Calling it is calling ``Store/dispatch(_:)`` from where it is called. From outside store
     /// code, the action is queued behind the actions already queued and goes through the whole
     /// chain, this middleware included; an ``ActionBatch`` is dispatched as one unit. From inside a
-    /// reducer or a middleware, a later call of this middleware included, it is queued once the
-    /// current action has been handled: discarded if the reducer's action fails or the middleware
-    /// throws, and kept when a reducer rejects an action the middleware passed on.
+    /// reducer or a middleware of this store, a later call of this middleware included, it is
+    /// handled right after the current action, ahead of everything else queued: discarded if the
+    /// reducer's action fails or the middleware throws, and kept when a reducer rejects an action
+    /// the middleware passed on. So an undo block that dispatches the inverse of an edit, called
+    /// while the middleware handles an undo, lands before the next queued edit reads the state.
     ///
     /// The function does not keep the store alive: called once the store is gone, it does nothing.
     ///

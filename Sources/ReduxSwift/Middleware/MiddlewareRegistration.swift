@@ -31,10 +31,10 @@ public struct MiddlewareRegistration: Sendable {
     /// dispatches is reduced. Once a store has no middleware left, it reduces actions as a store
     /// created without any does, with no pass through a chain.
     ///
-    /// Called from inside a reducer or a middleware of this store, the removal is queued like a
-    /// dispatch from there: once the current action has been handled (and not at all if it fails),
-    /// behind the actions already queued. Calling it again, or once the store is gone, does
-    /// nothing.
+    /// Called from inside a reducer or a middleware of this store, the removal is made like a
+    /// dispatch from there: right after the current action has been handled, ahead of the actions
+    /// already queued, and not at all if it fails. Calling it again, or once the store is gone,
+    /// does nothing.
     public func remove() {
         guard let kernel, let store = kernel.store else { return }
         withExtendedLifetime(store) { kernel.queueChainChange(.removeMiddleware(key)) }

@@ -127,6 +127,32 @@ func keepingMiddleware(
         withExtendedLifetime(token) {}
     }
 
+    @Test func editsAndUndosQueuedTogetherRestoreTheOriginalEveryTime() throws {
+        let blocks = UndoBlocks()
+        let store = Store(
+            reducers: [editedTextReducer], state: EditedText(), middleware: [undoMiddleware(keeping: blocks)],
+            notificationCenter: StoreNotificationCenter())
+        for round in 1...300 {
+            // Queued before any is reduced: each undo's restore is dispatched while the edits after
+            // it wait, and must land before the next edit records what it replaces.
+            let lock = store.lock()
+            store.dispatch(TextEdit.set("a \(round)"))
+            store.dispatch(TextEdit.undo)
+            store.dispatch(TextEdit.set("b \(round)"))
+            store.dispatch(TextEdit.undo)
+            store.dispatch(TextEdit.set("c \(round)"))
+            store.dispatch(TextEdit.set("d \(round)"))
+            store.dispatch(TextEdit.undo)
+            store.dispatch(TextEdit.undo)
+            try lock.release()
+            let text = store.currentState().text
+            guard text == "original", blocks.count == 0 else {
+                Issue.record("round \(round): the text is \(text), \(blocks.count) undo blocks are left")
+                return
+            }
+        }
+    }
+
     @Test func theKeptFunctionCalledFromAnotherThreadGoesThroughTheWholeChainInQueueOrder() {
         let seen = Recorder<String>()
         let kept = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
@@ -178,7 +204,7 @@ func keepingMiddleware(
         withExtendedLifetime(token) {}
     }
 
-    @Test func theKeptFunctionCalledFromAReducerIsQueuedOnceTheActionCommits() {
+    @Test func theKeptFunctionCalledFromAReducerIsHandledRightAfterTheActionCommits() {
         let kept = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
         let store = Store(
             reducers: [
@@ -201,7 +227,7 @@ func keepingMiddleware(
         let settled = Recorder<Int>()
         let token = store.observeChanges { _ in settled.append(0) }
         #expect(settled.wait { _ in store.currentState().log.count == 4 })
-        #expect(store.currentState().log == ["keep", "echo 1", "after", "from echo 1"])
+        #expect(store.currentState().log == ["keep", "echo 1", "from echo 1", "after"])
         withExtendedLifetime(token) {}
     }
 

@@ -236,7 +236,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         withExtendedLifetime(token) {}
     }
 
-    @Test func dispatchesFromAMiddlewareAreQueuedAfterTheCurrentAction() {
+    @Test func dispatchesFromAMiddlewareAreHandledRightAfterTheCurrentAction() {
         let store = Store(
             reducers: [testReducer], state: TestState(),
             middleware: [
@@ -247,7 +247,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
                     context.next(action)
                 }
             ], notificationCenter: StoreNotificationCenter())
-        // Both queued before either is reduced, so the echoes queue behind "b".
+        // Both queued before either is reduced: each echo still comes right after its action.
         let lock = store.lock()
         store.dispatch(TestAction.append("a"))
         store.dispatch(TestAction.append("b"))
@@ -255,7 +255,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         let settled = Recorder<Int>()
         let token = store.observeChanges { _ in settled.append(0) }
         #expect(settled.wait { _ in store.currentState().log.count == 4 })
-        #expect(store.currentState().log == ["a", "b", "a!", "b!"])
+        #expect(store.currentState().log == ["a", "a!", "b", "b!"])
         withExtendedLifetime(token) {}
     }
 
