@@ -132,7 +132,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// action commits. Either way, if the action being reduced fails, what it dispatched is
     /// discarded with its changes.
     public func dispatch(_ action: some ActionProtocol) {
-        kernel.dispatch(.entry(for: action))
+        kernel.dispatch(action: action)
     }
 
     /// Queues several actions as one unit, all or nothing, and returns at once.

@@ -12,6 +12,9 @@ typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 /// Something queued for a store's reducing queue, in one total order.
 enum PendingEntry {
     case action(any ActionProtocol)
+    /// An ``AsyncAction``: it goes through the middleware as any action does, and fails if it
+    /// reaches the reducers, since nothing would ever run it (see ``ActionTypes``).
+    case asyncAction(any ActionProtocol)
     /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
     case register([ErasedReducer])
@@ -52,7 +55,7 @@ extension PendingEntry {
     /// The action observers hear about: the action, or the batch as one action.
     var announcedAction: any ActionProtocol {
         switch self {
-        case .action(let action): return action
+        case .action(let action), .asyncAction(let action): return action
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
@@ -64,6 +67,15 @@ extension PendingEntry {
 }
 
 extension PendingEntry {
+    /// The queue entry for `action`, with the type it was dispatched as (an existential is opened
+    /// to the type it holds), which tells an ``AsyncAction`` apart (see ``ActionTypes``).
+    @inline(__always)
+    static func dispatched<Dispatched: ActionProtocol>(
+        _ action: Dispatched
+    ) -> (entry: PendingEntry, type: ObjectIdentifier) {
+        (entry(for: action), ObjectIdentifier(Dispatched.self))
+    }
+
     /// The queue entry for `action`: a batch gets its own case, so that the per-action loop never
     /// has to ask whether an action is a batch.
     ///

@@ -72,7 +72,15 @@ final class ReducerContext {
         ownedEngine = engine
     }
 
-    func deferDispatch(_ entry: PendingEntry, to route: DispatchRoute) {
+    /// Defers `entry` until the current action commits; an action dispatched as `type` is told
+    /// apart from an ``AsyncAction`` first (see ``ActionTypes``).
+    func deferDispatch(
+        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to route: DispatchRoute
+    ) {
+        var entry = entry
+        if let type, let kernel = reducingKernel {
+            kernel.ownerActionTypes.mark(&entry, dispatchedAs: type)
+        }
         deferredDispatches.append((route, entry))
     }
 
@@ -81,9 +89,12 @@ final class ReducerContext {
     /// when the current action commits, and dropped while a rollback re-applies actions (their
     /// first run already dispatched it).
     @inline(__always)
-    static func deferIfReducing(_ entry: PendingEntry, to route: @autoclosure () -> DispatchRoute) -> Bool {
+    static func deferIfReducing(
+        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        to route: @autoclosure () -> DispatchRoute
+    ) -> Bool {
         guard let context = current, context.reducingKernel != nil else { return false }
-        if !context.isReplaying { context.deferDispatch(entry, to: route()) }
+        if !context.isReplaying { context.deferDispatch(entry, dispatchedAs: type, to: route()) }
         return true
     }
 

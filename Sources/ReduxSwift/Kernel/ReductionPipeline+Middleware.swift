@@ -111,8 +111,9 @@ extension ReductionPipeline {
         if !journals.isEmpty, let move = action as? HistoryAction {
             return self.move(move, state: state, context: context, into: &result)
         }
-        return reduce(
-            at: 0, of: [PendingEntry.entry(for: action)], state: state, context: context, into: &result)
+        var entry = PendingEntry.entry(for: action)
+        if case .action = entry, actionTypes.isAsyncAction(action) { entry = .asyncAction(action) }
+        return reduce(at: 0, of: [entry], state: state, context: context, into: &result)
     }
 
     /// Reduces the action or batch that is `entries[index]`, announces it as a run of its own, and
@@ -125,6 +126,11 @@ extension ReductionPipeline {
         let outcome: ReductionOutcome
         switch entries[index] {
         case .batch: outcome = applyBatch(at: index, of: entries, state: state, context: context)
+        case .asyncAction(let action):
+            guard let work = action as? any AsyncActionStarting else {
+                preconditionFailure("an entry for an async action holds another action")
+            }
+            outcome = refuse([work])
         case let entry:
             outcome = apply(entry.announcedAction, at: index, of: entries, state: state, context: context)
         }

@@ -68,6 +68,9 @@ struct ReductionPipeline {
     private(set) var journals: [any ReductionJournal] = []
     let checkpointInterval: Int
     let checkpoints: CheckpointOperations
+    /// Which action types are not ``AsyncAction``s, so that an async action that reaches the
+    /// reducers in a batch, or from a middleware, is caught without a cast per action.
+    var actionTypes = ActionTypes()
 
     init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: CheckpointOperations) {
         precondition(checkpointInterval > 0, "checkpointInterval must be positive")
@@ -212,6 +215,16 @@ struct ReductionPipeline {
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                case .asyncAction(let action):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    if passesOneByOne {
+                        passOn(at: index, of: batch, state: state, context: context, into: &result)
+                        if context.hasFollowUps { return index + 1 }
+                    } else {
+                        refuse(action, into: &result)
+                    }
+                    continue
                 case .registerMiddleware(let newMiddleware, let key):
                     closeRun(at: index)
                     runStart = index + 1
@@ -346,6 +359,12 @@ struct ReductionPipeline {
     mutating func applyBatch(
         at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
     ) -> ReductionOutcome {
+        if case .batch(let actions) = batch[index], actionTypes.holdsAsyncAction(actions) {
+            var asyncActions: [any AsyncActionStarting] = []
+            var otherActions = 0
+            _ = actions.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
+            return refuse(asyncActions)
+        }
         do {
             try reducers.withUnsafeBufferPointer { reducers in
                 try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
@@ -355,6 +374,24 @@ struct ReductionPipeline {
         }
         logCommitted(at: index, of: batch, state: state)
         return .committed
+    }
+
+    /// Fails an async action that reached the reducers (see ``refuse(_:)``), and announces it.
+    func refuse(_ action: any ActionProtocol, into result: inout ReducedBatch) {
+        guard let work = action as? any AsyncActionStarting else {
+            preconditionFailure("an entry for an async action holds another action")
+        }
+        if case .failed(let error, _) = refuse([work]) { result.events.append(.failed(action, error)) }
+    }
+
+    /// Fails an action or batch that holds async actions no middleware ran, without reducing it:
+    /// they could never run, so they end (their `finished()` returns) and the failure names the
+    /// first.
+    func refuse(_ asyncActions: [any AsyncActionStarting]) -> ReductionOutcome {
+        for work in asyncActions { work.endWithoutRunning() }
+        let identifier = asyncActions.first?.identifier ?? "AsyncAction"
+        return .failed(
+            AsyncActionError(.noAsyncActionsMiddleware, identifier: identifier), replayFailures: [])
     }
 
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
@@ -371,8 +408,8 @@ struct ReductionPipeline {
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
-        case .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume, .failure,
-            .startRecording, .stopRecording, .observe:
+        case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume,
+            .failure, .startRecording, .stopRecording, .observe:
             break
         }
     }
@@ -539,5 +576,81 @@ extension Array {
     fileprivate func isSameBuffer(as other: Self) -> Bool {
         withUnsafeBufferPointer { mine in other.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
         }
+    }
+}
+
+/// Action types found not to be ``AsyncAction``s, so that telling an async action apart costs a
+/// cast once per type rather than once per action.
+///
+/// An async action that reaches the reducers never runs, and the store reports it. A type is cast
+/// once and then recognized by its metadata: the type seen last with one comparison, the others
+/// seen before by a short scan. Each store keeps one under its lock, for dispatches from outside
+/// (which know their type statically), and the owner of its state keeps others, for what store
+/// code dispatches and what reaches the reducers in a batch or from a middleware.
+struct ActionTypes {
+    /// The type found plain last; `Never`, which no action is, until then.
+    private var last = ObjectIdentifier(Never.self)
+    /// The types found plain so far, up to `limit`; a type past it is cast each time.
+    private var plain: [ObjectIdentifier] = []
+    private static var limit: Int { 64 }
+
+    /// Whether an action dispatched as `type` is an async action.
+    @inline(__always)
+    mutating func isAsyncAction(_ action: any ActionProtocol, dispatchedAs type: ObjectIdentifier) -> Bool {
+        type == last ? false : classify(action, type)
+    }
+
+    /// Whether `action` is an async action; reads its type from the existential.
+    mutating func isAsyncAction(_ action: any ActionProtocol) -> Bool {
+        isAsyncAction(action, dispatchedAs: Self.storedType(of: action))
+    }
+
+    /// The type the existential `action` holds, read from its container without the runtime call
+    /// `type(of:)` makes to look for a subclass: a class and its subclasses are each cached on
+    /// their own, so none is needed.
+    @inline(__always)
+    private static func storedType<Action: ActionProtocol>(of _: Action) -> ObjectIdentifier {
+        ObjectIdentifier(Action.self)
+    }
+
+    @inline(never)
+    private mutating func classify(_ action: any ActionProtocol, _ type: ObjectIdentifier) -> Bool {
+        if plain.contains(type) {
+            last = type
+            return false
+        }
+        if action is any AsyncActionStarting { return true }
+        if plain.count < Self.limit { plain.append(type) }
+        last = type
+        return false
+    }
+
+    /// Makes `entry`, an action dispatched as `type`, ``PendingEntry/asyncAction(_:)`` if it holds
+    /// an async action. In place, so that a plain action's entry is not copied.
+    @inline(__always)
+    mutating func mark(_ entry: inout PendingEntry, dispatchedAs type: ObjectIdentifier) {
+        if type != last { markIfAsync(&entry, type) }
+    }
+
+    @inline(never)
+    private mutating func markIfAsync(_ entry: inout PendingEntry, _ type: ObjectIdentifier) {
+        guard case .action(let action) = entry, classify(action, type) else { return }
+        entry = .asyncAction(action)
+    }
+
+    /// Whether `batch` holds an async action, at any depth.
+    mutating func holdsAsyncAction(_ batch: ActionBatch) -> Bool {
+        var levels = [batch.actions[...]]
+        while var level = levels.popLast() {
+            while let action = level.popFirst() {
+                if let nested = ActionBatch.of(action) {
+                    levels.append(level)
+                    levels.append(nested.actions[...])
+                    break
+                }
+                if isAsyncAction(action) { return true }
+            }
+        }
+        return false
     }
 }

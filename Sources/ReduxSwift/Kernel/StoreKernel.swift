@@ -35,6 +35,9 @@ final class StoreKernel: @unchecked Sendable {
     let transactionGate = NSLock()
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
+    /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
+    /// code dispatches; touched only by the owner of the state, like `engine`.
+    @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
 
     init(
         engine: any AnyReductionEngine, initialSnapshot: Snapshot,
@@ -58,31 +61,51 @@ final class StoreKernel: @unchecked Sendable {
 
     // MARK: Dispatching
 
-    /// Dispatches `entry` from the calling thread: deferred until the current action commits when
-    /// called from store code (see ``ReducerContext``), queued otherwise.
+    /// Dispatches `action` from the calling thread: deferred until the current action commits when
+    /// called from store code (see ``ReducerContext``), queued otherwise. Its static type tells an
+    /// ``AsyncAction`` apart without a cast (see ``ActionTypes``); an existential is opened to it.
     @inline(__always)
+    func dispatch<Action: ActionProtocol>(action: Action) {
+        let entry = PendingEntry.entry(for: action)
+        let type = ObjectIdentifier(Action.self)
+        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
+        enqueue(entry, dispatchedAs: type)
+    }
+
+    /// Dispatches an entry that is not an action dispatched by the app (an action passed on later)
+    /// like ``dispatch(action:)``.
     func dispatch(_ entry: PendingEntry) {
         if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return }
         enqueue(entry)
     }
 
-    /// Dispatches `entry` like ``dispatch(_:)``, but never waits for room: returns whether the
+    /// Dispatches `entry` like ``dispatch(action:)``, but never waits for room: returns whether the
     /// queue is full, so that a caller holding a lock can release it before ``waitForRoom()``.
     /// (Waiting under a lock the drainer may need, as an async action's run lock, deadlocks.)
-    func dispatchWithoutWaitingForRoom(_ entry: PendingEntry) -> Bool {
-        if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return false }
+    func dispatchWithoutWaitingForRoom(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
+        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
         var entry = Optional(entry)
-        var effects = machine.withLock { $0.enqueue(entry.take()!) }
+        var effects = machine.withLock { machine in
+            if let type { machine.actionTypes.mark(&entry!, dispatchedAs: type) }
+            return machine.enqueue(entry.take()!)
+        }
         let isFull = effects.queueIsFull
         effects.queueIsFull = false
         perform(effects)
         return isFull
     }
 
-    /// Queues `entry`; a dispatcher that filled the queue waits for room where it may.
-    func enqueue(_ entry: consuming PendingEntry, _ admission: Machine.Admission = .pending) {
+    /// Queues `entry`; a dispatcher that filled the queue waits for room where it may. An action
+    /// dispatched as `type` is told apart from an ``AsyncAction`` first, under the lock.
+    func enqueue(
+        _ entry: consuming PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        _ admission: Machine.Admission = .pending
+    ) {
         var entry = Optional(entry)
-        let effects = machine.withLock { $0.enqueue(entry.take()!, admission) }
+        let effects = machine.withLock { machine in
+            if let type { machine.actionTypes.mark(&entry!, dispatchedAs: type) }
+            return machine.enqueue(entry.take()!, admission)
+        }
         perform(effects)
     }
 

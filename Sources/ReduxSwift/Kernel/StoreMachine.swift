@@ -135,6 +135,8 @@ struct StoreMachine<Entry, Waiter> {
     /// Waits until the store is idle that found asynchronous work running: they look again once
     /// none is left.
     private var idleWaitsForAsyncWork: [@Sendable () -> Void] = []
+    /// The action types found not to be ``AsyncAction``s, for dispatches from outside store code.
+    var actionTypes = ActionTypes()
 
     init(initialSnapshot: Snapshot) {
         published = initialSnapshot

@@ -62,9 +62,9 @@ public final class DispatchLock: Sendable {
     /// store's own reducers, right after that action. Through a released lock, it is an ordinary
     /// dispatch.
     public func dispatch(_ action: any ActionProtocol) {
-        let entry = PendingEntry.entry(for: action)
-        if ReducerContext.deferIfReducing(entry, to: .passingLock(self)) { return }
-        send(entry)
+        let (entry, type) = PendingEntry.dispatched(action)
+        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .passingLock(self)) { return }
+        send(entry, dispatchedAs: type)
     }
 
     /// Decided while holding `released`, so that a concurrent ``release()`` cannot come between
@@ -74,11 +74,11 @@ public final class DispatchLock: Sendable {
     /// counting as full). Through a released lock it is an ordinary dispatch, which may wait for room:
     /// that happens after `released` is unlocked, since the drainer may need it meanwhile (to send a
     /// dispatch a reducer made through this lock).
-    func send(_ entry: PendingEntry) {
+    func send(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil) {
         let wasReleased = released.withLock { released in
-            if !released { kernel.enqueue(entry, .passingLocks) }
+            if !released { kernel.enqueue(entry, dispatchedAs: type, .passingLocks) }
             return released
         }
-        if wasReleased { kernel.enqueue(entry) }
+        if wasReleased { kernel.enqueue(entry, dispatchedAs: type) }
     }
 }

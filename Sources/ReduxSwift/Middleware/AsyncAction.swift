@@ -40,6 +40,12 @@
 /// have been handled, in batch order; if the batch fails, the work ends without running. A
 /// ``StoreTransaction`` refuses async actions with ``TransactionError/Kind/asyncAction(storeIndex:identifier:)``,
 /// because it applies its actions at once and cannot wait for work.
+///
+/// An async action that reaches the reducers never runs: the store has no async-actions
+/// middleware (or it was removed), or a middleware after it passed the action on. It fails there,
+/// leaving the state as it was, and ends, so ``finished()`` returns; the store posts
+/// ``Foundation/NSNotification/Name/dispatchDidFail`` with an ``AsyncActionError`` of kind
+/// ``AsyncActionError/Kind/noAsyncActionsMiddleware``. A batch that holds one fails as a whole.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
@@ -103,7 +109,8 @@ public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: 
 
     /// Dispatches an action to the store, unless the work was cancelled.
     public func dispatch(_ action: any ActionProtocol) {
-        run.dispatchIfNotCancelled(.entry(for: action), to: store.kernel)
+        let (entry, type) = PendingEntry.dispatched(action)
+        run.dispatchIfNotCancelled(entry, dispatchedAs: type, to: store.kernel)
     }
 
     /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled.

@@ -11,6 +11,10 @@ public struct AsyncActionError: Error, Sendable, CustomStringConvertible, Equata
         /// The action was declared for the state type `expected`, and dispatched to a store of
         /// `store`.
         case stateMismatch(expected: String, store: String)
+        /// The action reached the reducers: no ``Middleware/asyncActions(dependencies:)``
+        /// middleware ran it, because the store has none (or it was removed), or because a
+        /// middleware after it passed the action on.
+        case noAsyncActionsMiddleware
     }
 
     /// Why the action could not start.
@@ -34,6 +38,9 @@ public struct AsyncActionError: Error, Sendable, CustomStringConvertible, Equata
                 + "provides \(provided)"
         case .stateMismatch(let expected, let store):
             return "\(identifier) is an AsyncAction for \(expected), dispatched to a store of \(store)"
+        case .noAsyncActionsMiddleware:
+            return "\(identifier) reached the reducers, so it never runs: give the store the "
+                + "asyncActions(dependencies:) middleware, ahead of any middleware that passes it on"
         }
     }
 }

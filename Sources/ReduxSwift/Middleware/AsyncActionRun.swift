@@ -74,10 +74,12 @@ final class AsyncActionRun: Sendable {
     /// overtake a `cancel()` that has returned; then, with the lock released, waits for room if the
     /// queue is full. Waiting under the lock deadlocked: the drainer takes the lock to start this
     /// run's task, and would never take the entries the dispatcher waits on.
-    func dispatchIfNotCancelled(_ entry: PendingEntry, to kernel: StoreKernel) {
+    func dispatchIfNotCancelled(
+        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to kernel: StoreKernel
+    ) {
         let isFull = status.withLock { status -> Bool in
             guard !status.isCancelled else { return false }
-            return kernel.dispatchWithoutWaitingForRoom(entry)
+            return kernel.dispatchWithoutWaitingForRoom(entry, dispatchedAs: type)
         }
         if isFull { kernel.waitForRoom() }
     }

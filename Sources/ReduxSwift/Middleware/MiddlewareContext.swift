@@ -67,7 +67,8 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// discarded if this middleware throws.
     public func dispatch(_ action: any ActionProtocol) {
         call.checkActive()
-        ReducerContext.current?.deferDispatch(.entry(for: action), to: .queue(call.kernel))
+        let (entry, type) = PendingEntry.dispatched(action)
+        ReducerContext.current?.deferDispatch(entry, dispatchedAs: type, to: .queue(call.kernel))
     }
 
     /// Returns a function that dispatches an action to the store, like ReSwift's `dispatch`: the
@@ -110,7 +111,7 @@ public struct MiddlewareContext<State: StateProtocol> {
         return { [weak kernel = call.kernel] action in
             // Held for the call, as the caller of `Store.dispatch(_:)` holds its store.
             guard let kernel, let store = kernel.store else { return }
-            withExtendedLifetime(store) { kernel.dispatch(.entry(for: action)) }
+            withExtendedLifetime(store) { kernel.dispatch(action: action) }
         }
     }
 }

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Async work that records that it ran.
+private func recordingWork(_ identifier: String, into runs: Recorder<String>) -> AsyncAction<TestState, Void>
+{
+    AsyncAction(identifier) { _ in runs.append(identifier) }
+}
+
+/// The error a store posts for an async action that reached its reducers.
+private func unrun(_ identifier: String) -> AsyncActionError {
+    AsyncActionError(.noAsyncActionsMiddleware, identifier: identifier)
+}
+
+/// An ``AsyncAction`` that no middleware runs reaches the reducers: it fails there, is reported,
+/// and ends, so that `finished()` returns, however it was dispatched and whatever the store has.
+@Suite(.offThePool) struct UnrunAsyncActionTests {
+    @Test func anAsyncActionDispatchedToAStoreWithoutMiddlewareFailsAndEnds() async {
+        let store = makeStore()
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let runs = Recorder<String>()
+        let work = recordingWork("load", into: runs)
+        store.dispatch(TestAction.increment)
+        store.dispatch(work)
+        store.dispatch(TestAction.increment)
+        #expect(await finishes(work))
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values.first?.error as? AsyncActionError == unrun("load"))
+        #expect(failures.values.first?.failedAction?.identifier == "load")
+        #expect(store.currentState().counter == 2, "the actions around it are reduced")
+        #expect(runs.count == 0)
+        #expect(unrun("load").description.contains("asyncActions(dependencies:)"))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anAsyncActionFailsOnceItsMiddlewareIsRemoved() async {
+        let store = makeStore()
+        let runs = Recorder<String>()
+        let registration = store.register(middleware: [.asyncActions()])
+        let before = recordingWork("before", into: runs)
+        store.dispatch(before)
+        await before.finished()
+        registration.remove()
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let after = recordingWork("after", into: runs)
+        store.dispatch(after)
+        #expect(await finishes(after))
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values.first?.error as? AsyncActionError == unrun("after"))
+        #expect(runs.values == ["before"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anAsyncActionPassedToTheReducersByAMiddlewareFailsAndTheMiddlewareLearnsIt() async {
+        let outcomes = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("pass") { action, context in
+                    if case .failed(let error) = context.next(action) {
+                        outcomes.append("\(action.identifier): \(error)")
+                    }
+                }
+            ], notificationCenter: StoreNotificationCenter())
+        let runs = Recorder<String>()
+        let work = recordingWork("through", into: runs)
+        store.dispatch(work)
+        #expect(await finishes(work))
+        #expect(outcomes.wait(forCount: 1))
+        #expect(outcomes.values == ["through: \(unrun("through"))"])
+        #expect(runs.count == 0)
+    }
+
+    @Test func aBatchHoldingAnUnrunAsyncActionFailsAsAWholeAndEndsEveryAsyncActionInIt() async {
+        let store = makeStore()
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        let runs = Recorder<String>()
+        let first = recordingWork("first", into: runs)
+        let nested = recordingWork("nested", into: runs)
+        store.dispatch(batch: [
+            TestAction.increment, first, ActionBatch([TestAction.append("a"), nested]),
+        ])
+        #expect(await finishes(first))
+        #expect(await finishes(nested))
+        #expect(failures.wait(forCount: 1))
+        #expect(failures.values.first?.failedAction is ActionBatch)
+        #expect(failures.values.first?.error as? AsyncActionError == unrun("first"))
+        #expect(store.currentState() == TestState(), "nothing of the batch is reduced")
+        #expect(runs.count == 0)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anAsyncActionFailsHoweverItIsDispatched() async throws {
+        let other = makeStore()
+        let handle = StoreHandle()
+        let kept = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
+        let runs = Recorder<String>()
+        let fromReducer = recordingWork("from a reducer", into: runs)
+        let toOtherStore = recordingWork("to another store", into: runs)
+        let fromMiddleware = recordingWork("from a middleware", into: runs)
+        let store = Store(
+            reducers: [
+                testReducer,
+                { _, action in
+                    guard case .append("go")? = action as? TestAction else { return }
+                    handle.store.dispatch(fromReducer)
+                    other.dispatch(toOtherStore)
+                },
+            ], state: TestState(),
+            middleware: [
+                Middleware("dispatching") { action, context in
+                    if case .append("go")? = action as? TestAction {
+                        context.dispatch(fromMiddleware)
+                        kept.value = context.dispatchLater()
+                    }
+                    context.next(action)
+                }
+            ], notificationCenter: StoreNotificationCenter())
+        handle.store = store
+        let failures = Recorder<String>()
+        let tokens = [store, other].map { store in
+            store.observeFailures { note in
+                if let error = note.error as? AsyncActionError, error.kind == .noAsyncActionsMiddleware {
+                    failures.append(error.identifier)
+                }
+            }
+        }
+        store.dispatch(TestAction.append("go"))
+        let asExistential = recordingWork("as an existential", into: runs)
+        let existential: any ActionProtocol = asExistential
+        store.dispatch(existential)
+        let throughKept = recordingWork("through a kept function", into: runs)
+        _ = store.currentState()
+        kept.value?(throughKept)
+        let lock = store.lock()
+        let throughLock = recordingWork("through a lock", into: runs)
+        lock.dispatch(throughLock)
+        try lock.release()
+        for work in [fromReducer, toOtherStore, fromMiddleware, asExistential, throughKept, throughLock] {
+            #expect(await finishes(work), "\(work.identifier)")
+        }
+        #expect(failures.wait(forCount: 6))
+        #expect(
+            Set(failures.values) == [
+                "from a reducer", "to another store", "from a middleware", "as an existential",
+                "through a kept function", "through a lock",
+            ])
+        #expect(runs.count == 0)
+        withExtendedLifetime(tokens) {}
+    }
+
+    @Test func aStoreWithTheMiddlewareStillRunsItsAsyncActionsAfterManyPlainTypes() async {
+        let runs = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(), middleware: [.asyncActions()],
+            notificationCenter: StoreNotificationCenter())
+        let plain = makeStore()
+        // Each store learns these types as plain first; an async action still stands out after.
+        for _ in 0..<3 {
+            for target in [store, plain] {
+                target.dispatch(TestAction.increment)
+                target.dispatch(Action("named"))
+                target.dispatch(batch: [TestAction.increment])
+            }
+        }
+        let work = recordingWork("after plain types", into: runs)
+        store.dispatch(work)
+        await work.finished()
+        #expect(runs.values == ["after plain types"])
+        let unrunWork = recordingWork("unrun after plain types", into: runs)
+        plain.dispatch(unrunWork)
+        #expect(await finishes(unrunWork))
+        #expect(runs.values == ["after plain types"])
+    }
+}
