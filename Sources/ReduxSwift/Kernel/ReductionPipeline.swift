@@ -64,6 +64,10 @@ struct ReductionPipeline {
     var recordedEvents = EventPosition()
     /// The observers of values, which select from the state after every pass that changes it.
     private var selections: [any LiveSelection] = []
+    /// How many observers of values make a new one sweep out the cancelled ones: twice as many as
+    /// the last sweep left, so that the sweeps cost O(1) per observer, and the observers cancelled
+    /// on a store that does not change (whose passes would drop them) stay a fraction of the live.
+    private var sweepThreshold = 64
     /// What keeps every committed entry (a history); empty unless a history records this store.
     private(set) var journals: [any ReductionJournal] = []
     let checkpointInterval: Int
@@ -282,7 +286,7 @@ struct ReductionPipeline {
                     runStart = index + 1
                     var keeps = false
                     Self.selecting(context) { keeps = selection.activate(on: state) }
-                    if keeps { selections.append(selection) }
+                    if keeps { keep(selection) }
                     continue
                 }
                 if context.hasDeferredRegistrations {
@@ -315,6 +319,15 @@ struct ReductionPipeline {
         guard stop == nil else { return stop }
         closeRun(at: batch.count)
         return nil
+    }
+
+    /// Adds an observer of values; past the threshold, first drops the cancelled ones.
+    private mutating func keep(_ selection: any LiveSelection) {
+        if selections.count >= sweepThreshold {
+            selections.removeAll { $0.isCancelled }
+            sweepThreshold = max(64, selections.count * 2)
+        }
+        selections.append(selection)
     }
 
     /// Lets every observer of values select from the changed state, and drops the cancelled ones.

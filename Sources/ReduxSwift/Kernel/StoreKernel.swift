@@ -416,4 +416,6 @@ final class QueueMark: LiveSelection {
     }
 
     func storeDidEnd() {}
+
+    var isCancelled: Bool { true }
 }

@@ -34,6 +34,9 @@ protocol LiveSelection: AnyObject {
     func select(from state: StatePointer) -> Bool
     /// The store is gone: no value will come any more.
     func storeDidEnd()
+    /// Whether the observer was cancelled, so that the pipeline may drop it before it selects
+    /// again; read from the owner of the state while any thread may cancel.
+    var isCancelled: Bool { get }
 }
 
 /// The one observer of values behind every observing form: `observe(_:)` with or without an
@@ -122,6 +125,8 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         activated.signal()
         return isActive
     }
+
+    var isCancelled: Bool { !gate.isOpen }
 
     func select(from state: StatePointer) -> Bool {
         guard gate.isOpen, let select = closures.withLock({ $0?.select }) else { return false }

@@ -234,4 +234,31 @@ extension EncodeCountedState {
         #expect(trials > 0)
         #expect(late.value == 0, "\(late.value) calls began after cancel() returned, in \(trials) trials")
     }
+
+    @Test func observersCancelledOnAStoreThatDoesNotChangeAreNotKeptOneByOne() {
+        let store = makeStore()
+        let alive = LockedBox(0)
+        for _ in 0..<2_000 {
+            let token = store.observe({ _ in CountedValue(alive) }, using: { _ in })
+            token.cancel()
+        }
+        _ = store.currentState()
+        // Each observer keeps the last value it selected until the store drops it; with no pass to
+        // drop them, new observers sweep out the cancelled ones.
+        #expect(alive.value <= 130, "\(alive.value) selected values are still kept")
+    }
+}
+
+/// A selected value that counts the instances alive; no two are duplicates.
+final class CountedValue: Equatable, Sendable {
+    let alive: LockedBox<Int>
+
+    init(_ alive: LockedBox<Int>) {
+        self.alive = alive
+        alive.update { $0 += 1 }
+    }
+
+    deinit { alive.update { $0 -= 1 } }
+
+    static func == (left: CountedValue, right: CountedValue) -> Bool { left === right }
 }
