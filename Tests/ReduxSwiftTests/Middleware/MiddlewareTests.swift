@@ -239,14 +239,7 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
     @Test func dispatchesFromAMiddlewareAreHandledRightAfterTheCurrentAction() {
         let store = Store(
             reducers: [testReducer], state: TestState(),
-            middleware: [
-                Middleware("echo") { action, context in
-                    if case .append(let entry)? = action as? TestAction, !entry.hasSuffix("!") {
-                        context.dispatch(TestAction.append(entry + "!"))
-                    }
-                    context.next(action)
-                }
-            ], notificationCenter: StoreNotificationCenter())
+            middleware: [echoMiddleware()], notificationCenter: StoreNotificationCenter())
         // Both queued before either is reduced: each echo still comes right after its action.
         let lock = store.lock()
         store.dispatch(TestAction.append("a"))
@@ -461,5 +454,16 @@ func recordingMiddleware(_ name: String, into seen: Recorder<String>) -> Middlew
         #expect(
             lines.values.first?.hasPrefix(
                 "[TestState] ActionBatch of 2 actions [increment, increment] committed") == true)
+    }
+}
+
+/// A middleware that dispatches `entry + "!"` for each `append` whose entry does not end in "!",
+/// then passes the action on.
+func echoMiddleware() -> Middleware<TestState> {
+    Middleware("echo") { action, context in
+        if case .append(let entry)? = action as? TestAction, !entry.hasSuffix("!") {
+            context.dispatch(TestAction.append(entry + "!"))
+        }
+        context.next(action)
     }
 }

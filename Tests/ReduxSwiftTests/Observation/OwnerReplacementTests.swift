@@ -113,25 +113,10 @@ func observeCounterFromOnePlace(
     @Test func aReplacementRacingDeliveriesNeverCallsTheOldBlockAfterObserveReturns() {
         final class Owner: Sendable {}
         let store = makeStore()
-        let stop = LockedFlag()
         let late = LockedCounter()
-        let dispatchers = (0..<4).map { _ in
-            onNewThread {
-                while !stop.isSet {
-                    store.dispatch(TestAction.increment)
-                    for _ in 0..<8 { sched_yield() }
-                }
-            }
-        }
         let owner = Owner()
-        // Five seconds of trials, but at least two, however slow the machine (the thread
-        // sanitizer beside six busy processes managed one in five seconds).
-        let deadline = Date(timeIntervalSinceNow: 5)
-        let lastResort = Date(timeIntervalSinceNow: 120)
         var previous: (replaced: LockedFlag, tokens: [ObserverToken])?
-        var trials = 0
-        func goesOn() -> Bool { Date() < (trials < 2 ? lastResort : deadline) }
-        while trials < 500, goesOn() {
+        let (trials, stopped) = trialsWhileDispatching(threads: 4, to: store) { goesOn in
             let replaced = LockedFlag()
             let calls = LockedCounter()
             // A call that begins, or is still under way, once a later observe returned is late.
@@ -154,10 +139,8 @@ func observeCounterFromOnePlace(
             previous = (replaced, tokens)
             // Let deliveries get under way before the next replacement.
             while calls.value < 6, goesOn() { sched_yield() }
-            trials += 1
         }
-        stop.set()
-        for dispatcher in dispatchers { #expect(dispatcher.wait()) }
+        #expect(stopped)
         #expect(trials > 1)
         #expect(previous?.tokens.allSatisfy { $0.isActive } == true)
         #expect(late.value == 0, "\(late.value) calls of replaced blocks began after observe returned")

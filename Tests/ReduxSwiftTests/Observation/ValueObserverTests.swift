@@ -196,20 +196,9 @@ extension EncodeCountedState {
     @Test func noCallBeginsAfterCancelReturnsWhileEightThreadsDispatch() {
         final class Owner: Sendable {}
         let store = makeStore()
-        let stop = LockedFlag()
         let late = LockedCounter()
-        let dispatchers = (0..<8).map { _ in
-            onNewThread {
-                while !stop.isSet {
-                    store.dispatch(TestAction.increment)
-                    for _ in 0..<8 { sched_yield() }
-                }
-            }
-        }
         let owner = Owner()
-        let deadline = Date(timeIntervalSinceNow: 5)
-        var trials = 0
-        while trials < 500, Date() < deadline {
+        let (trials, stopped) = trialsWhileDispatching(threads: 8, to: store) { goesOn in
             let cancelled = LockedFlag()
             let calls = LockedCounter()
             let call: @Sendable () -> Void = {
@@ -224,14 +213,12 @@ extension EncodeCountedState {
                 store.observe(\.counter, owner: owner) { _, _ in call() },
             ]
             // Cancel while deliveries are under way.
-            while calls.value < 6, Date() < deadline { sched_yield() }
+            while calls.value < 6, goesOn() { sched_yield() }
             for token in tokens { token.cancel() }
             cancelled.set()
-            trials += 1
         }
-        stop.set()
-        for dispatcher in dispatchers { #expect(dispatcher.wait()) }
-        #expect(trials > 0)
+        #expect(stopped)
+        #expect(trials > 1)
         #expect(late.value == 0, "\(late.value) calls began after cancel() returned, in \(trials) trials")
     }
 

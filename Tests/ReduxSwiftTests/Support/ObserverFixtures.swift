@@ -49,6 +49,37 @@ func onNewThread(_ body: @escaping @Sendable () -> Void) -> Gate {
     return finished
 }
 
+/// Repeats `trial` while `count` threads dispatch increments to `store` as fast as they can, for
+/// `seconds` and at most 500 trials, but at least `minimum` trials however slow the machine (under
+/// the thread sanitizer beside six busy processes, one trial took five seconds), with a last-resort
+/// deadline of two minutes. `trial` gets whether to go on waiting inside the trial. Returns the
+/// number of trials, and whether every dispatcher stopped in time.
+func trialsWhileDispatching(
+    threads count: Int, to store: Store<TestState>, for seconds: TimeInterval = 5, minimum: Int = 2,
+    _ trial: (_ goesOn: () -> Bool) -> Void
+) -> (trials: Int, dispatchersStopped: Bool) {
+    let stop = LockedFlag()
+    let dispatchers = (0..<count).map { _ in
+        onNewThread {
+            while !stop.isSet {
+                store.dispatch(TestAction.increment)
+                for _ in 0..<8 { sched_yield() }
+            }
+        }
+    }
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    let lastResort = Date(timeIntervalSinceNow: 120)
+    var trials = 0
+    func goesOn() -> Bool { Date() < (trials < minimum ? lastResort : deadline) }
+    while trials < 500, goesOn() {
+        trial(goesOn)
+        trials += 1
+    }
+    stop.set()
+    let stopped = dispatchers.map { $0.wait() }.allSatisfy { $0 }
+    return (trials, stopped)
+}
+
 /// Makes `encode(to:)` of a ``HookedState`` stop until released, once armed.
 final class EncodeHook: Sendable {
     private let armed = LockedFlag()
