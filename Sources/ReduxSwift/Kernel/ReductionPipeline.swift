@@ -64,9 +64,10 @@ struct ReductionPipeline {
     var recordedEvents = EventPosition()
     /// The observers of values, which select from the state after every pass that changes it.
     private var selections: [any LiveSelection] = []
-    /// How many observers of values make a new one sweep out the cancelled ones: twice as many as
-    /// the last sweep left, so that the sweeps cost O(1) per observer, and the observers cancelled
-    /// on a store that does not change (whose passes would drop them) stay a fraction of the live.
+    /// How many observers of values make a new one sweep out the ended ones (cancelled, or whose
+    /// owner is gone): twice as many as the last sweep left, so that the sweeps cost O(1) per
+    /// observer, and the observers ended on a store that does not change (whose passes would drop
+    /// them) stay a fraction of the live.
     private var sweepThreshold = 64
     /// What keeps every committed entry (a history); empty unless a history records this store.
     private(set) var journals: [any ReductionJournal] = []
@@ -156,7 +157,7 @@ struct ReductionPipeline {
 
     /// How many follow-ups one pass handles before the store reports that store code may be
     /// dispatching in an endless loop: a legitimate pass, even one that fans out, stays far below.
-    var followUpWarningThreshold = 1_000_000
+    var followUpWarningThreshold = 100_000
 
     /// Counts follow-ups of one pass; reports once when they pass the threshold.
     private func reportEndlessFollowUps(handled: Int, adding count: Int) -> Int {
@@ -321,10 +322,10 @@ struct ReductionPipeline {
         return nil
     }
 
-    /// Adds an observer of values; past the threshold, first drops the cancelled ones.
+    /// Adds an observer of values; past the threshold, first drops the ended ones.
     private mutating func keep(_ selection: any LiveSelection) {
         if selections.count >= sweepThreshold {
-            selections.removeAll { $0.isCancelled }
+            selections.removeAll { $0.hasEnded() }
             sweepThreshold = max(64, selections.count * 2)
         }
         selections.append(selection)

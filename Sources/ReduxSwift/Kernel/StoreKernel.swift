@@ -417,5 +417,5 @@ final class QueueMark: LiveSelection {
 
     func storeDidEnd() {}
 
-    var isCancelled: Bool { true }
+    func hasEnded() -> Bool { true }
 }

@@ -34,9 +34,10 @@ protocol LiveSelection: AnyObject {
     func select(from state: StatePointer) -> Bool
     /// The store is gone: no value will come any more.
     func storeDidEnd()
-    /// Whether the observer was cancelled, so that the pipeline may drop it before it selects
-    /// again; read from the owner of the state while any thread may cancel.
-    var isCancelled: Bool { get }
+    /// Whether the observer has ended: it was cancelled, or its owner is gone (then it ends now),
+    /// so that the pipeline may drop it before it selects again. Called by the owner of the
+    /// state, while any thread may cancel.
+    func hasEnded() -> Bool
 }
 
 /// The one observer of values behind every observing form: `observe(_:)` with or without an
@@ -126,7 +127,12 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         return isActive
     }
 
-    var isCancelled: Bool { !gate.isOpen }
+    func hasEnded() -> Bool {
+        guard gate.isOpen else { return true }
+        guard let owner, !owner.isOwnerAlive else { return false }
+        _ = deactivate()
+        return true
+    }
 
     func select(from state: StatePointer) -> Bool {
         guard gate.isOpen, let select = closures.withLock({ $0?.select }) else { return false }

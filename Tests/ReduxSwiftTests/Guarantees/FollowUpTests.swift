@@ -162,6 +162,28 @@ private func storeWithFollowUps(_ followUps: @escaping @Sendable (String) -> [St
         #expect(other.currentState().log == ["queued first", "from a"])
     }
 
+    @Test func reducersRegisteredByAReducerSeeAllItsFollowUpsEvenThoseDispatchedBeforeIt() {
+        let handle = StoreHandle()
+        let seen = Recorder<String>()
+        let late: Reducer<TestState> = { _, action in
+            if case .append(let entry)? = action as? TestAction { seen.append(entry) }
+        }
+        let store = makeStore([
+            testReducer,
+            { _, action in
+                guard case .append("go")? = action as? TestAction else { return }
+                handle.store.dispatch(TestAction.append("before"))
+                handle.store.register([late])
+                handle.store.dispatch(TestAction.append("after"))
+            },
+        ])
+        handle.store = store
+        store.dispatch(TestAction.append("go"))
+        store.dispatch(TestAction.append("next"))
+        #expect(store.currentState().log == ["go", "before", "after", "next"])
+        #expect(seen.values == ["before", "after", "next"])
+    }
+
     @Test func storeCodeThatDispatchesWithoutEndIsReportedOnce() {
         let warnings = Recorder<String>()
         let listener = RuntimeWarning.addListener { message in

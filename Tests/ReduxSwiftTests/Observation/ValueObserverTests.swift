@@ -222,6 +222,21 @@ extension EncodeCountedState {
         #expect(late.value == 0, "\(late.value) calls began after cancel() returned, in \(trials) trials")
     }
 
+    @Test func observersWhoseOwnersAreFreedOnAStoreThatDoesNotChangeAreNotKeptOneByOne() {
+        final class Screen: Sendable {}
+        let store = makeStore()
+        let alive = LockedBox(0)
+        for round in 0..<2_000 {
+            let screen = Screen()
+            // The block captures a value, as a screen's closures do; it goes with the observer.
+            let captured = CountedValue(alive)
+            let queue: DispatchQueue? = round % 2 == 0 ? nil : .main
+            store.observe(\.counter, owner: screen, queue: queue) { _, _ in _ = captured }
+        }
+        _ = store.currentState()
+        #expect(alive.value <= 130, "\(alive.value) blocks of freed owners are still kept")
+    }
+
     @Test func observersCancelledOnAStoreThatDoesNotChangeAreNotKeptOneByOne() {
         let store = makeStore()
         let alive = LockedBox(0)
