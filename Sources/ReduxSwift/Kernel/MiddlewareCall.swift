@@ -22,6 +22,8 @@ final class MiddlewareCall {
     /// The slot of the middleware the call is for: actions it passes on later continue after it.
     private(set) var slot = 0
     private var passOn: ((any ActionProtocol) -> DispatchOutcome)?
+    /// The action the middleware handles during the call.
+    private(set) var action: (any ActionProtocol)?
     /// How the actions passed on so far ended, combined.
     private(set) var outcome = DispatchOutcome.dropped
 
@@ -32,9 +34,11 @@ final class MiddlewareCall {
     /// Starts a call of the middleware in `slot` on `state`; calls of one position reuse one object
     /// when nothing kept it.
     func begin(
-        slot: Int, state: StatePointer, passOn: @escaping (any ActionProtocol) -> DispatchOutcome
+        slot: Int, action: any ActionProtocol, state: StatePointer,
+        passOn: @escaping (any ActionProtocol) -> DispatchOutcome
     ) {
         self.slot = slot
+        self.action = action
         self.state = state
         self.passOn = passOn
         outcome = .dropped
@@ -77,6 +81,7 @@ final class MiddlewareCall {
     /// Ends the call: nothing may use it afterwards.
     func end() {
         passOn = nil
+        action = nil
         state = nil
     }
 }

@@ -59,6 +59,9 @@ final class ReducerContext {
 
     /// True while the store re-applies logged actions to restore a checkpoint.
     @exclusivity(unchecked) var isReplaying = false
+    /// Set when a middleware takes a `nextLater()` function while an action passes through the
+    /// chain: the async actions the action holds are then the function's to end.
+    @exclusivity(unchecked) var tookNextLater = false
     /// Dispatches made by the action being reduced, released when it commits.
     @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
     /// What committed actions dispatched to this context's own store, for the pipeline to handle

@@ -26,12 +26,27 @@ extension ReductionPipeline {
 
     /// Passes one queued action through the middleware from `position` on, then releases the
     /// dispatches made meanwhile (a failed action has already discarded its own).
+    ///
+    /// An async action it holds (itself, or in a batch) that no middleware started, and that no
+    /// middleware holds with `nextLater()`, will never run: the middleware dropped it, replaced
+    /// it, or threw. It ends, so that its `finished()` returns.
     mutating func passThroughMiddleware(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
         context: ReducerContext, into result: inout ReducedBatch
     ) {
+        let holdsAsyncActions = holdsAsyncActions(action)
+        context.tookNextLater = false
         _ = forward(action, from: position, state: state, context: context, into: &result)
+        if holdsAsyncActions, !context.tookNextLater {
+            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.endWithoutRunning() }
+        }
         finishPassingOn(action, context: context)
+    }
+
+    /// Whether `action` is an async action or a batch that holds one, at any depth.
+    private mutating func holdsAsyncActions(_ action: any ActionProtocol) -> Bool {
+        if let batch = ActionBatch.of(action) { return actionTypes.holdsAsyncAction(batch) }
+        return actionTypes.isAsyncAction(action)
     }
 
     /// Tells the journals that `action` is done, and applies what its reducers and middleware
@@ -72,7 +87,7 @@ extension ReductionPipeline {
                 return outcome
             }
             return try withoutActuallyEscaping(passOn) { passOn in
-                call.begin(slot: slot, state: state, passOn: passOn)
+                call.begin(slot: slot, action: action, state: state, passOn: passOn)
                 defer { call.end() }
                 try handler(action, call)
                 return call.outcome

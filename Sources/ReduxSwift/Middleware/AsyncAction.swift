@@ -46,6 +46,9 @@
 /// leaving the state as it was, and ends, so ``finished()`` returns; the store posts
 /// ``Foundation/NSNotification/Name/dispatchDidFail`` with an ``AsyncActionError`` of kind
 /// ``AsyncActionError/Kind/noAsyncActionsMiddleware``. A batch that holds one fails as a whole.
+/// One that a middleware drops, replaces or rejects by throwing, or holds with a
+/// ``MiddlewareContext/nextLater()`` function that goes away without being called, ends without
+/// running as well.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void

@@ -154,3 +154,41 @@ struct FailureReporter: Sendable {
 enum AsyncWorkScope {
     @TaskLocal static var kernel: StoreKernel?
 }
+
+/// The async actions of an action a middleware held back with `nextLater()`: if the function goes
+/// away without ever being called, they will never run, so they end then (their `finished()`
+/// returns).
+///
+/// `@unchecked Sendable`: `wasPassedOn` is a `LockedValue`; `asyncActions` is immutable and holds
+/// `Sendable` actions.
+final class AsyncActionsHeldForLater: @unchecked Sendable {
+    private let asyncActions: [any AsyncActionStarting]
+    private let wasPassedOn = LockedValue(false)
+
+    /// `nil` when `action` holds no async action.
+    init?(holdingAsyncActionsOf action: any ActionProtocol) {
+        let asyncActions = Self.asyncActions(in: action)
+        guard !asyncActions.isEmpty else { return nil }
+        self.asyncActions = asyncActions
+    }
+
+    /// The function was called: what it passed on is the chain's to handle.
+    func passedOn() {
+        wasPassedOn.withLock { $0 = true }
+    }
+
+    deinit {
+        guard !wasPassedOn.withLock({ $0 }) else { return }
+        for work in asyncActions { work.endWithoutRunning() }
+    }
+
+    /// The async actions of `action`: itself, or those of a batch at any depth, in order.
+    static func asyncActions(in action: any ActionProtocol) -> [any AsyncActionStarting] {
+        if let work = action as? any AsyncActionStarting { return [work] }
+        guard let batch = ActionBatch.of(action) else { return [] }
+        var asyncActions: [any AsyncActionStarting] = []
+        var otherActions = 0
+        _ = batch.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
+        return asyncActions
+    }
+}

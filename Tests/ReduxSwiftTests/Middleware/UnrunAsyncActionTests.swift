@@ -177,4 +177,79 @@ private func unrun(_ identifier: String) -> AsyncActionError {
         #expect(await finishes(unrunWork))
         #expect(runs.values == ["after plain types"])
     }
+
+    @Test func anAsyncActionAMiddlewareDropsRejectsOrReplacesEndsWithoutRunning() async {
+        let runs = Recorder<String>()
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("gatekeeper") { action, context in
+                    switch action.identifier {
+                    case "dropped": return
+                    case "rejected": throw TestFailure()
+                    case "replaced": context.next(TestAction.increment)
+                    default:
+                        if let batch = action as? ActionBatch, batch.actions.count == 3 {
+                            throw TestFailure()
+                        }
+                        context.next(action)
+                    }
+                },
+                .asyncActions(),
+            ], notificationCenter: StoreNotificationCenter())
+        let dropped = recordingWork("dropped", into: runs)
+        let rejected = recordingWork("rejected", into: runs)
+        let replaced = recordingWork("replaced", into: runs)
+        let inRejectedBatch = recordingWork("in a rejected batch", into: runs)
+        let runsNormally = recordingWork("runs", into: runs)
+        store.dispatch(dropped)
+        store.dispatch(rejected)
+        store.dispatch(replaced)
+        store.dispatch(batch: [TestAction.increment, inRejectedBatch, TestAction.increment])
+        store.dispatch(runsNormally)
+        for work in [dropped, rejected, replaced, inRejectedBatch, runsNormally] {
+            #expect(await finishes(work), "\(work.identifier)")
+        }
+        #expect(runs.values == ["runs"])
+        #expect(store.currentState().counter == 1)
+    }
+
+    @Test func anAsyncActionHeldWithNextLaterEndsWhenTheFunctionGoesUncalledAndRunsWhenCalled() async {
+        let runs = Recorder<String>()
+        let held = LockedBox<[String: @Sendable (any ActionProtocol) -> Void]>([:])
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("holding") { action, context in
+                    guard action.identifier.hasPrefix("held") else {
+                        context.next(action)
+                        return
+                    }
+                    let next = context.nextLater()
+                    held.update { $0[action.identifier] = next }
+                },
+                Middleware("dropping resumed") { action, context in
+                    if action.identifier == "held, then dropped" { return }
+                    context.next(action)
+                },
+                .asyncActions(),
+            ], notificationCenter: StoreNotificationCenter())
+        let forgotten = recordingWork("held, never passed on", into: runs)
+        let passedOn = recordingWork("held, then passed on", into: runs)
+        let droppedLater = recordingWork("held, then dropped", into: runs)
+        for work in [forgotten, passedOn, droppedLater] { store.dispatch(work) }
+        _ = store.currentState()
+        let functions = held.value
+        held.value = [:]
+        // The function for `forgotten` goes away uncalled; the others are called.
+        functions["held, then passed on"]?(passedOn)
+        functions["held, then dropped"]?(droppedLater)
+        #expect(await finishes(passedOn))
+        #expect(await finishes(droppedLater))
+        #expect(runs.values == ["held, then passed on"])
+        withExtendedLifetime(functions["held, then passed on"]) {}
+        _ = consume functions
+        #expect(await finishes(forgotten))
+        #expect(runs.values == ["held, then passed on"])
+    }
 }
