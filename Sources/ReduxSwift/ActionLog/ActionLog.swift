@@ -32,7 +32,8 @@ import Android
 /// A recording holds exactly the actions that commit between ``record(_:)`` and
 /// ``ActionRecording/stop()``, in the order they were reduced: the store notes them on its own
 /// queue as they commit, so replaying them with the same reducers into a store with the state the
-/// recording started from reaches the same state. Floats that JSON cannot hold (`nan`,
+/// recording started from reaches the same state, whatever the reducers and middleware dispatched
+/// (see ``replay(_:into:)``). Floats that JSON cannot hold (`nan`,
 /// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
 /// or whose own `encode(to:)` throws, is left out and counted in
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
@@ -106,6 +107,11 @@ public final class ActionLog: Sendable {
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
     ///
+    /// Each action is applied as it was recorded, by the reducers alone: middleware do not see it
+    /// again, and what the reducers dispatch while applying it is dropped, because the recording
+    /// holds what those dispatches committed. Otherwise it is an ordinary dispatch: announced,
+    /// recorded by the histories and action logs that record the store, and held by its locks.
+    ///
     /// The whole log is read before anything is dispatched. If a line is corrupt, the actions
     /// before it are replayed, and the error names the line; nothing after it reaches the store.
     ///
@@ -126,7 +132,7 @@ public final class ActionLog: Sendable {
                 break
             }
         }
-        for action in actions { store.dispatch(action) }
+        for action in actions { store.kernel.dispatch(.replayed(action)) }
         _ = store.currentState()
         if let failure { throw failure }
         return actions.count

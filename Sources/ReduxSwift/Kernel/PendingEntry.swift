@@ -17,6 +17,10 @@ enum PendingEntry {
     case asyncAction(any ActionProtocol)
     /// Several actions reduced as one unit, all or nothing.
     case batch(ActionBatch)
+    /// An action (or batch) an ``ActionLog`` replays: it committed once already, so the reducers
+    /// alone apply it, and what they dispatch is dropped, since the log holds what those
+    /// dispatches committed.
+    case replayed(any ActionProtocol)
     case register([ErasedReducer])
     /// Middleware added to the end of the chain, which a removal names by `key`.
     case registerMiddleware([ErasedMiddleware], key: MiddlewareKey)
@@ -55,7 +59,7 @@ extension PendingEntry {
     /// The action observers hear about: the action, or the batch as one action.
     var announcedAction: any ActionProtocol {
         switch self {
-        case .action(let action), .asyncAction(let action): return action
+        case .action(let action), .asyncAction(let action), .replayed(let action): return action
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch

@@ -220,6 +220,14 @@ struct ReductionPipeline {
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                case .replayed(let action):
+                    outcome = replay(action, at: index, of: batch, state: state, context: context)
+                    if !journals.isEmpty {
+                        // A journal hears where each action ends, as through the middleware.
+                        closeRun(at: index)
+                        runStart = index
+                        tellJournalsFinished(action)
+                    }
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
@@ -390,6 +398,20 @@ struct ReductionPipeline {
         return .committed
     }
 
+    /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
+    /// dispatch: the log holds what those dispatches committed.
+    private mutating func replay(
+        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext
+    ) -> ReductionOutcome {
+        let outcome =
+            ActionBatch.of(action) == nil
+            ? apply(action, at: index, of: batch, state: state, context: context)
+            : applyBatch(at: index, of: batch, state: state, context: context)
+        context.discardDispatches()
+        return outcome
+    }
+
     /// Fails an async action that reached the reducers (see ``refuse(_:)``), and announces it.
     func refuse(_ action: any ActionProtocol, into result: inout ReducedBatch) {
         guard let work = action as? any AsyncActionStarting else {
@@ -419,6 +441,12 @@ struct ReductionPipeline {
             for index in 0..<count { try reducers[index](state, action) }
         case .batch(let batch):
             try run(reducers, upTo: count, onEachActionOf: batch, state: state)
+        case .replayed(let action):
+            if let batch = ActionBatch.of(action) {
+                try run(reducers, upTo: count, onEachActionOf: batch, state: state)
+            } else {
+                for index in 0..<count { try reducers[index](state, action) }
+            }
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)

@@ -55,6 +55,54 @@ let loggedReducer: Reducer<TestState> = { state, action in
         #expect(fresh.currentState() == final)
     }
 
+    @Test func replayingReachesTheSameStateWhenReducersAndMiddlewareDispatch() throws {
+        let log = makeLog()
+        // A reducer that dispatches a follow-up, and a middleware that dispatches one and passes
+        // every action on: the recording holds what they committed, so a replay runs neither.
+        func makeDispatchingStore() -> Store<TestState> {
+            let handle = StoreHandle()
+            let store = Store(
+                reducers: [
+                    loggedReducer,
+                    { _, action in
+                        if case .add(let amount)? = action as? LoggedAction, amount > 1 {
+                            handle.store.dispatch(LoggedAction.add(amount - 1))
+                        }
+                    },
+                ], state: TestState(),
+                middleware: [
+                    Middleware("noting") { action, context in
+                        if case .add(let amount)? = action as? LoggedAction {
+                            context.dispatch(LoggedAction.note("saw \(amount)"))
+                        }
+                        context.next(action)
+                    }
+                ], notificationCenter: StoreNotificationCenter())
+            handle.store = store
+            return store
+        }
+        let original = makeDispatchingStore()
+        let recording = log.record(original)
+        original.dispatch(LoggedAction.add(3))
+        original.dispatch(batch: [LoggedAction.note("x"), LoggedAction.add(2)])
+        let final = original.currentState()
+        let lines = recording.stop()
+        #expect(final.counter == 3 + 2 + 1 + 2 + 1)
+
+        let fresh = makeDispatchingStore()
+        let history = fresh.recordHistory()
+        let announced = Recorder<Int>()
+        let token = fresh.observeChanges { note in announced.append(note.actions.count) }
+        let replayed = try log.replay(lines, into: fresh)
+        #expect(fresh.currentState() == final)
+        #expect(announced.wait { $0.reduce(0, +) == replayed }, "every replayed action is announced")
+        // The history recorded the replayed actions as steps, and re-applies them.
+        history.undo()
+        history.redo()
+        #expect(fresh.currentState() == final)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func eachLineIsAJSONObjectWithATimestamp() throws {
         let (lines, _, _) = record([LoggedAction.note("x")], log: makeLog())
         let text = String(decoding: lines, as: UTF8.self)
