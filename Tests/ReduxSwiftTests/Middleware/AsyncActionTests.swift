@@ -16,7 +16,10 @@ final class FakeService: @unchecked Sendable {
     func fetch() async -> Int {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                self.gate.wait()
+                // Long enough for a test starved of the cooperative pool on a loaded machine to
+                // get to opening the gate (under the thread sanitizer one took a minute), yet
+                // bounded, so that a test that never opens it still ends.
+                self.gate.wait(timeout: 300)
                 continuation.resume(returning: self.answer)
             }
         }
