@@ -109,8 +109,12 @@ public final class ActionLog: Sendable {
     ///
     /// Each action is applied as it was recorded, by the reducers alone: middleware do not see it
     /// again, and what the reducers dispatch while applying it is dropped, because the recording
-    /// holds what those dispatches committed. Otherwise it is an ordinary dispatch: announced,
-    /// recorded by the histories and action logs that record the store, and held by its locks.
+    /// holds what those dispatches committed (to another store too). Otherwise it is an ordinary
+    /// dispatch: announced, recorded by the histories and action logs that record the store, and
+    /// held by its locks; like a read, the wait does not cover actions a dispatch lock holds. A
+    /// history's moves are not replayed: ``HistoryAction`` is not `Codable`, and a recording skips
+    /// it (see ``ActionRecording/skippedActions``), so record a store whose history moves only to
+    /// replay the actions, not the state they led to.
     ///
     /// The whole log is read before anything is dispatched. If a line is corrupt, the actions
     /// before it are replayed, and the error names the line; nothing after it reaches the store.

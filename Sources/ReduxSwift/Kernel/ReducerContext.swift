@@ -97,7 +97,12 @@ final class ReducerContext {
         to route: @autoclosure () -> DispatchRoute
     ) -> Bool {
         guard let context = current, context.reducingKernel != nil else { return false }
-        if !context.isReplaying { context.deferDispatch(entry, dispatchedAs: type, to: route()) }
+        if context.isReplaying {
+            // Made again by an action applied again: its first run's dispatch stands.
+            entry.endAsyncActions()
+        } else {
+            context.deferDispatch(entry, dispatchedAs: type, to: route())
+        }
         return true
     }
 
@@ -149,22 +154,24 @@ final class ReducerContext {
         return followUps
     }
 
-    /// Drops the dispatches a failed action made.
+    /// Drops the dispatches a failed action made; the async actions among them end.
     func discardDispatches() {
+        guard !deferredDispatches.isEmpty else { return }
+        let dropped = deferredDispatches
         deferredDispatches.removeAll()
+        for (_, entry) in dropped { entry.endAsyncActions() }
     }
 
     /// Drops the dispatches made since `mark` (a ``deferredDispatchCount``), keeping older ones
     /// and those in `kept` (ascending ranges of positions, made by actions that committed).
     func discardDispatches(from mark: Int, keeping kept: [Range<Int>] = []) {
-        guard !kept.isEmpty else {
-            deferredDispatches.removeSubrange(mark...)
-            return
-        }
         var survivors = Array(deferredDispatches[..<mark])
-        for range in kept {
-            survivors.append(
-                contentsOf: deferredDispatches[range.clamped(to: mark..<deferredDispatches.count)])
+        for (position, (_, entry)) in deferredDispatches.enumerated().dropFirst(mark) {
+            if kept.contains(where: { $0.contains(position) }) {
+                survivors.append(deferredDispatches[position])
+            } else {
+                entry.endAsyncActions()
+            }
         }
         deferredDispatches = survivors
     }

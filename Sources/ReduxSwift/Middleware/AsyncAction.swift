@@ -47,8 +47,9 @@
 /// ``Foundation/NSNotification/Name/dispatchDidFail`` with an ``AsyncActionError`` of kind
 /// ``AsyncActionError/Kind/noAsyncActionsMiddleware``. A batch that holds one fails as a whole.
 /// One that a middleware drops, replaces or rejects by throwing, or holds with a
-/// ``MiddlewareContext/nextLater()`` function that goes away without being called, ends without
-/// running as well.
+/// ``MiddlewareContext/nextLater()`` function that goes away without passing it on, ends without
+/// running as well, and so does one that store code dispatched when its dispatches are dropped
+/// (its action failed, its middleware threw, or the action was applied again).
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void

@@ -64,6 +64,8 @@ protocol AsyncActionStarting: ActionProtocol {
     func start(on kernel: StoreKernel, dependencies: any Sendable) throws(AsyncActionError) -> Bool
     /// Ends work that will never start because the batch holding it failed.
     func endWithoutRunning()
+    /// The run, shared by every copy of the action: what tells one async action from another.
+    var run: AsyncActionRun { get }
 }
 
 extension AsyncAction: AsyncActionStarting {
@@ -155,31 +157,45 @@ enum AsyncWorkScope {
     @TaskLocal static var kernel: StoreKernel?
 }
 
-/// The async actions of an action a middleware held back with `nextLater()`: if the function goes
-/// away without ever being called, they will never run, so they end then (their `finished()`
-/// returns).
+/// The async actions of an action a middleware held back with `nextLater()`. Those the function
+/// never passes on will never run: they end once it goes away (their `finished()` returns), or,
+/// if it goes away while the middleware still handles the action, once the action has passed the
+/// rest of the chain without starting them.
 ///
-/// `@unchecked Sendable`: `wasPassedOn` is a `LockedValue`; `asyncActions` is immutable and holds
-/// `Sendable` actions.
+/// `@unchecked Sendable`: `pending` is a `LockedValue`; `context` is immutable, compared by
+/// identity from any thread and written to only from the thread it is installed on.
 final class AsyncActionsHeldForLater: @unchecked Sendable {
-    private let asyncActions: [any AsyncActionStarting]
-    private let wasPassedOn = LockedValue(false)
+    /// The held async actions the function has not passed on yet.
+    private let pending: LockedValue<[any AsyncActionStarting]>
+    /// The pass the function was taken in, to tell a release during it from a later one.
+    private let context: ReducerContext?
 
     /// `nil` when `action` holds no async action.
     init?(holdingAsyncActionsOf action: any ActionProtocol) {
         let asyncActions = Self.asyncActions(in: action)
         guard !asyncActions.isEmpty else { return nil }
-        self.asyncActions = asyncActions
+        pending = LockedValue(asyncActions)
+        context = ReducerContext.current
     }
 
-    /// The function was called: what it passed on is the chain's to handle.
-    func passedOn() {
-        wasPassedOn.withLock { $0 = true }
+    /// The function passes `action` on: the held async actions it holds are the chain's again.
+    func passedOn(_ action: any ActionProtocol) {
+        let passed = Self.asyncActions(in: action).map { ObjectIdentifier($0.run) }
+        guard !passed.isEmpty else { return }
+        pending.withLock { pending in pending.removeAll { passed.contains(ObjectIdentifier($0.run)) } }
     }
 
     deinit {
-        guard !wasPassedOn.withLock({ $0 }) else { return }
-        for work in asyncActions { work.endWithoutRunning() }
+        let left = pending.withLock { $0 }
+        guard !left.isEmpty else { return }
+        // A context is installed only on the thread that made it: the same one means the same pass.
+        if let context, ReducerContext.current === context {
+            // Released while the middleware still handles the action: it may still pass the
+            // action on with `next`, so the chain decides, as if no function had been taken.
+            context.tookNextLater = false
+            return
+        }
+        for work in left { work.endWithoutRunning() }
     }
 
     /// The async actions of `action`: itself, or those of a batch at any depth, in order.
@@ -190,5 +206,19 @@ final class AsyncActionsHeldForLater: @unchecked Sendable {
         var otherActions = 0
         _ = batch.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
         return asyncActions
+    }
+}
+
+extension PendingEntry {
+    /// Ends the async actions an entry holds that is dropped before it is reduced (what a failed
+    /// action or a throwing middleware dispatched, or a dispatch made while actions are applied
+    /// again): they will never run.
+    func endAsyncActions() {
+        switch self {
+        case .asyncAction(let action), .batch(let action as any ActionProtocol), .resume(let action, _):
+            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.endWithoutRunning() }
+        default:
+            break
+        }
     }
 }

@@ -58,7 +58,7 @@ public struct MiddlewareContext<State: StateProtocol> {
         ReducerContext.current?.tookNextLater = true
         let held = call.action.flatMap(AsyncActionsHeldForLater.init(holdingAsyncActionsOf:))
         return { action in
-            held?.passedOn()
+            held?.passedOn(action)
             withExtendedLifetime(store) {
                 kernel.dispatch(.resume(action, afterSlot: slot))
             }

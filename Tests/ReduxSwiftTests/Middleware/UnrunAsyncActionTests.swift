@@ -252,4 +252,88 @@ private func unrun(_ identifier: String) -> AsyncActionError {
         #expect(await finishes(forgotten))
         #expect(runs.values == ["held, then passed on"])
     }
+
+    @Test func anAsyncActionPassedOnAfterItsNextLaterFunctionWentAwayRunsAndAReplacedOneEnds() async {
+        let runs = Recorder<String>()
+        let held = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("holding") { action, context in
+                    switch action.identifier {
+                    case "function dropped, then passed on":
+                        _ = context.nextLater()
+                        context.next(action)
+                    case "held, then replaced":
+                        held.value = context.nextLater()
+                    default:
+                        context.next(action)
+                    }
+                },
+                .asyncActions(),
+            ], notificationCenter: StoreNotificationCenter())
+        let passedOn = recordingWork("function dropped, then passed on", into: runs)
+        let replaced = recordingWork("held, then replaced", into: runs)
+        store.dispatch(passedOn)
+        store.dispatch(replaced)
+        _ = store.currentState()
+        onThreads(1) { _ in held.value?(TestAction.append("instead")) }
+        held.value = nil
+        #expect(await finishes(passedOn))
+        #expect(await finishes(replaced))
+        #expect(runs.values == ["function dropped, then passed on"])
+        #expect(store.currentState().log == ["instead"])
+    }
+
+    @Test func anAsyncActionDispatchedByStoreCodeWhoseDispatchesAreDroppedEnds() async throws {
+        let runs = Recorder<String>()
+        let made = LockedBox<[AsyncAction<TestState, Void>]>([])
+        let make: @Sendable (String) -> AsyncAction<TestState, Void> = { identifier in
+            let work = recordingWork(identifier, into: runs)
+            made.update { $0.append(work) }
+            return work
+        }
+        let handle = StoreHandle()
+        let log = ActionLog()
+        log.register(LoggedAction.self, name: "LoggedAction")
+        func makeStore() -> Store<TestState> {
+            Store(
+                reducers: [
+                    testReducer,
+                    { _, action in
+                        if case .append("reducer, then fail")? = action as? TestAction {
+                            handle.store.dispatch(make("reducer, then fail"))
+                            throw TestFailure()
+                        }
+                        if case .note("replayed")? = action as? LoggedAction {
+                            handle.store.dispatch(make("from a replayed action"))
+                        }
+                    },
+                ], state: TestState(),
+                middleware: [
+                    Middleware("throwing") { action, context in
+                        if case .append("middleware, then throw")? = action as? TestAction {
+                            context.dispatch(make("middleware, then throw"))
+                            throw TestFailure()
+                        }
+                        context.next(action)
+                    },
+                    .asyncActions(),
+                ], notificationCenter: StoreNotificationCenter())
+        }
+        let store = makeStore()
+        handle.store = store
+        store.dispatch(TestAction.append("reducer, then fail"))
+        store.dispatch(TestAction.append("middleware, then throw"))
+        let recording = log.record(store)
+        store.dispatch(LoggedAction.note("replayed"))
+        let lines = recording.stop()
+        let fresh = makeStore()
+        handle.store = fresh
+        try log.replay(lines, into: fresh)
+        let works = made.value
+        #expect(works.count == 4)
+        for work in works { #expect(await finishes(work), "\(work.identifier)") }
+        #expect(runs.values == ["from a replayed action"], "only the original store's ran")
+    }
 }
