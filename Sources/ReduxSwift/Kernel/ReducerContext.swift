@@ -59,9 +59,11 @@ final class ReducerContext {
 
     /// True while the store re-applies logged actions to restore a checkpoint.
     @exclusivity(unchecked) var isReplaying = false
-    /// Set when a middleware takes a `nextLater()` function while an action passes through the
-    /// chain: the async actions the action holds are then the function's to end.
-    @exclusivity(unchecked) var tookNextLater = false
+    /// True while an action passes through the middleware chain.
+    @exclusivity(unchecked) var isPassingThroughMiddleware = false
+    /// Async actions whose `nextLater()` functions went away during the current pass through the
+    /// chain: they end after it unless something started them or holds them.
+    @exclusivity(unchecked) var releasedAsyncActions: [any AsyncActionStarting] = []
     /// Dispatches made by the action being reduced, released when it commits.
     @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
     /// What committed actions dispatched to this context's own store, for the pipeline to handle

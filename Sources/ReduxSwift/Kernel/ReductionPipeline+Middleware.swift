@@ -28,17 +28,24 @@ extension ReductionPipeline {
     /// dispatches made meanwhile (a failed action has already discarded its own).
     ///
     /// An async action it holds (itself, or in a batch) that no middleware started, and that no
-    /// middleware holds with `nextLater()`, will never run: the middleware dropped it, replaced
-    /// it, or threw. It ends, so that its `finished()` returns.
+    /// `nextLater()` function holds, will never run: the middleware dropped it, replaced it, or
+    /// threw. It ends, so that its `finished()` returns; so do those whose functions went away
+    /// during the pass.
     mutating func passThroughMiddleware(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
         context: ReducerContext, into result: inout ReducedBatch
     ) {
         let holdsAsyncActions = holdsAsyncActions(action)
-        context.tookNextLater = false
+        context.isPassingThroughMiddleware = true
         _ = forward(action, from: position, state: state, context: context, into: &result)
-        if holdsAsyncActions, !context.tookNextLater {
-            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.endWithoutRunning() }
+        context.isPassingThroughMiddleware = false
+        if holdsAsyncActions {
+            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.run.endUnlessHeld() }
+        }
+        if !context.releasedAsyncActions.isEmpty {
+            let released = context.releasedAsyncActions
+            context.releasedAsyncActions.removeAll()
+            for work in released { work.run.endUnlessHeld() }
         }
         finishPassingOn(action, context: context)
     }

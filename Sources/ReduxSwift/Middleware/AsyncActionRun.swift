@@ -10,6 +10,8 @@ final class AsyncActionRun: Sendable {
         var phase = Phase.idle
         var isCancelled = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// `nextLater()` functions that hold the action and have not passed it on yet.
+        var holders = 0
     }
 
     private let status = LockedValue(Status())
@@ -82,6 +84,22 @@ final class AsyncActionRun: Sendable {
             return kernel.dispatchWithoutWaitingForRoom(entry, dispatchedAs: type)
         }
         if isFull { kernel.waitForRoom() }
+    }
+
+    /// A `nextLater()` function holds the action (`true`), or lets go of it (`false`).
+    func hold(_ holds: Bool) {
+        status.withLock { $0.holders += holds ? 1 : -1 }
+    }
+
+    /// Ends work that has not started, unless a `nextLater()` function still holds it: nothing
+    /// else can pass it on any more.
+    func endUnlessHeld() {
+        let wasIdle = status.withLock { status -> Bool in
+            guard case .idle = status.phase, status.holders == 0 else { return false }
+            status.phase = .finished
+            return true
+        }
+        if wasIdle { finish() }
     }
 
     /// Ends work that has not started and never will: ``finished()`` returns, and dispatching it

@@ -157,45 +157,45 @@ enum AsyncWorkScope {
     @TaskLocal static var kernel: StoreKernel?
 }
 
-/// The async actions of an action a middleware held back with `nextLater()`. Those the function
-/// never passes on will never run: they end once it goes away (their `finished()` returns), or,
-/// if it goes away while the middleware still handles the action, once the action has passed the
-/// rest of the chain without starting them.
+/// The async actions of an action a middleware held back with `nextLater()`, which the function
+/// holds until it passes them on or goes away. One that no function holds any more, and that is
+/// not passing through the chain, will never run: it ends (its `finished()` returns).
 ///
-/// `@unchecked Sendable`: `pending` is a `LockedValue`; `context` is immutable, compared by
-/// identity from any thread and written to only from the thread it is installed on.
+/// `@unchecked Sendable`: `pending` is a `LockedValue`; the rest is immutable.
 final class AsyncActionsHeldForLater: @unchecked Sendable {
     /// The held async actions the function has not passed on yet.
     private let pending: LockedValue<[any AsyncActionStarting]>
-    /// The pass the function was taken in, to tell a release during it from a later one.
-    private let context: ReducerContext?
 
     /// `nil` when `action` holds no async action.
     init?(holdingAsyncActionsOf action: any ActionProtocol) {
         let asyncActions = Self.asyncActions(in: action)
         guard !asyncActions.isEmpty else { return nil }
+        for work in asyncActions { work.run.hold(true) }
         pending = LockedValue(asyncActions)
-        context = ReducerContext.current
     }
 
     /// The function passes `action` on: the held async actions it holds are the chain's again.
     func passedOn(_ action: any ActionProtocol) {
         let passed = Self.asyncActions(in: action).map { ObjectIdentifier($0.run) }
         guard !passed.isEmpty else { return }
-        pending.withLock { pending in pending.removeAll { passed.contains(ObjectIdentifier($0.run)) } }
+        let released = pending.withLock { pending -> [any AsyncActionStarting] in
+            let released = pending.filter { passed.contains(ObjectIdentifier($0.run)) }
+            pending.removeAll { passed.contains(ObjectIdentifier($0.run)) }
+            return released
+        }
+        for work in released { work.run.hold(false) }
     }
 
     deinit {
         let left = pending.withLock { $0 }
-        guard !left.isEmpty else { return }
-        // A context is installed only on the thread that made it: the same one means the same pass.
-        if let context, ReducerContext.current === context {
-            // Released while the middleware still handles the action: it may still pass the
-            // action on with `next`, so the chain decides, as if no function had been taken.
-            context.tookNextLater = false
-            return
+        for work in left { work.run.hold(false) }
+        if let context = ReducerContext.current, context.isPassingThroughMiddleware {
+            // Let go of while an action passes through the chain, which may still pass these on:
+            // they end after that pass if nothing started them.
+            context.releasedAsyncActions.append(contentsOf: left)
+        } else {
+            for work in left { work.run.endUnlessHeld() }
         }
-        for work in left { work.endWithoutRunning() }
     }
 
     /// The async actions of `action`: itself, or those of a batch at any depth, in order.
@@ -216,7 +216,7 @@ extension PendingEntry {
     func endAsyncActions() {
         switch self {
         case .asyncAction(let action), .batch(let action as any ActionProtocol), .resume(let action, _):
-            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.endWithoutRunning() }
+            for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.run.endUnlessHeld() }
         default:
             break
         }

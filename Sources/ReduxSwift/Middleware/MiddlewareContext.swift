@@ -55,7 +55,6 @@ public struct MiddlewareContext<State: StateProtocol> {
         // The store stays alive while an action may still be passed on, to announce it.
         let store = kernel.store
         let slot = call.slot
-        ReducerContext.current?.tookNextLater = true
         let held = call.action.flatMap(AsyncActionsHeldForLater.init(holdingAsyncActionsOf:))
         return { action in
             held?.passedOn(action)

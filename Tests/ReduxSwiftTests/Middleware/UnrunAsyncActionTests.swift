@@ -336,4 +336,62 @@ private func unrun(_ identifier: String) -> AsyncActionError {
         for work in works { #expect(await finishes(work), "\(work.identifier)") }
         #expect(runs.values == ["from a replayed action"], "only the original store's ran")
     }
+
+    @Test func anAsyncActionRunsWhileAnyNextLaterFunctionStillHoldsItAndEndsOnceNoneDoes() async {
+        let runs = Recorder<String>()
+        let kept = LockedBox<[String: @Sendable (any ActionProtocol) -> Void]>([:])
+        let handle = StoreHandle()
+        let later = recordingWork("held by the second function", into: runs)
+        let inner = recordingWork("inner, passed on below", into: runs)
+        let first = recordingWork("first, its function replaced", into: runs)
+        let second = recordingWork("second", into: runs)
+        let store = Store(
+            reducers: [
+                testReducer,
+                { _, action in
+                    if case .append("go")? = action as? TestAction {
+                        handle.store.dispatch(first)
+                        handle.store.dispatch(second)
+                    }
+                },
+            ], state: TestState(),
+            middleware: [
+                Middleware("holding") { action, context in
+                    switch action.identifier {
+                    case "held by the second function":
+                        // Two functions; the one let go of must not end what the other holds.
+                        let keep = context.nextLater()
+                        _ = context.nextLater()
+                        kept.update { $0["later"] = keep }
+                        context.next(ActionBatch([TestAction.append("x"), inner]))
+                    case "first, its function replaced", "second":
+                        // Keeps the newest function only: the first one's goes away with the
+                        // second's pass, and its action ends.
+                        let next = context.nextLater()
+                        kept.update { $0["newest"] = next }
+                    default:
+                        context.next(action)
+                    }
+                },
+                Middleware("letting go") { action, context in
+                    _ = context.nextLater()
+                    context.next(action)
+                },
+                .asyncActions(),
+            ], notificationCenter: StoreNotificationCenter())
+        handle.store = store
+        store.dispatch(later)
+        store.dispatch(TestAction.append("go"))
+        _ = store.currentState()
+        #expect(await finishes(inner))
+        #expect(await finishes(first))
+        let functions = kept.value
+        kept.value = [:]
+        onThreads(1) { _ in functions["later"]?(later) }
+        #expect(await finishes(later))
+        #expect(runs.values.sorted() == ["held by the second function", "inner, passed on below"])
+        _ = consume functions
+        #expect(await finishes(second))
+        #expect(runs.count == 2)
+    }
 }
