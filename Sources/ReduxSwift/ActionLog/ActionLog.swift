@@ -100,7 +100,9 @@ public final class ActionLog: Sendable {
     /// after this call returns that commits before ``ActionRecording/stop()``.
     ///
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
-    /// are recorded when they are reduced.
+    /// are recorded when they are reduced. Called from a reducer or a middleware of the store, it
+    /// is made like a dispatch from there: right after the current action, so that the follow-ups
+    /// dispatched after it are recorded, and not at all if that action fails.
     public func record<State>(_ store: Store<State>) -> ActionRecording {
         ActionRecording(log: self, kernel: store.kernel)
     }
@@ -188,7 +190,13 @@ public final class ActionRecording: Sendable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
-        kernel.enqueue(.startRecording(sink), .neverHeld)
+        if let context = ReducerContext.current, context.reducingKernel === kernel {
+            // Ordered like a dispatch from here, so that the recording starts right after this
+            // action, ahead of the follow-ups it is about to dispatch (none if it fails).
+            if !context.isReplaying { context.deferDispatch(.startRecording(sink), to: .queue(kernel)) }
+        } else {
+            kernel.enqueue(.startRecording(sink), .neverHeld)
+        }
     }
 
     deinit {

@@ -103,6 +103,29 @@ let loggedReducer: Reducer<TestState> = { state, action in
         withExtendedLifetime(token) {}
     }
 
+    @Test func aRecordingStartedByAReducerHoldsTheFollowUpsItDispatchesAfterwards() {
+        let log = makeLog()
+        let handle = StoreHandle()
+        let recording = LockedBox<ActionRecording?>(nil)
+        let store = makeStore([
+            loggedReducer,
+            { _, action in
+                guard case .note("start")? = action as? LoggedAction else { return }
+                handle.store.dispatch(LoggedAction.note("before"))
+                recording.value = log.record(handle.store)
+                handle.store.dispatch(LoggedAction.note("after"))
+            },
+        ])
+        handle.store = store
+        store.dispatch(LoggedAction.note("start"))
+        store.dispatch(LoggedAction.note("later"))
+        _ = store.currentState()
+        let lines = recording.value?.stop() ?? Data()
+        let recorded = String(decoding: lines, as: UTF8.self)
+        #expect(!recorded.contains("before") && !recorded.contains("start"))
+        #expect(recorded.contains("after") && recorded.contains("later"))
+    }
+
     @Test func eachLineIsAJSONObjectWithATimestamp() throws {
         let (lines, _, _) = record([LoggedAction.note("x")], log: makeLog())
         let text = String(decoding: lines, as: UTF8.self)
