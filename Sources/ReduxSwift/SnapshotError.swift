@@ -2,8 +2,9 @@
 ///
 /// Its ``kind`` says whether encoding or decoding failed; it names the state type and the coding
 /// path of the value that failed, such as `todos[3].due`. A state that nests arrays and objects
-/// deeper than JSON can be read back, which is what a cyclic object graph does, fails to encode
-/// with ``NestingTooDeep`` as its ``underlyingError``:
+/// deeper than `JSONEncoder` writes, which is what a cyclic object graph does, fails to encode
+/// with ``NestingTooDeep`` as its ``underlyingError``; a `Decimal` NaN (such as `1 / 0`), which JSON
+/// cannot hold, fails to encode with an `EncodingError` naming its path:
 ///
 /// ```swift
 /// do {
@@ -33,14 +34,14 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
     /// The components of ``codingPath`` (`todos`, `[3]`, `.due`), for the abbreviated description.
     private let pathSegments: [String]
 
-    /// The ``SnapshotError/underlyingError`` when a state nests arrays and objects deeper than JSON
-    /// can be read back, which is what a cyclic object graph does without end.
+    /// The ``SnapshotError/underlyingError`` when a state nests arrays and objects deeper than
+    /// `JSONEncoder` writes, which is what a cyclic object graph does without end.
     ///
-    /// `JSONDecoder` refuses JSON nested more than ``limit`` levels, so the store refuses to write
-    /// it: encoding stops at the first value past the limit, whose path the error names, instead of
-    /// recursing until the stack overflows.
+    /// `JSONEncoder` refuses to write JSON nested more than ``limit`` levels (and older Apple
+    /// systems overflow the stack instead), so the store stops at the
+    /// first value past the limit, whose path the error names, before `JSONEncoder` starts.
     public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
-        /// The deepest nesting that round-trips: 512 levels of arrays and objects.
+        /// The deepest nesting that round-trips: 511 levels of arrays and objects.
         public let limit: Int
         /// Where the first value past the limit is, such as `"next.next.next"`.
         public let codingPath: String
@@ -55,8 +56,8 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 
         /// A sentence naming the limit and the likely cause.
         public var description: String {
-            "the state nests arrays and objects deeper than \(limit) levels, the most JSON can be "
-                + "read back with (is there a cycle in its object graph?)"
+            "the state nests arrays and objects deeper than \(limit) levels, the most JSONEncoder "
+                + "writes (is there a cycle in its object graph?)"
         }
     }
 

@@ -89,8 +89,9 @@ import Testing
         guard case .failure(let error)? = result,
             let reason = error.underlyingError as? SnapshotError.NestingTooDeep
         else { return false }
-        return error.kind == .encodingFailed && reason.limit == 512 && error.codingPath.hasPrefix(pathPrefix)
-            && error.codingPath == reason.codingPath && error.description.contains("deeper than 512 levels")
+        return error.kind == .encodingFailed && reason.limit == JSONNesting.limit
+            && error.codingPath.hasPrefix(pathPrefix)
+            && error.codingPath == reason.codingPath && error.description.contains("deeper than 511 levels")
     }
 
     @Test func aCyclicStateThrowsSnapshotErrorInsteadOfOverflowingTheStack() throws {
@@ -115,17 +116,17 @@ import Testing
         Link.takeApart(chain)
     }
 
-    @Test func aDeepButReadableStateRoundTripsUpToTheDecoderLimit() throws {
+    @Test func aDeepButWritableStateRoundTripsUpToTheEncoderLimit() throws {
         let store = Self.makeChainStore()
-        // The state object is one level, each link one more: 201 and 512 levels, the most
-        // JSONDecoder reads.
-        for length in [200, 511] {
+        // The state object is one level, each link one more: 201 and 511 levels, the most
+        // JSONEncoder writes.
+        for length in [200, 510] {
             let chain = Link.chain(length)
             store.dispatch(Action("set", payload: chain))
             #expect(try Self.readSnapshot(store)?.get() == length)
             #expect(Self.onDispatchQueue { store.currentState().length } == length)
         }
-        let tooLong = Link.chain(512)
+        let tooLong = Link.chain(511)
         store.dispatch(Action("set", payload: tooLong))
         #expect(Self.isNestingTooDeep(Self.readSnapshot(store), pathPrefix: "head.next"))
         store.dispatch(Action("set", payload: Link(1)))
@@ -180,12 +181,12 @@ import Testing
             Issue.record("a cyclic state must not snapshot")
             return
         }
-        #expect(error.codingPath == "head" + String(repeating: ".next", count: 511))
+        #expect(error.codingPath == "head" + String(repeating: ".next", count: 510))
         #expect(error.description.count < 300, "\(error.description.count) characters")
         #expect(
             error.description.hasPrefix(
                 "Cannot encode ReduxSwiftTests.SnapshotNestingTests.ChainState at head.next.next.next.next "
-                    + "… (502 more) … next.next.next.next.next: the state nests"))
+                    + "… (501 more) … next.next.next.next.next: the state nests"))
         cycle.next = nil
     }
 

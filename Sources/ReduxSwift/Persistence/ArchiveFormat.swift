@@ -6,7 +6,7 @@ import Foundation
 /// so the state is never encoded twice. Loading the current version is one `JSONDecoder` pass.
 enum ArchiveFormat {
     /// How deep `JSONSerialization` and `JSONDecoder` let arrays and objects nest.
-    static let depthLimit = JSONNesting.limit
+    static let depthLimit = JSONNesting.readLimit
 
     static func envelope(schemaVersion: Int, state: Data) -> Data {
         var data = Data("{\"schemaVersion\":\(schemaVersion),\"state\":".utf8)

@@ -202,23 +202,10 @@ struct SnapshotTree: Sendable, Equatable {
         self.unordered = unordered
     }
 
-    /// Parses a snapshot the store wrote, finding its unordered arrays.
-    init(parsing data: Data, unorderedArrays: UnorderedArrays) throws {
-        switch unorderedArrays {
-        case .offsets(let offsets):
-            // The parser turns the offsets into paths as it meets them.
-            var unordered: [String: Bool] = [:]
-            value = try data.withUnsafeBytes { bytes in
-                var parser = JSONParser(bytes: bytes, unorderedArrays: offsets)
-                let value = try parser.parseDocument()
-                unordered = parser.unorderedPaths
-                return value
-            }
-            self.unordered = unordered
-        case .paths(let paths):
-            value = try JSONValue(parsing: data)
-            unordered = paths
-        }
+    /// Parses a snapshot the store wrote, with the unordered arrays its encoding found.
+    init(parsing data: Data, unordered: [String: Bool]) throws {
+        value = try JSONValue(parsing: data)
+        self.unordered = unordered
     }
 }
 
@@ -232,7 +219,7 @@ extension JSONValue {
     /// Parses JSON text, such as a store snapshot.
     init(parsing data: Data) throws {
         self = try data.withUnsafeBytes { bytes in
-            var parser = JSONParser(bytes: bytes, unorderedArrays: [])
+            var parser = JSONParser(bytes: bytes)
             return try parser.parseDocument()
         }
     }
@@ -242,51 +229,16 @@ extension JSONValue {
 private struct JSONParser {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
-    /// The unordered arrays to find, in order of their offsets, and the next one expected.
-    private let unorderedArrays: [UnorderedArray]
-    private var nextUnordered = 0
-    /// The path of the value being parsed, kept only while unordered arrays remain to be found.
-    private var path: [PathStep] = []
-    /// The paths of the unordered arrays found, and whether each alternates keys and values.
-    private(set) var unorderedPaths: [String: Bool] = [:]
 
-    private enum PathStep {
-        case key(String)
-        case index(Int)
-    }
-
-    init(bytes: UnsafeRawBufferPointer, unorderedArrays: [UnorderedArray]) {
+    init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        self.unorderedArrays = unorderedArrays
     }
-
-    private var isTrackingPath: Bool { nextUnordered < unorderedArrays.count }
 
     mutating func parseDocument() throws -> JSONValue {
         let value = try parseValue(depth: 0)
         skipWhitespace()
         guard offset == bytes.count else { throw error("unexpected text after the value") }
         return value
-    }
-
-    /// Records the array starting here if it is the next unordered one.
-    private mutating func noteArray() {
-        guard isTrackingPath else { return }
-        while nextUnordered < unorderedArrays.count, unorderedArrays[nextUnordered].offset < offset {
-            nextUnordered += 1
-        }
-        guard nextUnordered < unorderedArrays.count, unorderedArrays[nextUnordered].offset == offset else {
-            return
-        }
-        var rendered = ""
-        for step in path {
-            switch step {
-            case .key(let key): rendered = StatePath.appending(key, to: rendered)
-            case .index(let index): rendered = StatePath.appending(String(index), to: rendered)
-            }
-        }
-        unorderedPaths[rendered] = unorderedArrays[nextUnordered].isPairs
-        nextUnordered += 1
     }
 
     func error(_ reason: String) -> JSONValue.ParseError {
@@ -303,14 +255,14 @@ private struct JSONParser {
     }
 
     /// Parses the value at `depth` (0 for the root), whose array or object is nesting level
-    /// `depth + 1`: the same limit as `JSONDecoder`'s, ``JSONNesting/limit``.
+    /// `depth + 1`: the same limit as `JSONDecoder`'s, ``JSONNesting/readLimit``.
     mutating func parseValue(depth: Int) throws -> JSONValue {
         skipWhitespace()
         guard offset < bytes.count else { throw error("unexpected end") }
         switch bytes[offset] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            guard depth < JSONNesting.limit else {
-                throw error("nested deeper than \(JSONNesting.limit) levels")
+            guard depth < JSONNesting.readLimit else {
+                throw error("nested deeper than \(JSONNesting.readLimit) levels")
             }
             return bytes[offset] == UInt8(ascii: "{")
                 ? try parseObject(depth: depth) : try parseArray(depth: depth)
@@ -350,13 +302,7 @@ private struct JSONParser {
                 throw error("expected ':'")
             }
             offset += 1
-            if isTrackingPath {
-                path.append(.key(key))
-                members[key] = try parseValue(depth: depth + 1)
-                path.removeLast()
-            } else {
-                members[key] = try parseValue(depth: depth + 1)
-            }
+            members[key] = try parseValue(depth: depth + 1)
             skipWhitespace()
             guard offset < bytes.count else { throw error("unexpected end") }
             if bytes[offset] == UInt8(ascii: ",") {
@@ -371,7 +317,6 @@ private struct JSONParser {
     }
 
     private mutating func parseArray(depth: Int) throws -> JSONValue {
-        noteArray()
         offset += 1
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -380,13 +325,7 @@ private struct JSONParser {
             return .array(elements)
         }
         while true {
-            if isTrackingPath {
-                path.append(.index(elements.count))
-                elements.append(try parseValue(depth: depth + 1))
-                path.removeLast()
-            } else {
-                elements.append(try parseValue(depth: depth + 1))
-            }
+            elements.append(try parseValue(depth: depth + 1))
             skipWhitespace()
             guard offset < bytes.count else { throw error("unexpected end") }
             if bytes[offset] == UInt8(ascii: ",") {

@@ -289,7 +289,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let again: SnapshotTree
         do {
             let encoded = try SnapshotCoder.makeEncoder().encodeMarkingUnordered(loaded.state)
-            again = try SnapshotTree(parsing: encoded.data, unorderedArrays: encoded.unordered)
+            again = try SnapshotTree(parsing: encoded.data, unordered: encoded.unordered)
         } catch {
             throw fail(
                 .encodingFailed(

@@ -66,7 +66,7 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
         func parse(_ value: Value) throws(SnapshotError) -> SnapshotTree {
             do {
                 let encoded = try encoder.encodeMarkingUnordered(value)
-                return try SnapshotTree(parsing: encoded.data, unorderedArrays: encoded.unordered)
+                return try SnapshotTree(parsing: encoded.data, unordered: encoded.unordered)
             } catch {
                 throw SnapshotError(.encodingFailed, stateType: Value.self, underlyingError: error)
             }

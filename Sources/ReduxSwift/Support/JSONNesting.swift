@@ -1,9 +1,10 @@
 /// How deep arrays and objects may nest in the JSON a store writes and reads.
-///
-/// One limit for every part of the library: snapshots, change sets and archives. It is the deepest
-/// nesting `JSONDecoder` and `JSONSerialization` read back: 512 levels are read, a 513th is
-/// refused. A scalar inside the 512th level adds no level.
 enum JSONNesting {
-    /// The deepest nesting of arrays and objects that round-trips.
-    static let limit = 512
+    /// The deepest nesting of a state: what `JSONEncoder` writes (it refuses 512 levels), and so
+    /// what snapshots and change sets allow. A scalar inside the deepest container adds no level.
+    static let limit = 511
+    /// The deepest nesting `JSONDecoder` and `JSONSerialization` read back: 512 levels are read, a
+    /// 513th is refused. An archive's envelope adds one level around a state of at most ``limit``,
+    /// so whatever a save writes, a load reads.
+    static let readLimit = limit + 1
 }

@@ -1,21 +1,33 @@
 import Foundation
 
-/// Walks a value's `encode(to:)` without writing anything, before `JSONEncoder` writes a value that
-/// strays from ``SnapshotEncoder``'s fast path.
+/// Sits between a value's `encode(to:)` and `JSONEncoder`: every call is checked, then passed on,
+/// so that `JSONEncoder` writes the JSON in one pass and never sees what it would crash on or
+/// write as JSON that `JSONDecoder` cannot read back.
 ///
-/// It refuses, with an error, what would make `JSONEncoder` overflow the stack or stop the
-/// program, and nothing else:
+/// What it refuses, with an error, and nothing else:
 /// - arrays and objects nested deeper than ``JSONNesting/limit`` (``SnapshotError/NestingTooDeep``,
 ///   which is also how a cyclic object graph ends), and `encode(to:)` calls nested deeper than
 ///   the thread's call limit (a cycle through single-value wrappers);
 /// - a value that writes two values through its single-value container, or that asks for a keyed
-///   and an unkeyed container, or for a container and a single value (`EncodingError`).
+///   and an unkeyed container, or for a container and a single value, or for a nested container
+///   under a key that holds another value (`EncodingError`): `JSONEncoder` stops the program there;
+/// - a `Decimal` NaN, which `JSONEncoder` writes as `NaN`, not JSON (`EncodingError`).
+///
+/// A misuse found in a call that cannot throw is recorded; the container it returns passes nothing
+/// on, and the next call that can throw, or the end of the encoding, throws it.
+///
+/// **Members.** Refusing a nested container under a key that already holds a value needs the keys
+/// each keyed container wrote, which costs a dictionary per object. Most types never ask for a
+/// nested container, so keys are recorded only inside the `encode(to:)` of types seen doing so:
+/// the first time a type asks for one, the encoding starts again, recording its keys (see
+/// ``SnapshotEncoder``).
 ///
 /// It also finds the paths of the unordered arrays (sets, and dictionaries written as arrays of
-/// keys and values) of the JSON `JSONEncoder` will write, for change sets.
+/// keys and values), for change sets.
 final class SnapshotChecker {
-    /// The position of one value in the JSON, and what its `encode(to:)` has asked for so far.
-    final class Slot {
+    /// The position of one value in the JSON and what its `encode(to:)` has asked for so far; the
+    /// encoder that value's `encode(to:)` writes through, passing each call on to `base`.
+    final class Slot: Encoder {
         enum Kind {
             case empty
             case keyed
@@ -28,33 +40,58 @@ final class SnapshotChecker {
             case index(Int)
         }
 
+        // Exclusivity is unchecked on the mutable state below: one encoding runs on one thread.
+        let checker: SnapshotChecker
         let parent: Slot?
         let component: Component?
         /// The JSON nesting level of the value: 0 for the root; its container is one level deeper.
         let level: Int
-        var kind = Kind.empty
+        /// Whether its keyed container records the keys it writes (see ``SnapshotChecker``).
+        @exclusivity(unchecked) var tracksMembers: Bool
+        @exclusivity(unchecked) var kind = Kind.empty
         /// The number of elements of its unkeyed container.
-        var count = 0
+        @exclusivity(unchecked) var count = 0
         /// What its keyed container holds under each key that has a nested container, and which
         /// keys hold a value: `JSONEncoder` stops the program when a nested container is asked for
         /// under a key that holds anything but a container of the same kind.
-        var members: [String: Kind] = [:]
+        @exclusivity(unchecked) var members: [String: Kind] = [:]
+        /// The type of the value written here, or `nil` for a nested container or super encoder.
+        @exclusivity(unchecked) var type: Any.Type?
+        /// The type whose `encode(to:)` writes here: for a super encoder, the subclass.
+        @exclusivity(unchecked) var owner: Any.Type = Never.self
+        /// `JSONEncoder`'s encoder for this position, once the value is written; `nil` before, and
+        /// when a misuse was found: nothing is passed on then.
+        @exclusivity(unchecked) var base: (any Encoder)?
 
-        init(parent: Slot?, component: Component?, level: Int) {
+        init(
+            checker: SnapshotChecker, parent: Slot?, component: Component?, level: Int,
+            tracksMembers: Bool = false
+        ) {
+            self.checker = checker
             self.parent = parent
             self.component = component
             self.level = level
+            self.tracksMembers = tracksMembers
         }
 
-        /// A slot for a member or element of this value's container.
+        /// A slot for a member or element of this value's container, written by a value of its own.
         func child(_ component: Component) -> Slot {
-            Slot(parent: self, component: component, level: level + 1)
+            Slot(checker: checker, parent: self, component: component, level: level + 1)
+        }
+
+        /// A slot for a nested container or super encoder: written by this value's `encode(to:)`.
+        func nested(_ component: Component) -> Slot {
+            let slot = Slot(
+                checker: checker, parent: self, component: component, level: level + 1,
+                tracksMembers: tracksMembers)
+            slot.owner = owner
+            return slot
         }
 
         /// A slot for the value this one writes through its single-value container: the same
         /// position, not yet written.
         func replacement() -> Slot {
-            Slot(parent: parent, component: component, level: level)
+            Slot(checker: checker, parent: parent, component: component, level: level)
         }
 
         var components: [Component] {
@@ -67,7 +104,8 @@ final class SnapshotChecker {
             return components.reversed()
         }
 
-        var codingPath: [any CodingKey] {
+        /// The coding path of this position, for errors.
+        var path: [any CodingKey] {
             components.map { component in
                 switch component {
                 case .key(let key): return CheckedKey(stringValue: key)
@@ -85,84 +123,149 @@ final class SnapshotChecker {
                 }
             }
         }
+
+        // MARK: Encoder
+
+        var codingPath: [any CodingKey] { base?.codingPath ?? path }
+        var userInfo: [CodingUserInfoKey: Any] { base?.userInfo ?? [:] }
+
+        func container<Key: CodingKey>(keyedBy keyType: Key.Type) -> KeyedEncodingContainer<Key> {
+            let passes = checker.open(self, as: .keyed, type: type)
+            return KeyedEncodingContainer(
+                CheckingKeyedContainer<Key>(
+                    slot: self, base: passes ? base?.container(keyedBy: Key.self) : nil))
+        }
+
+        func unkeyedContainer() -> any UnkeyedEncodingContainer {
+            let passes = checker.open(self, as: .unkeyed, type: type)
+            return CheckingUnkeyedContainer(slot: self, base: passes ? base?.unkeyedContainer() : nil)
+        }
+
+        func singleValueContainer() -> any SingleValueEncodingContainer {
+            CheckingSingleValueContainer(
+                slot: self, base: checker.failure == nil ? base?.singleValueContainer() : nil)
+        }
     }
 
     let callLimit: Int
-    private var callDepth = 0
-    /// The first misuse found in a call that cannot throw; every later call throws it.
-    var failure: (any Error)?
+    /// The types whose keyed containers record the keys they write.
+    let trackedTypes: Set<ObjectIdentifier>
+    /// The type that asked for a nested container where keys were not recorded: the encoding must
+    /// start again with it in ``trackedTypes``.
+    @exclusivity(unchecked) private(set) var newlyTrackedType: ObjectIdentifier?
+    /// Whether some `encode(to:)` call went deeper than ``callLimit`` on a thread that is not the
+    /// deep stack: the encoding must start again there, even if a `try?` swallowed the error.
+    @exclusivity(unchecked) private(set) var needsDeepStack = false
+    @exclusivity(unchecked) private var callDepth = 0
+    /// The first misuse found; every later call that can throw throws it.
+    @exclusivity(unchecked) var failure: (any Error)?
     /// Path → whether the unordered array there alternates keys and values.
-    private(set) var unorderedPaths: [String: Bool] = [:]
+    @exclusivity(unchecked) private(set) var unorderedPaths: [String: Bool] = [:]
 
-    init(callLimit: Int) {
+    init(callLimit: Int, trackedTypes: Set<ObjectIdentifier>) {
         self.callLimit = callLimit
+        self.trackedTypes = trackedTypes
     }
 
-    /// Walks `value`, throwing what `JSONEncoder` could not survive.
-    func check<Value: Encodable>(_ value: Value) throws {
-        try checkValue(value, in: Slot(parent: nil, component: nil, level: 0))
-        if let failure { throw failure }
-    }
-
-    func checkValue<Value: Encodable>(_ value: Value, in slot: Slot) throws {
-        if let failure { throw failure }
-        if Self.isPrimitive(Value.self) { return }
-        guard callDepth < callLimit else {
-            if callLimit < DeepStack.callLimit { throw NeedsDeepStack() }
-            throw SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.codingPath)
-        }
-        callDepth += 1
-        defer { callDepth -= 1 }
-        try value.encode(to: CheckingEncoder(checker: self, slot: slot, type: Value.self))
-        if let failure { throw failure }
-    }
-
-    /// The types `JSONEncoder` writes itself, or that write one scalar.
-    private static func isPrimitive(_ type: Any.Type) -> Bool {
+    /// Whether `JSONEncoder` writes values of `type` itself, without calling their `encode(to:)`,
+    /// or they write one scalar: such values are passed on as they are.
+    static func isWrittenDirectly(_ type: Any.Type) -> Bool {
         type == String.self || type == Int.self || type == Bool.self || type == Double.self
             || type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
             || type == Float.self
     }
 
-    /// Opens `slot`'s container of `kind`, or records why `JSONEncoder` would stop the program.
-    func open(_ slot: Slot, as kind: Slot.Kind, type: Any.Type?) {
-        guard failure == nil else { return }
-        if slot.level >= JSONNesting.limit {
-            failure = SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.codingPath)
-            return
+    /// Whether a value of `type` placed at `level` is passed on as it is: a value `JSONEncoder`
+    /// writes itself, or an array of scalars that adds its one level within the limit, which
+    /// `JSONEncoder` writes on a fast path of its own.
+    static func isPassedAsIs(_ type: Any.Type, at level: Int) -> Bool {
+        if isWrittenDirectly(type) { return true }
+        guard level < JSONNesting.limit else { return false }
+        return type == [String].self || type == [Int].self || type == [Double].self || type == [Bool].self
+    }
+
+    /// Throws the recorded misuse, or a `Decimal` NaN's error.
+    func checkScalar<Value>(_ value: Value, in slot: @autoclosure () -> Slot) throws {
+        if let failure { throw failure }
+        if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true {
+            let error = EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: slot().path,
+                    debugDescription: "a Decimal NaN (such as a division by zero), which JSON cannot hold"))
+            failure = error
+            throw error
         }
-        if slot.kind == kind { return }
+    }
+
+    /// Writes `value` into `slot` through `base`: a value `JSONEncoder` writes itself as it is,
+    /// any other through its own `encode(to:)`, checked.
+    func write<Value: Encodable>(_ value: Value, in slot: Slot, to base: any Encoder) throws {
+        if let failure { throw failure }
+        guard callDepth < callLimit else {
+            if callLimit < DeepStack.callLimit {
+                needsDeepStack = true
+                throw NeedsDeepStack()
+            }
+            throw SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+        }
+        callDepth += 1
+        defer { callDepth -= 1 }
+        slot.type = Value.self
+        slot.owner = Value.self
+        slot.base = base
+        if !slot.tracksMembers, !trackedTypes.isEmpty, trackedTypes.contains(ObjectIdentifier(Value.self)) {
+            slot.tracksMembers = true
+        }
+        try value.encode(to: slot)
+        if let failure { throw failure }
+    }
+
+    /// Opens `slot`'s container of `kind`, or records why `JSONEncoder` would stop the program.
+    /// Returns whether the container may be passed on to `JSONEncoder`.
+    func open(_ slot: Slot, as kind: Slot.Kind, type: Any.Type?) -> Bool {
+        guard failure == nil else { return false }
+        if slot.level >= JSONNesting.limit {
+            failure = SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+            return false
+        }
+        if slot.kind == kind { return true }
         guard slot.kind == .empty else {
-            return misuse(
+            misuse(
                 slot,
                 "a value asked for a \(kind == .keyed ? "keyed" : "unkeyed") container after it "
                     + (slot.kind == .single ? "wrote a single value" : "asked for another kind of container"))
+            return false
         }
         slot.kind = kind
         if kind == .unkeyed, let type, type is any UnorderedCollection.Type {
             unorderedPaths[slot.statePath] = type is any DictionaryMarker.Type
         }
+        return true
     }
 
-    /// Records that `slot`'s keyed container wrote a value under `key`.
-    func noteMember(_ key: String, of slot: Slot) throws {
-        if let failure { throw failure }
-        slot.members[key] = .single
-    }
-
-    /// The slot of a nested container of `kind` under `key` of `slot`'s keyed container, or records
-    /// why `JSONEncoder` would stop the program.
-    func nested(_ kind: Slot.Kind, at key: String, of slot: Slot) -> Slot {
-        let child = slot.child(.key(key))
-        if let existing = slot.members[key], existing != kind, failure == nil {
+    /// The slot of a nested container of `kind` under `key` of `slot`'s keyed container, and
+    /// whether the container may be passed on to `JSONEncoder`; or records why it would stop the
+    /// program, or that keys must be recorded for `owner`.
+    func nested(_ kind: Slot.Kind, at key: String, of slot: Slot) -> (Slot, Bool) {
+        let child = slot.nested(.key(key))
+        guard failure == nil else { return (child, false) }
+        guard slot.tracksMembers else {
+            // Keys written before were not recorded: start again, recording them for this type.
+            newlyTrackedType = ObjectIdentifier(slot.owner)
+            failure = SnapshotEncoder.StartAgain()
+            return (child, false)
+        }
+        if let existing = slot.members[key], existing != kind {
             misuse(child, "a value asked for a nested container under a key that already holds another value")
+            return (child, false)
         }
         slot.members[key] = kind
-        open(child, as: kind, type: nil)
-        return child
+        return (child, open(child, as: kind, type: nil))
     }
 
-    /// Marks `slot`'s single value written, or records why `JSONEncoder` would stop the program.
+    /// Marks `slot`'s single value written, or records and throws why `JSONEncoder` would stop the
+    /// program.
     func writeSingle(_ slot: Slot) throws {
         if let failure { throw failure }
         guard slot.kind == .empty else {
@@ -178,8 +281,26 @@ final class SnapshotChecker {
 
     private func misuse(_ slot: Slot, _ description: String) {
         failure = EncodingError.invalidValue(
-            description, EncodingError.Context(codingPath: slot.codingPath, debugDescription: description))
+            description, EncodingError.Context(codingPath: slot.path, debugDescription: description))
     }
+}
+
+/// A value whose `encode(to:)` runs through the checker: what `JSONEncoder` receives in its place.
+struct Checked<Value: Encodable>: Encodable {
+    let value: Value
+    let slot: SnapshotChecker.Slot
+
+    func encode(to encoder: any Encoder) throws {
+        try slot.checker.write(value, in: slot, to: encoder)
+    }
+}
+
+/// A position in an unkeyed container, named as `JSONEncoder` names it in a coding path.
+struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
 }
 
 /// A key of a path the checker reports.
@@ -190,90 +311,125 @@ private struct CheckedKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-private struct CheckingEncoder: Encoder {
-    let checker: SnapshotChecker
-    let slot: SnapshotChecker.Slot
-    var type: Any.Type?
-
-    var codingPath: [any CodingKey] { slot.codingPath }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func container<Key: CodingKey>(keyedBy keyType: Key.Type) -> KeyedEncodingContainer<Key> {
-        checker.open(slot, as: .keyed, type: type)
-        return KeyedEncodingContainer(CheckingKeyedContainer<Key>(checker: checker, slot: slot))
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        checker.open(slot, as: .unkeyed, type: type)
-        return CheckingUnkeyedContainer(checker: checker, slot: slot)
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        CheckingSingleValueContainer(checker: checker, slot: slot)
-    }
-}
-
 private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let checker: SnapshotChecker
     let slot: SnapshotChecker.Slot
+    var checker: SnapshotChecker { slot.checker }
+    /// `JSONEncoder`'s container, or `nil` when a misuse was found: nothing is passed on then.
+    var base: KeyedEncodingContainer<Key>?
 
-    var codingPath: [any CodingKey] { slot.codingPath }
+    var codingPath: [any CodingKey] { base?.codingPath ?? slot.path }
 
-    private func scalar(_ key: Key) throws {
-        try checker.noteMember(key.stringValue, of: slot)
+    private func note(_ key: Key) throws {
+        if let failure = checker.failure { throw failure }
+        if slot.tracksMembers { slot.members[key.stringValue] = .single }
     }
 
-    mutating func encodeNil(forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try scalar(key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try scalar(key) }
+    /// Notes a scalar under `key`, then has `write` pass it on.
+    private mutating func pass(_ key: Key, _ write: (inout KeyedEncodingContainer<Key>) throws -> Void) throws
+    {
+        try note(key)
+        if base != nil { try write(&base!) }
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try pass(key) { try $0.encodeNil(forKey: key) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: Int128, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128, forKey key: Key) throws { try scalar(key) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws {
+        try pass(key) { try $0.encode(value, forKey: key) }
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try scalar(key)
-        try checker.checkValue(value, in: slot.child(.key(key.stringValue)))
+        try note(key)
+        if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
+            try checker.checkScalar(value, in: slot.child(.key(key.stringValue)))
+            try base?.encode(value, forKey: key)
+        } else {
+            let checked = Checked(value: value, slot: slot.child(.key(key.stringValue)))
+            try base?.encode(checked, forKey: key)
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let child = checker.nested(.keyed, at: key.stringValue, of: slot)
-        return KeyedEncodingContainer(CheckingKeyedContainer<NestedKey>(checker: checker, slot: child))
+        let (child, passes) = checker.nested(.keyed, at: key.stringValue, of: slot)
+        return KeyedEncodingContainer(
+            CheckingKeyedContainer<NestedKey>(
+                slot: child, base: passes ? base?.nestedContainer(keyedBy: NestedKey.self, forKey: key) : nil)
+        )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = checker.nested(.unkeyed, at: key.stringValue, of: slot)
-        return CheckingUnkeyedContainer(checker: checker, slot: child)
+        let (child, passes) = checker.nested(.unkeyed, at: key.stringValue, of: slot)
+        return CheckingUnkeyedContainer(
+            slot: child, base: passes ? base?.nestedUnkeyedContainer(forKey: key) : nil)
     }
 
     mutating func superEncoder() -> any Encoder {
-        CheckingEncoder(checker: checker, slot: slot.child(.key("super")))
+        let child = slot.nested(.key("super"))
+        if checker.failure == nil { child.base = base?.superEncoder() }
+        return child
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        CheckingEncoder(checker: checker, slot: slot.child(.key(key.stringValue)))
+        let child = slot.nested(.key(key.stringValue))
+        if checker.failure == nil { child.base = base?.superEncoder(forKey: key) }
+        return child
     }
 }
 
 private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
-    let checker: SnapshotChecker
     let slot: SnapshotChecker.Slot
+    var checker: SnapshotChecker { slot.checker }
+    /// `JSONEncoder`'s container, or `nil` when a misuse was found: nothing is passed on then.
+    var base: (any UnkeyedEncodingContainer)?
 
-    var codingPath: [any CodingKey] { slot.codingPath }
+    var codingPath: [any CodingKey] { base?.codingPath ?? slot.path }
     var count: Int { slot.count }
 
     private func scalar() throws {
@@ -281,87 +437,121 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
         slot.count += 1
     }
 
-    /// The slot of the next element.
+    /// Counts a scalar element, then has `write` pass it on.
+    private mutating func pass(_ write: (inout any UnkeyedEncodingContainer) throws -> Void) throws {
+        try scalar()
+        if base != nil { try write(&base!) }
+    }
+
+    /// The slot of the next element, written by a value of its own.
     private func nextChild() -> SnapshotChecker.Slot {
         defer { slot.count += 1 }
         return slot.child(.index(slot.count))
     }
 
-    mutating func encodeNil() throws { try scalar() }
-    mutating func encode(_ value: Bool) throws { try scalar() }
-    mutating func encode(_ value: String) throws { try scalar() }
-    mutating func encode(_ value: Double) throws { try scalar() }
-    mutating func encode(_ value: Float) throws { try scalar() }
-    mutating func encode(_ value: Int) throws { try scalar() }
-    mutating func encode(_ value: Int8) throws { try scalar() }
-    mutating func encode(_ value: Int16) throws { try scalar() }
-    mutating func encode(_ value: Int32) throws { try scalar() }
-    mutating func encode(_ value: Int64) throws { try scalar() }
-    mutating func encode(_ value: UInt) throws { try scalar() }
-    mutating func encode(_ value: UInt8) throws { try scalar() }
-    mutating func encode(_ value: UInt16) throws { try scalar() }
-    mutating func encode(_ value: UInt32) throws { try scalar() }
-    mutating func encode(_ value: UInt64) throws { try scalar() }
+    /// The slot of the next element, written by this container's own `encode(to:)`.
+    private func nextNested() -> SnapshotChecker.Slot {
+        defer { slot.count += 1 }
+        return slot.nested(.index(slot.count))
+    }
+
+    mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
+    mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: String) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Double) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Float) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int32) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int64) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt8) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt16) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt32) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt64) throws { try pass { try $0.encode(value) } }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128) throws { try scalar() }
+    mutating func encode(_ value: Int128) throws { try pass { try $0.encode(value) } }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128) throws { try scalar() }
+    mutating func encode(_ value: UInt128) throws { try pass { try $0.encode(value) } }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try checker.checkValue(value, in: nextChild())
+        if let failure = checker.failure { throw failure }
+        if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
+            try checker.checkScalar(value, in: slot.child(.index(slot.count)))
+            slot.count += 1
+            try base?.encode(value)
+        } else {
+            let checked = Checked(value: value, slot: nextChild())
+            try base?.encode(checked)
+        }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
     {
-        let child = nextChild()
-        checker.open(child, as: .keyed, type: nil)
-        return KeyedEncodingContainer(CheckingKeyedContainer<NestedKey>(checker: checker, slot: child))
+        let child = nextNested()
+        let passes = checker.open(child, as: .keyed, type: nil)
+        return KeyedEncodingContainer(
+            CheckingKeyedContainer<NestedKey>(
+                slot: child, base: passes ? base?.nestedContainer(keyedBy: NestedKey.self) : nil))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let child = nextChild()
-        checker.open(child, as: .unkeyed, type: nil)
-        return CheckingUnkeyedContainer(checker: checker, slot: child)
+        let child = nextNested()
+        let passes = checker.open(child, as: .unkeyed, type: nil)
+        return CheckingUnkeyedContainer(slot: child, base: passes ? base?.nestedUnkeyedContainer() : nil)
     }
 
     mutating func superEncoder() -> any Encoder {
-        CheckingEncoder(checker: checker, slot: nextChild())
+        let child = nextNested()
+        if checker.failure == nil { child.base = base?.superEncoder() }
+        return child
     }
 }
 
 private struct CheckingSingleValueContainer: SingleValueEncodingContainer {
-    let checker: SnapshotChecker
     let slot: SnapshotChecker.Slot
+    var checker: SnapshotChecker { slot.checker }
+    /// `JSONEncoder`'s container, or `nil` when a misuse was found: nothing is passed on then.
+    var base: (any SingleValueEncodingContainer)?
 
-    var codingPath: [any CodingKey] { slot.codingPath }
+    var codingPath: [any CodingKey] { base?.codingPath ?? slot.path }
 
-    private func scalar() throws {
+    /// Marks the single value written, then has `write` pass it on.
+    private mutating func pass(_ write: (inout any SingleValueEncodingContainer) throws -> Void) throws {
         try checker.writeSingle(slot)
+        if base != nil { try write(&base!) }
     }
 
-    mutating func encodeNil() throws { try scalar() }
-    mutating func encode(_ value: Bool) throws { try scalar() }
-    mutating func encode(_ value: String) throws { try scalar() }
-    mutating func encode(_ value: Double) throws { try scalar() }
-    mutating func encode(_ value: Float) throws { try scalar() }
-    mutating func encode(_ value: Int) throws { try scalar() }
-    mutating func encode(_ value: Int8) throws { try scalar() }
-    mutating func encode(_ value: Int16) throws { try scalar() }
-    mutating func encode(_ value: Int32) throws { try scalar() }
-    mutating func encode(_ value: Int64) throws { try scalar() }
-    mutating func encode(_ value: UInt) throws { try scalar() }
-    mutating func encode(_ value: UInt8) throws { try scalar() }
-    mutating func encode(_ value: UInt16) throws { try scalar() }
-    mutating func encode(_ value: UInt32) throws { try scalar() }
-    mutating func encode(_ value: UInt64) throws { try scalar() }
+    mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
+    mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: String) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Double) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Float) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int32) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int64) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt8) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt16) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt32) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt64) throws { try pass { try $0.encode(value) } }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128) throws { try scalar() }
+    mutating func encode(_ value: Int128) throws { try pass { try $0.encode(value) } }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128) throws { try scalar() }
+    mutating func encode(_ value: UInt128) throws { try pass { try $0.encode(value) } }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try scalar()
-        try checker.checkValue(value, in: slot.replacement())
+        try checker.writeSingle(slot)
+        if SnapshotChecker.isPassedAsIs(T.self, at: slot.level) {
+            try checker.checkScalar(value, in: slot)
+            try base?.encode(value)
+        } else {
+            let checked = Checked(value: value, slot: slot.replacement())
+            try base?.encode(checked)
+        }
     }
 }

@@ -9,14 +9,14 @@ enum SnapshotCoder {
     static let negativeInfinity = "-Infinity"
     static let notANumber = "NaN"
 
-    /// The encoder of store snapshots: writes what ``makeJSONEncoder()`` writes, and throws
-    /// instead of overflowing the stack on a cyclic or too deeply nested state.
+    /// The encoder of store snapshots: `JSONEncoder` with ``makeJSONEncoder()``'s settings, after a
+    /// check that throws instead of overflowing the stack on a cyclic or too deeply nested state.
     static func makeEncoder() -> SnapshotEncoder {
         SnapshotEncoder()
     }
 
-    /// A `JSONEncoder` with the snapshot settings, for callers that need its options (sorted keys).
-    /// It does not bound the nesting depth: see ``SnapshotEncoder`` and ``SnapshotChecker``.
+    /// A `JSONEncoder` with the snapshot settings. Encode states with ``makeEncoder()``, which
+    /// checks first what this one would crash on (see ``SnapshotEncoder``).
     static func makeJSONEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(

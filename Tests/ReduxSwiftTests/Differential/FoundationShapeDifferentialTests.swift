@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Shapes that apps write and that an encoder of its own decides differently from Foundation's:
+/// the store's copies, its change sets and its archives must be exactly Foundation's round trip.
+@Suite(.offThePool) struct FoundationShapeDifferentialTests {
+    enum Key: String, CodingKey {
+        case amount, note, detail, first, second
+    }
+
+    /// A member whose `encode(to:)` writes part of itself and then throws, inside a `try?` of its
+    /// parent: Foundation drops the member whole.
+    struct PartlyWritten: Codable, Equatable {
+        var amount = 1
+        var note = "kept"
+
+        struct Refusal: Error {}
+
+        struct Fragile: Codable, Equatable {
+            var value = 2
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(value, forKey: .amount)
+                throw Refusal()
+            }
+        }
+
+        var detail: Fragile? = Fragile()
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            amount = try container.decode(Int.self, forKey: .amount)
+            note = try container.decode(String.self, forKey: .note)
+            detail = try container.decodeIfPresent(Fragile.self, forKey: .detail)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(amount, forKey: .amount)
+            try? container.encode(detail, forKey: .detail)
+            try container.encode(note, forKey: .note)
+        }
+    }
+
+    /// Asks twice for a nested container under one key: Foundation merges what both wrote.
+    struct TwiceNested: Codable, Equatable {
+        var first = 1
+        var second = 2
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let nested = try decoder.container(keyedBy: Key.self).nestedContainer(
+                keyedBy: Key.self, forKey: .detail)
+            first = try nested.decodeIfPresent(Int.self, forKey: .first) ?? -1
+            second = try nested.decodeIfPresent(Int.self, forKey: .second) ?? -1
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            var once = container.nestedContainer(keyedBy: Key.self, forKey: .detail)
+            try once.encode(first, forKey: .first)
+            var twice = container.nestedContainer(keyedBy: Key.self, forKey: .detail)
+            try twice.encode(second, forKey: .second)
+        }
+    }
+
+    /// Asks its encoder twice for a keyed container, as a helper that takes the encoder does:
+    /// Foundation writes both into one object.
+    struct TwiceKeyed: Codable, Equatable {
+        var first = 1
+        var second = 2
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            first = try container.decodeIfPresent(Int.self, forKey: .first) ?? -1
+            second = try container.decodeIfPresent(Int.self, forKey: .second) ?? -1
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var once = encoder.container(keyedBy: Key.self)
+            var twice = encoder.container(keyedBy: Key.self)
+            try twice.encode(second, forKey: .second)
+            try once.encode(first, forKey: .first)
+        }
+    }
+
+    /// Writes one key twice, as dictionaries whose keys map to the same coding key do: Foundation
+    /// keeps the last value.
+    struct KeyWrittenTwice: Codable, Equatable {
+        var stale = 1
+        var fresh = 2
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            stale = -1
+            fresh = try decoder.container(keyedBy: Key.self).decode(Int.self, forKey: .amount)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(stale, forKey: .amount)
+            try container.encode(fresh, forKey: .amount)
+        }
+    }
+
+    /// Dictionary keys whose coding keys collide: `CodingKeyRepresentable` keys that read the same.
+    struct Currency: Hashable, Codable, CodingKeyRepresentable {
+        var code: String
+        var codingKey: any CodingKey { Key(stringValue: code.uppercased()) ?? Key.note }
+        init(_ code: String) { self.code = code }
+        init?<K: CodingKey>(codingKey: K) { code = codingKey.stringValue }
+    }
+
+    /// Where both coders agree, the store's copy and change sets must agree with them.
+    static func expectFoundationsRoundTrip<Value: Codable & Equatable & SendableMetatype>(
+        _ value: Value, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let foundation = try ReferenceCoders.roundTrip(value).get()
+        let store = Holder<Value>.makeStore()
+        store.dispatch(Action("set", payload: Carried(value)))
+        #expect(try store.snapshot().value == foundation, sourceLocation: sourceLocation)
+        #expect(store.currentState().value == foundation, sourceLocation: sourceLocation)
+        // The bytes the store archives are Foundation's bytes, member for member.
+        let ours = try SnapshotEncoder().encode(value)
+        let theirs = try ReferenceCoders.encoder().encode(value)
+        #expect(try canonical(ours) == canonical(theirs), sourceLocation: sourceLocation)
+    }
+
+    static func canonical(_ data: Data) throws -> String {
+        let object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+        let sorted = try JSONSerialization.data(
+            withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        return String(decoding: sorted, as: UTF8.self)
+    }
+
+    @Test func aMemberThatWritesPartOfItselfAndThrowsInsideTryIsDroppedWhole() throws {
+        try Self.expectFoundationsRoundTrip(PartlyWritten())
+        #expect(try ReferenceCoders.roundTrip(PartlyWritten()).get().detail == nil)
+    }
+
+    @Test func aNestedContainerAskedForTwiceUnderOneKeyHoldsWhatBothWrote() throws {
+        try Self.expectFoundationsRoundTrip(TwiceNested())
+        #expect(try ReferenceCoders.roundTrip(TwiceNested()).get() == TwiceNested())
+    }
+
+    @Test func aKeyedContainerAskedForTwiceHoldsWhatBothWrote() throws {
+        try Self.expectFoundationsRoundTrip([TwiceKeyed()])
+        #expect(try ReferenceCoders.roundTrip(TwiceKeyed()).get() == TwiceKeyed())
+    }
+
+    @Test func aKeyWrittenTwiceKeepsTheLastValue() throws {
+        try Self.expectFoundationsRoundTrip(KeyWrittenTwice())
+        #expect(try ReferenceCoders.roundTrip(KeyWrittenTwice()).get().fresh == 2)
+    }
+
+    @Test func dictionaryKeysWhoseCodingKeysCollideKeepTheLastValue() throws {
+        // Both keys are written as "EUR"; which survives depends on the dictionary's order, and the
+        // store must keep the one Foundation keeps.
+        for _ in 0..<20 {
+            let prices: [Currency: Int] = [Currency("eur"): 1, Currency("EUR"): 2]
+            try Self.expectFoundationsRoundTrip(prices)
+        }
+    }
+
+    @Test func aDecimalNaNFailsBothRoundTripsAndTheStoreNamesItsPath() throws {
+        struct Split: Codable, Equatable { var shares: [Decimal] }
+        let split = Split(shares: [1, Decimal(1) / Decimal(0)])
+        #expect(throws: (any Error).self) { try ReferenceCoders.roundTrip(split).get() }
+        let store = Holder<Split>.makeStore()
+        store.dispatch(Action("set", payload: Carried(split)))
+        let error = try #require(throws: SnapshotError.self) { try store.snapshot() }
+        #expect(error.codingPath == "value.shares[1]")
+        #expect(store.currentState().value == nil)
+    }
+
+    @Test func decimalsAtTheirLimitsRoundTripAsFoundationDoes() throws {
+        struct Amounts: Codable, Equatable { var values: [Decimal] }
+        let values: [Decimal] = [
+            Decimal(string: "99999999999999999999999999999999999999")!,
+            Decimal(string: "-0.00000000000000000001")!,
+            .greatestFiniteMagnitude, .leastNormalMagnitude, .leastNonzeroMagnitude, Decimal(string: "-1.5")!,
+            0,
+        ]
+        try Self.expectFoundationsRoundTrip(Amounts(values: values))
+    }
+
+    @Test func aStateOfAHundredThousandItemsIsFoundationsRoundTrip() throws {
+        struct Expense: Codable, Equatable {
+            var id: Int
+            var title: String
+            var amount: Decimal
+            var tags: [String]
+            var paid: Date
+        }
+        let expenses = (0..<100_000).map { index in
+            Expense(
+                id: index, title: "expense \(index) \u{1F4B6}", amount: Decimal(index) / 100,
+                tags: index % 3 == 0 ? ["a", "b"] : [],
+                paid: Date(timeIntervalSinceReferenceDate: Double(index) * 86_400.5))
+        }
+        try Self.expectFoundationsRoundTrip(expenses)
+    }
+}
