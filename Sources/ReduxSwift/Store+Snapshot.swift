@@ -77,7 +77,9 @@ extension Store {
                 kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
-                return .failure(SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error))
+                let failure = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+                kernel.snapshotDidNotDecode(snapshot, failure)
+                return .failure(failure)
             }
         }
     }

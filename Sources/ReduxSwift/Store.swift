@@ -97,6 +97,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         let initialSnapshot = ReducerContext(reducing: nil, owning: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
+        if case .failure(let error) = initialSnapshot.result { StoreKernel.warn(error) }
         kernel = StoreKernel(
             engine: ReductionEngine(
                 state: state, reducers: reducers, middleware: middleware, encoder: encoder),

@@ -6,6 +6,9 @@ enum StoreEvent {
     case failed(any ActionProtocol, any Error)
     /// A dispatch lock was released by its deinitializer: a programmer error to report.
     case lockAbandoned(DispatchLockError)
+    /// A committed state does not round-trip through JSON: readers get an older copy. `warns` is
+    /// true for the store's first such version, which is also reported as a runtime warning.
+    case snapshotFailed(SnapshotError, warns: Bool)
 }
 
 extension StoreEvent {
@@ -19,7 +22,7 @@ extension StoreEvent {
             return StoreNotification(
                 name: .dispatchDidFail, object: sender, actions: ActionList([action]),
                 userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error])
-        case .lockAbandoned(let error):
+        case .lockAbandoned(let error as any Error), .snapshotFailed(let error as any Error, _):
             return StoreNotification(
                 name: .dispatchDidFail, object: sender, actions: ActionList(),
                 userInfo: [StoreNotification.errorKey: error])

@@ -246,6 +246,24 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.recordRoundTrip(snapshot) }
     }
 
+    /// Reports a state that does not round-trip where a developer looks (see ``RuntimeWarning``).
+    static func warn(_ error: SnapshotError) {
+        RuntimeWarning.report(
+            "\(error). Readers get the newest state that round-trips until the state changes again; "
+                + "observe the store's failures to handle it (only this store's first such state is "
+                + "reported here).")
+    }
+
+    /// Whether a reader decoded this very snapshot, so that a save need not decode it again.
+    func hasRoundTripped(_ snapshot: Snapshot) -> Bool {
+        machine.withLock { $0.lastRoundTripped === snapshot }
+    }
+
+    /// A reader could not decode `snapshot`: announces it, once per version.
+    func snapshotDidNotDecode(_ snapshot: Snapshot, _ error: SnapshotError) {
+        perform(machine.withLock { $0.snapshotFailed(snapshot, error) })
+    }
+
     /// The snapshots a failing read falls back on, newest first: the newest that encoded, the
     /// newest that decoded, and the initial one until some version decoded.
     var fallbacks: [Snapshot] {
@@ -333,7 +351,10 @@ final class StoreKernel: @unchecked Sendable {
         DeliveryThread.run {
             let events = machine.withLock { $0.takeEvents() }
             guard let store else { return }
-            for event in events { notificationCenter.post(event.notification(from: store)) }
+            for event in events {
+                if case .snapshotFailed(let error, warns: true) = event { Self.warn(error) }
+                notificationCenter.post(event.notification(from: store))
+            }
         }
     }
 

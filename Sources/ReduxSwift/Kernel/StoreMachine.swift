@@ -95,6 +95,10 @@ struct StoreMachine<Entry, Waiter> {
     private(set) var published: Snapshot {
         didSet { if case .success = published.result { lastEncoded = published } }
     }
+    /// The newest version whose failure to round-trip was announced: each is announced once.
+    private var announcedFailure: UInt64?
+    /// Whether a version's failure to round-trip was reported as a runtime warning: the first is.
+    private var hasWarnedOfSnapshotFailure = false
     /// The newest snapshot that encoded, decoded or not yet: a fallback for a later version that
     /// cannot be encoded, even when no reader has decoded anything yet.
     private(set) var lastEncoded: Snapshot?
@@ -283,7 +287,20 @@ struct StoreMachine<Entry, Waiter> {
     mutating func drainerDidEncode(_ snapshot: Snapshot) -> Effects {
         precondition(owner == .drainer, "drainerDidEncode called by a drainer that does not own the state")
         published = snapshot
-        return continueDraining(Effects())
+        guard case .failure(let error) = snapshot.result else { return continueDraining(Effects()) }
+        return continueDraining(snapshotFailed(snapshot, error))
+    }
+
+    /// Queues the announcement that `snapshot` does not round-trip, unless this version's failure
+    /// (or a newer one's) was announced already: the encoder fails once per version, while every
+    /// reader of a version that does not decode fails again.
+    mutating func snapshotFailed(_ snapshot: Snapshot, _ error: SnapshotError) -> Effects {
+        var effects = Effects()
+        guard announcedFailure.map({ snapshot.version > $0 }) ?? true else { return effects }
+        announcedFailure = snapshot.version
+        effects.scheduleDelivery = append([.snapshotFailed(error, warns: !hasWarnedOfSnapshotFailure)])
+        hasWarnedOfSnapshotFailure = true
+        return effects
     }
 
     private mutating func continueDraining(_ effects: Effects) -> Effects {
@@ -345,6 +362,7 @@ struct StoreMachine<Entry, Waiter> {
         published = snapshot
         owner = .nobody
         var effects = Effects()
+        if case .failure(let error) = snapshot.result { effects = snapshotFailed(snapshot, error) }
         resumeSatisfiedWaiters(&effects)
         effects.scheduleDrain = scheduleDrainIfIdle()
         return effects

@@ -124,6 +124,8 @@ import Testing
                 return "failed \(action)"
             case .lockAbandoned(let error):
                 return "\(error)"
+            case .snapshotFailed(let error, _):
+                return "\(error)"
             }
         }
         #expect(
