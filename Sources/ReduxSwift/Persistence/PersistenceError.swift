@@ -108,7 +108,7 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .save: verb = "save"
         case .setAside: verb = "set aside"
         }
-        let explanation = Self.explain(kind)
+        let explanation = Self.explain(kind, stage: stage)
         // A detail quoted from another error may already end the sentence.
         let period = explanation.last.map { ".?!".contains($0) } == true ? "" : "."
         return "Cannot \(verb) \(location): \(explanation)\(period)"
@@ -120,8 +120,13 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         return Int(migration[start...].prefix { $0.isNumber })
     }
 
-    private static func explain(_ kind: Kind) -> String {
+    private static func explain(_ kind: Kind, stage: Stage) -> String {
         switch kind {
+        case .tooLarge(let bytes, let limit) where stage == .save:
+            return
+                "the archive would be \(bytes) bytes, more than the limit of \(limit) bytes that a load "
+                + "reads, so the next launch would refuse it; keep large data such as images in files of "
+                + "their own, or raise the archive's sizeLimit"
         case .isDirectory:
             return "it is a directory"
         case .notRegularFile(let fileType):

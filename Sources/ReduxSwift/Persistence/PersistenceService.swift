@@ -108,7 +108,9 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
     ///   - store: The store to save.
     ///   - archive: Where to save it.
     ///   - policy: When to save.
-    ///   - onError: Receives each failed save; when `nil`, one line is printed to standard error.
+    ///   - onError: Receives each failed save. When `nil`, a debug build reports each as a runtime
+    ///     warning (a runtime issue in Xcode, a line on standard error elsewhere), and a release
+    ///     build prints one line to standard error: pass a handler that tells the user.
     public convenience init(
         store: Store<State>,
         archive: StateArchive<State>,
@@ -134,7 +136,13 @@ public final class PersistenceService<State: StateProtocol>: Sendable {
         self.policy = policy
         saver = Saver(
             store: store, archive: archive, policy: policy, scheduler: scheduler,
-            onError: onError ?? { error in writeLineToStandardError("ReduxSwift: \(error) Will retry.") })
+            onError: onError ?? { [maximumDelay = policy.maximumDelay] error in
+                RuntimeWarning.report(
+                    "\(error) The archive keeps the last state saved, and the save is retried in "
+                        + "\(maximumDelay) s. Handle failed saves with PersistenceService(store:archive:"
+                        + "onError:): tell the user that their latest changes are not saved.",
+                    releaseBuildsToo: true)
+            })
         saver.start()
     }
 
@@ -310,7 +318,7 @@ private final class Saver<State: StateProtocol>: Sendable {
         let snapshot = store.kernel.latestSnapshot()
         let outcome = try saved.write(snapshot.version, lendingPriority: scheduler.lendPriority) {
             () throws(PersistenceError) in
-            try archive.save(snapshot: snapshot)
+            try archive.save(snapshot: snapshot, roundTripped: store.kernel.hasRoundTripped(snapshot))
         }
         if outcome == .insideWrite { scheduleDeferredSave() }
     }

@@ -211,7 +211,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///   - defaultState: The state to start from when there is no usable archive.
     ///   - onFailure: Receives the load error and where the data was set aside: `nil` when it was
     ///     left where it is, or could not be moved, in which case saving stays refused. When `nil`,
-    ///     one line is printed to standard error.
+    ///     a debug build reports it as a runtime warning (a runtime issue in Xcode, a line on
+    ///     standard error elsewhere), and a release build prints one line to standard error.
     /// - Returns: The archived state, or `default`.
     public func restore(
         default defaultState: @autoclosure () -> State,
@@ -227,7 +228,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 let kept =
                     keptAt.map { "the data was kept at \($0)" }
                     ?? "the data is left where it is, and is not saved over"
-                writeLineToStandardError("ReduxSwift: \(error) Starting from the default state; \(kept).")
+                RuntimeWarning.report(
+                    "\(error) Starting from the default state; \(kept). Pass onFailure: to "
+                        + "restore(default:onFailure:) to tell the user.", releaseBuildsToo: true)
             }
             return defaultState()
         }
@@ -427,14 +430,21 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// To save a store's state, use a ``PersistenceService``: it reuses the store's cached
     /// encoding instead of encoding again.
     ///
+    /// A save never writes what the next launch would refuse: before the archive is touched, it
+    /// checks what ``load()`` checks (JSON that decodes as `State` again, the ``sizeLimit``; the
+    /// nesting depth holds by construction, as a state nests no deeper than `JSONEncoder` writes)
+    /// and throws, naming the path and the value where there is one, such as
+    /// `expenses[41].amount: a Decimal NaN`.
+    ///
     /// - Throws: ``PersistenceError``; the previously archived state is then unchanged.
     public func save(_ state: State) throws(PersistenceError) {
         let snapshot = SnapshotCoder.encode(state, version: 0, with: SnapshotCoder.makeEncoder())
-        try save(snapshot: snapshot)
+        try save(snapshot: snapshot, roundTripped: false)
     }
 
-    /// Saves a store snapshot's JSON, wrapped in the envelope.
-    func save(snapshot: Snapshot) throws(PersistenceError) {
+    /// Saves a store snapshot's JSON, wrapped in the envelope, once it has checked that ``load()``
+    /// reads it back: `roundTripped` says that a reader already decoded this very snapshot.
+    func save(snapshot: Snapshot, roundTripped: Bool) throws(PersistenceError) {
         var json: Data
         switch snapshot.result {
         case .success(let data):
@@ -442,29 +452,38 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         case .failure(let error):
             throw failure(.save, .encodingFailed(detail: error.description))
         }
+        var decodesAgain = roundTripped
         if excludesUnderscoredKeys {
             do {
                 json = try ArchiveFormat.removingUnderscoredKeys(from: json)
             } catch {
                 throw failure(.save, .encodingFailed(detail: "\(error)"))
             }
-            // A save must never write what a load refuses: a state whose `init(from:)` needs a
-            // member that was left out would be set aside at the next launch.
+            decodesAgain = false
+        }
+        if !decodesAgain {
+            // A save must never write what a load refuses, such as a number a type cannot hold
+            // again or a state whose `init(from:)` needs a member that was left out.
             do {
-                _ = try decodeFillingDefaults(State.self, from: json)
+                _ =
+                    snapshot.needsDeepStack
+                    ? try DeepStack.run { try decodeFillingDefaults(State.self, from: json) }
+                    : try decodeFillingDefaults(State.self, from: json)
             } catch {
                 let detail = SnapshotError(
                     .decodingFailed, stateType: State.self, underlyingError: DefaultFilling.unwrapped(error)
                 )
                 .description
+                let without =
+                    excludesUnderscoredKeys ? "without its members whose names start with \"_\" " : ""
                 throw failure(
-                    .save,
-                    .encodingFailed(
-                        detail: "without its members whose names start with \"_\" it could not be "
-                            + "loaded again (\(detail))"))
+                    .save, .encodingFailed(detail: "\(without)it could not be loaded again (\(detail))"))
             }
         }
         let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)
+        if envelope.count > sizeLimit {
+            throw failure(.save, .tooLarge(bytes: envelope.count, limit: sizeLimit))
+        }
         try sharedLocation.exclusively { () throws(PersistenceError) in
             if sharedLocation.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
             try backend.write(envelope)

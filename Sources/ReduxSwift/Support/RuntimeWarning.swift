@@ -16,7 +16,13 @@ enum RuntimeWarning {
     static let listeners = LockedValue<[UInt64: @Sendable (String) -> Void]>([:])
     private static let nextListener = LockedValue<UInt64>(0)
 
-    static func report(_ message: String) {
+    ///
+    /// `releaseBuildsToo` writes the message to standard error in release builds as well: for
+    /// failures that lose the user's data unless the app acts, which no build may keep quiet.
+    static func report(_ message: String, releaseBuildsToo: Bool = false) {
+        #if !DEBUG
+        if releaseBuildsToo { writeLineToStandardError("ReduxSwift: \(message)") }
+        #endif
         #if DEBUG
         #if canImport(os)
         os_log(

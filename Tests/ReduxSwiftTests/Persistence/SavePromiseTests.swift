@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// An expense tracker's state: the shape the save promise is checked against.
+struct Ledger: StateProtocol, Equatable {
+    struct Expense: Codable, Equatable {
+        var title: String
+        var amount: Decimal
+    }
+
+    var expenses: [Expense] = []
+    var receipts: [Data] = []
+}
+
+/// Actions of the ledger.
+enum LedgerAction: ActionProtocol {
+    case add(String, Decimal)
+    case split(index: Int, between: Decimal)
+    case attach(Data)
+
+    static let reducer: Reducer<Ledger> = { state, action in
+        switch action as? LedgerAction {
+        case .add(let title, let amount)?: state.expenses.append(Ledger.Expense(title: title, amount: amount))
+        case .split(let index, let people)?: state.expenses[index].amount /= people
+        case .attach(let data)?: state.receipts.append(data)
+        case nil: break
+        }
+    }
+}
+
+/// What a save writes, the next launch loads: a save checks first what a load checks.
+@Suite(.offThePool) struct SavePromiseTests {
+    static func makeStore(_ state: Ledger = Ledger()) -> Store<Ledger> {
+        Store(reducers: [LedgerAction.reducer], state: state, notificationCenter: StoreNotificationCenter())
+    }
+
+    static let nanLedger = Ledger(expenses: [
+        .init(title: "rent", amount: 900), .init(title: "dinner", amount: Decimal(1) / Decimal(0)),
+    ])
+
+    @Test func aDecimalNaNFailsTheSnapshotNamingItsPath() throws {
+        #expect((Decimal(1) / Decimal(0)).isNaN)
+        let store = Self.makeStore()
+        store.dispatch(LedgerAction.add("rent", 900))
+        #expect(store.currentState().expenses.count == 1)
+        store.dispatch(LedgerAction.add("dinner", 60))
+        store.dispatch(LedgerAction.split(index: 1, between: 0))
+        let error = try #require(throws: SnapshotError.self) { try store.snapshot() }
+        #expect(error.kind == .encodingFailed)
+        #expect(error.codingPath == "expenses[1].amount")
+        #expect(error.description.contains("Decimal NaN"))
+        // Readers keep the newest state that round-trips.
+        #expect(store.currentState().expenses.count == 1)
+    }
+
+    @Test func aStateThatCannotRoundTripIsAnnouncedOnceToFailureObservers() async throws {
+        let store = Self.makeStore()
+        let failures = Recorder<String>()
+        let token = store.observeFailures { notification in
+            #expect(notification.failedAction == nil)
+            failures.append((notification.error as? SnapshotError)?.codingPath ?? "not a SnapshotError")
+        }
+        defer { token.cancel() }
+        store.dispatch(LedgerAction.add("dinner", 60))
+        store.dispatch(LedgerAction.split(index: 0, between: 0))
+        for _ in 0..<3 { _ = store.currentState() }
+        #expect(failures.wait(forCount: 1, timeout: 60))
+        // A later version that fails too is announced once more; repeated reads are not.
+        store.dispatch(LedgerAction.add("lunch", 10))
+        for _ in 0..<3 { _ = try? store.snapshot() }
+        #expect(failures.wait(forCount: 2, timeout: 60))
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(failures.values == ["expenses[0].amount", "expenses[0].amount"])
+    }
+
+    @Test func aDecimalNaNIsRefusedBySaveAndTheArchiveKeepsTheLastSave() throws {
+        let directory = TemporaryDirectory()
+        let archive = StateArchive<Ledger>(file: directory.file("ledger.json"))
+        let saved = Ledger(expenses: [.init(title: "rent", amount: 900)])
+        try archive.save(saved)
+        let error = try #require(throws: PersistenceError.self) { try archive.save(Self.nanLedger) }
+        #expect(error.stage == .save)
+        #expect(error.description.contains("expenses[1].amount"))
+        #expect(error.description.contains("Decimal NaN"))
+        #expect(try archive.load() == saved)
+    }
+
+    @Test func aStateLargerThanTheArchiveReadsIsRefusedBeforeWriting() throws {
+        let directory = TemporaryDirectory()
+        let archive = StateArchive<Ledger>(file: directory.file("ledger.json"), sizeLimit: 4_096)
+        let saved = Ledger(receipts: [Data(count: 1_000)])
+        try archive.save(saved)
+        let error = try #require(throws: PersistenceError.self) {
+            try archive.save(Ledger(receipts: [Data(count: 1_000), Data(count: 3_000)]))
+        }
+        #expect(error.stage == .save)
+        guard case .tooLarge(let bytes, let limit) = error.kind else {
+            Issue.record("expected tooLarge, got \(error)")
+            return
+        }
+        #expect(bytes > 4_096 && limit == 4_096)
+        #expect(try archive.load() == saved)
+    }
+
+    @Test func aStateSavedAtTheLargestSizeTheArchiveReadsLoadsAgain() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("ledger.json")
+        let state = Ledger(receipts: [Data(count: 2_000)])
+        try StateArchive<Ledger>(file: file).save(state)
+        let size = try Data(contentsOf: file).count
+        #expect(try StateArchive<Ledger>(file: file, sizeLimit: size).load() == state)
+        let tight = StateArchive<Ledger>(file: file, sizeLimit: size - 1)
+        #expect(throws: PersistenceError.self) { try tight.save(state) }
+    }
+
+    @Test func aStateAtTheNestingLimitSavesAndLoadsAndOneLevelMoreIsRefusedNamingThePath() throws {
+        // 511 levels, the most JSONEncoder writes: the archive's envelope makes 512, which a load reads.
+        let deepest = Nest(depth: JSONNesting.limit)
+        let store = Store(reducers: [], state: deepest, notificationCenter: StoreNotificationCenter())
+        #expect(try store.snapshot() == deepest)
+        let directory = TemporaryDirectory()
+        let archive = StateArchive<Nest>(file: directory.file("nest.json"))
+        try archive.save(deepest)
+        #expect(try archive.load() == deepest)
+        #expect(try StateArchive<Nest>(file: directory.file("nest.json")).load() == deepest)
+        // One level more is refused by the snapshot and by a save, naming the path.
+        let tooDeep = Nest(depth: JSONNesting.limit + 1)
+        let error = try #require(throws: PersistenceError.self) { try archive.save(tooDeep) }
+        #expect(error.stage == .save)
+        #expect(error.description.contains("511"))
+        #expect(error.description.contains("inner.inner.inner"))
+        #expect(try archive.load() == deepest)
+        let snapshotError = try #require(throws: SnapshotError.self) {
+            try Store(reducers: [], state: tooDeep, notificationCenter: StoreNotificationCenter()).snapshot()
+        }
+        let nesting = try #require(snapshotError.underlyingError as? SnapshotError.NestingTooDeep)
+        #expect(
+            nesting.codingPath == Array(repeating: "inner", count: JSONNesting.limit).joined(separator: "."))
+    }
+
+    @Test func aPersistenceServiceRefusesAStateThatDoesNotRoundTripAndKeepsTheLastSave() throws {
+        let backend = MemoryBackend()
+        let archive = StateArchive<Ledger>(backend: backend)
+        let store = Self.makeStore()
+        let errors = Recorder<PersistenceError>()
+        let service = PersistenceService(store: store, archive: archive, onError: { errors.append($0) })
+        store.dispatch(LedgerAction.add("rent", 900))
+        try service.flush()
+        let saved = try #require(backend.data)
+        store.dispatch(LedgerAction.split(index: 0, between: 0))
+        #expect(throws: PersistenceError.self) { try service.flush() }
+        #expect(backend.data == saved)
+        #expect(try archive.load() == Ledger(expenses: [.init(title: "rent", amount: 900)]))
+        withExtendedLifetime(service) {}
+    }
+}
+
+/// A state nested `depth` levels of objects deep: `{"inner":{"inner":{}}}` is 3.
+struct Nest: StateProtocol, Equatable {
+    /// A nest written through a single-value container, which adds no level.
+    final class Box: Codable, Equatable {
+        let nest: Nest
+        init(_ nest: Nest) { self.nest = nest }
+        init(from decoder: any Decoder) throws { nest = try decoder.singleValueContainer().decode(Nest.self) }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(nest)
+        }
+
+        static func == (lhs: Box, rhs: Box) -> Bool { lhs.nest == rhs.nest }
+    }
+
+    var inner: Box?
+
+    init(depth: Int) {
+        inner = depth > 1 ? Box(Nest(depth: depth - 1)) : nil
+    }
+}
