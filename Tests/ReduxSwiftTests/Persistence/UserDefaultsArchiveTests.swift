@@ -159,3 +159,64 @@ import Testing
         }
     }
 }
+
+/// A `UserDefaults` archive stays within the platform's limit for the defaults database.
+@Suite(.offThePool) struct UserDefaultsSizeLimitTests {
+    let defaults = UserDefaults(suiteName: "UserDefaultsSizeLimitTests.\(UUID().uuidString)")!
+
+    @Test func aSavePastTheLimitIsRefusedWithNothingWritten() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 101))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        #expect(error?.stage == .save)
+        #expect(defaults.data(forKey: "t.S") == Data(repeating: 1, count: 60))
+    }
+
+    @Test func settingAsideMovesTheValueAndItsCopyCountsTowardTheLimit() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let keptAt = try #require(try backend.setAside(suffix: ".corrupt-20261126T000000Z"))
+        #expect(keptAt.contains("t.S.corrupt-20261126T000000Z"))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        // The copy and the archive together may not pass the limit.
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 50))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 110, limit: 100))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        try backend.write(Data(repeating: 2, count: 40))
+        #expect(defaults.data(forKey: "t.S")?.count == 40)
+    }
+
+    @Test func copiesSetAsideWithAnySuffixAndOfAnyKindCountButOtherArchivesDoNot() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        // Another archive whose key starts with this one's is not a copy of it.
+        defaults.set(Data(repeating: 9, count: 90), forKey: "t.S.other")
+        try backend.write(Data(repeating: 1, count: 40))
+        _ = try backend.setAside(suffix: ".backup")
+        defaults.set(String(repeating: "x", count: 40), forKey: "t.S")
+        _ = try backend.setAside(suffix: "-old")
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 21))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        // A copy the app removes no longer counts.
+        defaults.removeObject(forKey: "t.S.backup")
+        try backend.write(Data(repeating: 2, count: 60))
+    }
+
+    @Test func thePlatformLimitIsTvOSsOnly() {
+        #if os(tvOS)
+        #expect(UserDefaultsArchiveBackend.platformSizeLimit == 512 * 1024)
+        #else
+        #expect(UserDefaultsArchiveBackend.platformSizeLimit == nil)
+        #expect(UserDefaultsArchiveBackend(name: "S", namespace: "t", defaults: defaults).sizeLimit == nil)
+        #endif
+    }
+}
