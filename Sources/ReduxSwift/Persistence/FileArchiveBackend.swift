@@ -50,9 +50,16 @@ public struct FileArchiveBackend: ArchiveBackend {
 
     /// The directory where an application keeps its data by default.
     ///
-    /// On Apple platforms it is `Application Support/<name>` in the user's Library. Elsewhere it
-    /// is `$XDG_DATA_HOME/<name>`, or `~/.local/share/<name>` when `XDG_DATA_HOME` is not set to
-    /// an absolute path, as the XDG Base Directory specification says.
+    /// On Apple platforms but tvOS it is `Application Support/<name>` in the user's Library.
+    /// Elsewhere it is `$XDG_DATA_HOME/<name>`, or `~/.local/share/<name>` when `XDG_DATA_HOME` is
+    /// not set to an absolute path, as the XDG Base Directory specification says.
+    ///
+    /// On tvOS it is `Caches/<name>` in the app's Library: on a device, an app may write only to
+    /// its Caches and temporary directories, and Application Support cannot be created (the
+    /// simulator allows it, so only a device shows the difference). tvOS may empty Caches when
+    /// the device runs low on space, so an app there should treat the archive as a cache it can
+    /// do without, and keep what must survive in iCloud key-value storage
+    /// (`NSUbiquitousKeyValueStore`) or CloudKit.
     ///
     /// - Precondition: `name` is one path component: not empty, not `.` or `..`, and without `/`
     ///   or a NUL character. The program stops otherwise, rather than return the shared data
@@ -65,9 +72,10 @@ public struct FileArchiveBackend: ArchiveBackend {
             "defaultDirectory(forApplication:) needs a name that is one path component (not empty, not "
                 + "\".\" or \"..\", without \"/\" or NUL), not \"\(name)\"")
         #if canImport(Darwin)
+        let searchPath = appleSearchPath(for: .current)
         let base =
-            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+            FileManager.default.urls(for: searchPath.directory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(searchPath.fallback)
         #else
         let environment = ProcessInfo.processInfo.environment
         let base: URL
@@ -79,6 +87,19 @@ public struct FileArchiveBackend: ArchiveBackend {
         }
         #endif
         return base.appendingPathComponent(name, isDirectory: true)
+    }
+
+    /// Where ``defaultDirectory(forApplication:)`` keeps data on an Apple platform: the directory
+    /// to search for, and its path under the home directory should the search find nothing.
+    ///
+    /// Caches on tvOS, where a device lets an app write only to Caches and tmp; Application
+    /// Support everywhere else.
+    static func appleSearchPath(
+        for platform: Platform
+    ) -> (directory: FileManager.SearchPathDirectory, fallback: String) {
+        platform == .tvOS
+            ? (.cachesDirectory, "Library/Caches")
+            : (.applicationSupportDirectory, "Library/Application Support")
     }
 
     // MARK: Reading

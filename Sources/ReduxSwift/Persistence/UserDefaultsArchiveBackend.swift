@@ -22,14 +22,26 @@ import Foundation
 ///
 /// ## Size
 ///
-/// tvOS warns an app whose defaults reach 512 KiB and terminates it at 1 MB. There, a save is
-/// refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)`` and nothing written when the
-/// archive, together with the copies set aside from it (see ``setAside(suffix:)``, whatever the
-/// suffix), would pass ``sizeLimit``: 512 KiB by default, half the hard limit, leaving the rest to
-/// the app's other defaults. Setting a value aside moves it rather than copying it, so it never
-/// doubles what is stored; a copy set aside keeps counting until the app removes it. The keys of
-/// the copies are listed under `<key>#setAside`. Other platforms have no such limit, and
-/// ``sizeLimit`` is `nil` there unless you pass one.
+/// Apple platforms cap what an app keeps in `UserDefaults`, and what passes the cap is not
+/// refused but lost, or fatal: tvOS warns an app whose defaults reach 512 KiB and terminates it at
+/// 1 MB; watchOS 26 terminates an app whose defaults pass 1 MiB; iOS, iPadOS, Mac Catalyst, macOS
+/// and visionOS do not store 4 MiB or more, without an error, and may lose the app's other keys
+/// written with it. So a save is refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)``,
+/// before anything is written, when the archive, together with the copies set aside from it (see
+/// ``setAside(suffix:)``, whatever the suffix), would pass ``sizeLimit``. By default, in
+/// ``platformSizeLimit``, that is:
+///
+/// - 512 KiB on tvOS and watchOS: half the hard limit, where tvOS starts warning;
+/// - 3 MiB on iOS, iPadOS, Mac Catalyst, macOS and visionOS: a round figure that leaves 1 MiB
+///   under the 4 MiB;
+/// - no limit (`nil`) on Linux and other platforms, whose defaults are a property-list file of
+///   any size.
+///
+/// The room left is for the app's other defaults, which the limit does not count. Setting a value
+/// aside moves it rather than copying it, so it never doubles what is stored; a copy set aside
+/// keeps counting until the app removes it. The keys of the copies are listed under
+/// `<key>#setAside`. Pass `sizeLimit:` to choose another limit, and use ``FileArchiveBackend``
+/// for a state larger than the defaults can hold.
 public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
     // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
@@ -46,14 +58,25 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     /// for no limit.
     public let sizeLimit: Int?
 
-    /// The default ``sizeLimit``: 512 KiB on tvOS, where defaults of 1 MB terminate the app, and
-    /// `nil` elsewhere.
-    public static var platformSizeLimit: Int? {
-        #if os(tvOS)
-        return 512 * 1024
-        #else
-        return nil
-        #endif
+    /// The default ``sizeLimit`` on this platform: 512 KiB on tvOS and watchOS, 3 MiB on iOS,
+    /// iPadOS, Mac Catalyst, macOS and visionOS, and `nil` (no limit) elsewhere.
+    public static var platformSizeLimit: Int? { defaultSizeLimit(for: .current) }
+
+    /// The default ``sizeLimit`` on `platform`, below what its `UserDefaults` can hold.
+    static func defaultSizeLimit(for platform: Platform) -> Int? {
+        switch platform {
+        case .tvOS, .watchOS:
+            // tvOS warns at 512 KiB and terminates the app at 1 MB; watchOS 26 terminates it above
+            // 1 MiB. Half the hard limit leaves the other half to the app's other defaults.
+            return 512 * 1024
+        case .iOS, .macCatalyst, .macOS, .visionOS:
+            // Data of 4 MiB or more is dropped without an error, possibly with other keys. A round
+            // 3 MiB leaves 1 MiB to the app's other defaults, which this limit does not count.
+            return 3 * 1024 * 1024
+        case .other:
+            // swift-corelibs-foundation writes the defaults to a property-list file of any size.
+            return nil
+        }
     }
 
     /// Creates a backend stored under `<namespace>.<name>`, or under `name` alone when the namespace

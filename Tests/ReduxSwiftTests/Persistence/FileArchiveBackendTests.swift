@@ -124,6 +124,28 @@ import Testing
         #endif
     }
 
+    /// A tvOS device lets an app write only to Caches and tmp: Application Support cannot be
+    /// created there, though the simulator allows it.
+    @Test func onTVOSTheDefaultDirectoryIsUnderCachesAndElsewhereUnderApplicationSupport() {
+        for platform in Platform.allCases {
+            let searchPath = FileArchiveBackend.appleSearchPath(for: platform)
+            if platform == .tvOS {
+                #expect(searchPath.directory == .cachesDirectory)
+                #expect(searchPath.fallback == "Library/Caches")
+            } else {
+                #expect(searchPath.directory == .applicationSupportDirectory, "\(platform)")
+                #expect(searchPath.fallback == "Library/Application Support", "\(platform)")
+            }
+        }
+        #if canImport(Darwin)
+        let directory = FileArchiveBackend.appleSearchPath(for: .current).directory
+        let base = FileManager.default.urls(for: directory, in: .userDomainMask).first
+        #expect(
+            FileArchiveBackend.defaultDirectory(forApplication: "reduxswift-test").deletingLastPathComponent()
+                .standardizedFileURL == base?.standardizedFileURL)
+        #endif
+    }
+
     /// A name that is not one path component would name the shared data directory itself, or a
     /// directory outside it.
     @Test func aDefaultDirectoryNameThatIsNotOnePathComponentIsAProgrammerError() async {

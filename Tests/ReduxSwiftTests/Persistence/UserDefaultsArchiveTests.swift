@@ -159,3 +159,111 @@ import Testing
         }
     }
 }
+
+/// A `UserDefaults` archive stays within the platform's limit for the defaults database.
+@Suite(.offThePool) struct UserDefaultsSizeLimitTests {
+    let defaults = UserDefaults(suiteName: "UserDefaultsSizeLimitTests.\(UUID().uuidString)")!
+
+    @Test func aSavePastTheLimitIsRefusedWithNothingWritten() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 101))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        #expect(error?.stage == .save)
+        #expect(defaults.data(forKey: "t.S") == Data(repeating: 1, count: 60))
+    }
+
+    @Test func settingAsideMovesTheValueAndItsCopyCountsTowardTheLimit() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        try backend.write(Data(repeating: 1, count: 60))
+        let keptAt = try #require(try backend.setAside(suffix: ".corrupt-20261126T000000Z"))
+        #expect(keptAt.contains("t.S.corrupt-20261126T000000Z"))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        // The copy and the archive together may not pass the limit.
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 50))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 110, limit: 100))
+        #expect(defaults.data(forKey: "t.S") == nil)
+        try backend.write(Data(repeating: 2, count: 40))
+        #expect(defaults.data(forKey: "t.S")?.count == 40)
+    }
+
+    @Test func copiesSetAsideWithAnySuffixAndOfAnyKindCountButOtherArchivesDoNot() throws {
+        let backend = UserDefaultsArchiveBackend(
+            name: "S", namespace: "t", defaults: defaults, sizeLimit: 100)
+        // Another archive whose key starts with this one's is not a copy of it.
+        defaults.set(Data(repeating: 9, count: 90), forKey: "t.S.other")
+        try backend.write(Data(repeating: 1, count: 40))
+        _ = try backend.setAside(suffix: ".backup")
+        defaults.set(String(repeating: "x", count: 40), forKey: "t.S")
+        _ = try backend.setAside(suffix: "-old")
+        let error = #expect(throws: PersistenceError.self) {
+            try backend.write(Data(repeating: 2, count: 21))
+        }
+        #expect(error?.kind == .tooLarge(bytes: 101, limit: 100))
+        // A copy the app removes no longer counts.
+        defaults.removeObject(forKey: "t.S.backup")
+        try backend.write(Data(repeating: 2, count: 60))
+    }
+
+    /// A save through a ``StateArchive`` that would pass the limit is refused before anything is
+    /// written: the platform would drop it, or stop the app, instead.
+    @Test func aStateTooLargeForTheLimitIsRefusedAndThePreviousStateStillLoads() throws {
+        let archive = StateArchive<TestState>(
+            backend: UserDefaultsArchiveBackend(
+                name: "S", namespace: "t", defaults: defaults, sizeLimit: 1024))
+        try archive.save(TestState(counter: 1))
+        let saved = try #require(defaults.data(forKey: "t.S"))
+        let large = TestState(
+            counter: 2, log: Array(repeating: String(repeating: "x", count: 100), count: 20))
+        let error = #expect(throws: PersistenceError.self) { try archive.save(large) }
+        guard case .tooLarge(let bytes, let limit) = error?.kind else {
+            Issue.record("expected tooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(bytes > 2000)
+        #expect(limit == 1024)
+        #expect(error?.stage == .save)
+        #expect(defaults.data(forKey: "t.S") == saved)
+        #expect(try archive.load() == TestState(counter: 1))
+    }
+
+    /// What each platform's `UserDefaults` holds: tvOS warns at 512 KiB and stops the app at 1 MB,
+    /// watchOS 26 stops it above 1 MiB, and the other Apple platforms drop 4 MiB or more.
+    @Test func eachPlatformsDefaultLimitLeavesRoomBelowWhatItsDefaultsHold() {
+        let expected: [Platform: Int?] = [
+            .tvOS: 512 * 1024, .watchOS: 512 * 1024,
+            .iOS: 3 * 1024 * 1024, .macCatalyst: 3 * 1024 * 1024, .macOS: 3 * 1024 * 1024,
+            .visionOS: 3 * 1024 * 1024,
+            .other: nil,
+        ]
+        let hardLimit: [Platform: Int] = [
+            .tvOS: 1_000_000, .watchOS: 1024 * 1024,
+            .iOS: 4 * 1024 * 1024, .macCatalyst: 4 * 1024 * 1024, .macOS: 4 * 1024 * 1024,
+            .visionOS: 4 * 1024 * 1024,
+        ]
+        #expect(Set(expected.keys) == Set(Platform.allCases))
+        for platform in Platform.allCases {
+            let limit = UserDefaultsArchiveBackend.defaultSizeLimit(for: platform)
+            #expect(limit == expected[platform] ?? nil, "\(platform)")
+            if let hard = hardLimit[platform] {
+                #expect((limit ?? .max) < hard, "\(platform)")
+            }
+        }
+    }
+
+    @Test func theDefaultLimitIsThisPlatformsFigure() {
+        let limit = UserDefaultsArchiveBackend.defaultSizeLimit(for: .current)
+        #expect(UserDefaultsArchiveBackend.platformSizeLimit == limit)
+        #expect(UserDefaultsArchiveBackend(name: "S", namespace: "t", defaults: defaults).sizeLimit == limit)
+        #if os(Linux)
+        #expect(Platform.current == .other)
+        #expect(limit == nil)
+        #endif
+    }
+}
