@@ -217,6 +217,11 @@ func observingExamples(store: AppStore) async {
 
 // MARK: Persistence
 
+/// Where the persistence example tells the user that a save failed.
+@MainActor func showSaveProblem(_ message: String) {
+    _ = message
+}
+
 func persistenceExample() throws {
     final class AppStore: Store<AppState>, @unchecked Sendable {
         static let archive = StateArchive<AppState>(
@@ -229,8 +234,11 @@ func persistenceExample() throws {
         }
     }
 
-    // At launch; keep it for as long as the app runs.
-    let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
+    // At launch; keep it for as long as the app runs. A refused save keeps the last state saved
+    // and is tried again: tell the user, whose latest changes are not on disk yet.
+    let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive) { error in
+        Task { @MainActor in showSaveProblem(error.description) }
+    }
 
     // Before the app quits or is suspended: returns when the state is on disk.
     try persistence.flush()
