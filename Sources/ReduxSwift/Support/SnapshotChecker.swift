@@ -285,10 +285,21 @@ final class SnapshotChecker {
     }
 }
 
+/// A value `JSONEncoder` received wrapped, which an error it throws may name.
+protocol CheckedValue {
+    /// The value the app's state holds.
+    var wrapped: Any { get }
+    /// The name `JSONEncoder` gives the wrapper, and the value's own.
+    static var names: (wrapper: String, value: String) { get }
+}
+
 /// A value whose `encode(to:)` runs through the checker: what `JSONEncoder` receives in its place.
-struct Checked<Value: Encodable>: Encodable {
+struct Checked<Value: Encodable>: Encodable, CheckedValue {
     let value: Value
     let slot: SnapshotChecker.Slot
+
+    var wrapped: Any { value }
+    static var names: (wrapper: String, value: String) { ("\(Self.self)", "\(Value.self)") }
 
     func encode(to encoder: any Encoder) throws {
         try slot.checker.write(value, in: slot, to: encoder)

@@ -69,9 +69,27 @@ final class SnapshotEncoder {
                 continue
             }
             if let failure = checker.failure { throw failure }
-            if let thrown { throw thrown }
+            if let thrown { throw Self.unwrapped(thrown) }
             return EncodedSnapshot(data: data!, unordered: checker.unorderedPaths)
         }
+    }
+}
+
+extension SnapshotEncoder {
+    /// `error`, naming the app's value where `JSONEncoder` named the ``Checked`` wrapper it was
+    /// handed (as it does for a top-level value that encodes nothing).
+    static func unwrapped(_ error: any Error) -> any Error {
+        guard case EncodingError.invalidValue(let value as any CheckedValue, let context) = error else {
+            return error
+        }
+        let names = type(of: value).names
+        return EncodingError.invalidValue(
+            value.wrapped,
+            EncodingError.Context(
+                codingPath: context.codingPath,
+                debugDescription: context.debugDescription.replacingOccurrences(
+                    of: names.wrapper, with: names.value),
+                underlyingError: context.underlyingError))
     }
 }
 

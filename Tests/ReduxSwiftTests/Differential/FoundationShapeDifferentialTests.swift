@@ -156,6 +156,18 @@ import Testing
         #expect(try ReferenceCoders.roundTrip(TwiceKeyed()).get() == TwiceKeyed())
     }
 
+    @Test func anErrorJSONEncoderThrowsNamesTheValueAsFoundationsDoes() throws {
+        struct Nothing: Encodable {
+            func encode(to encoder: any Encoder) throws {}
+        }
+        let ours = try #require(throws: EncodingError.self) { try SnapshotEncoder().encode(Nothing()) }
+        let theirs = try #require(throws: EncodingError.self) {
+            try ReferenceCoders.encoder().encode(Nothing())
+        }
+        #expect(String(describing: ours) == String(describing: theirs))
+        #expect(!String(describing: ours).contains("Checked"))
+    }
+
     @Test func aKeyWrittenTwiceKeepsTheLastValue() throws {
         try Self.expectFoundationsRoundTrip(KeyWrittenTwice())
         #expect(try ReferenceCoders.roundTrip(KeyWrittenTwice()).get().fresh == 2)
