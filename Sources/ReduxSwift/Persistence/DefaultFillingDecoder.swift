@@ -161,12 +161,26 @@ final class FillSession: @unchecked Sendable {
         // A member filled while the archived object holds one the type does not know, of the
         // filled member's type, is what a rename looks like: filling would hide the old value.
         let archived = try base.container(keyedBy: AnyMemberKey.self)
-        for old in members.unknown(in: archived.allKeys.map(\.stringValue)) {
+        let names = archived.allKeys.map(\.stringValue)
+        let unknown = members.unknown(in: names)
+        for old in unknown {
             for filled in members.filled where decodes(filled.valueType, member: old, in: archived) {
                 throw DefaultFilling.UnreadMembers(
                     codingPath: base.codingPath, typeName: String(reflecting: T.self), filled: [filled.name],
                     unread: [old])
             }
+        }
+        // An object none of whose members the type knows is not an older value of the type but a
+        // value of another, as an `init(from:)` that tries one type and then another (`try?`)
+        // expects: filling it would replace that value with defaults. Fail as `JSONDecoder` does.
+        if !names.isEmpty, unknown.count == names.count, let first = members.filled.first {
+            throw DecodingError.keyNotFound(
+                AnyMemberKey(stringValue: first.name),
+                DecodingError.Context(
+                    codingPath: base.codingPath,
+                    debugDescription: "No value associated with key \(first.name); the object has none of "
+                        + "the members \(String(reflecting: T.self)) reads, so it is not filled from its defaults"
+                ))
         }
         return value
     }

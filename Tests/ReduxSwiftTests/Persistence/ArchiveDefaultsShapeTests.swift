@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// `ArchiveDefaults` fills what an older archive lacks, and nothing that belongs to another type.
+@Suite(.offThePool) struct ArchiveDefaultsShapeTests {
+    struct Circle: Codable, Equatable, ArchiveDefaults {
+        var radius = 1.0
+    }
+
+    struct Square: Codable, Equatable {
+        var name: String
+    }
+
+    /// Decodes a circle if it can, else a square: the polymorphic `try?` apps write.
+    enum Shape: Codable, Equatable {
+        case circle(Circle)
+        case square(Square)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let circle = try? container.decode(Circle.self) {
+                self = .circle(circle)
+            } else {
+                self = .square(try container.decode(Square.self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .circle(let circle): try container.encode(circle)
+            case .square(let square): try container.encode(square)
+            }
+        }
+    }
+
+    struct Drawing: StateProtocol, Equatable, ArchiveDefaults {
+        var shapes: [Shape] = []
+        var title = "untitled"
+    }
+
+    @Test func aValueOfAnotherTypeIsNotReplacedByDefaultsWhenAnOlderArchiveIsFilled() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("drawing.json")
+        // Version 1 had no title: the load fills it, and must not fill the square into a circle.
+        try Data(#"{"schemaVersion":1,"state":{"shapes":[{"name":"a"},{"radius":3}]}}"#.utf8).write(to: url)
+        let loaded = try StateArchive<Drawing>(file: url).load()
+        #expect(loaded == Drawing(shapes: [.square(Square(name: "a")), .circle(Circle(radius: 3))]))
+    }
+
+    @Test func anEmptyObjectOfAnOlderVersionIsStillFilled() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("drawing.json")
+        try Data(#"{"schemaVersion":1,"state":{"shapes":[{}]}}"#.utf8).write(to: url)
+        #expect(try StateArchive<Drawing>(file: url).load() == Drawing(shapes: [.circle(Circle())]))
+    }
+}
