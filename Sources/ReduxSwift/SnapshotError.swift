@@ -39,7 +39,10 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
     ///
     /// `JSONEncoder` refuses to write JSON nested more than ``limit`` levels (and older Apple
     /// systems overflow the stack instead), so the store stops at the
-    /// first value past the limit, whose path the error names, before `JSONEncoder` starts.
+    /// first value past the limit, whose path the error names, before `JSONEncoder` starts. It
+    /// stops there even where an `encode(to:)` would go on to discard that value with `try?`: going
+    /// deeper is what overflows the stack. An `encode(to:)` that passes its encoder on to a child's
+    /// in a cycle, which adds no level, ends the same way.
     public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
         /// The deepest nesting that round-trips: 511 levels of arrays and objects.
         public let limit: Int

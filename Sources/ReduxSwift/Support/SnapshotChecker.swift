@@ -51,6 +51,9 @@ final class SnapshotChecker {
         @exclusivity(unchecked) var kind = Kind.empty
         /// The number of elements of its unkeyed container.
         @exclusivity(unchecked) var count = 0
+        /// How many times a container was asked of it: an `encode(to:)` that writes a child's
+        /// members into its own object through the same encoder recurses without a new level.
+        @exclusivity(unchecked) var requests = 0
         /// What its keyed container holds under each key that has a nested container, and which
         /// keys hold a value: `JSONEncoder` stops the program when a nested container is asked for
         /// under a key that holds anything but a container of the same kind.
@@ -130,20 +133,20 @@ final class SnapshotChecker {
         var userInfo: [CodingUserInfoKey: Any] { base?.userInfo ?? [:] }
 
         func container<Key: CodingKey>(keyedBy keyType: Key.Type) -> KeyedEncodingContainer<Key> {
-            let passes = checker.open(self, as: .keyed, type: type)
+            let passes = checker.request(self) && checker.open(self, as: .keyed, type: type)
             return KeyedEncodingContainer(
                 CheckingKeyedContainer<Key>(
                     slot: self, base: passes ? base?.container(keyedBy: Key.self) : nil))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            let passes = checker.open(self, as: .unkeyed, type: type)
+            let passes = checker.request(self) && checker.open(self, as: .unkeyed, type: type)
             return CheckingUnkeyedContainer(slot: self, base: passes ? base?.unkeyedContainer() : nil)
         }
 
         func singleValueContainer() -> any SingleValueEncodingContainer {
             CheckingSingleValueContainer(
-                slot: self, base: checker.failure == nil ? base?.singleValueContainer() : nil)
+                slot: self, base: checker.request(self) ? base?.singleValueContainer() : nil)
         }
     }
 
@@ -161,6 +164,8 @@ final class SnapshotChecker {
     @exclusivity(unchecked) var failure: (any Error)?
     /// Path → whether the unordered array there alternates keys and values.
     @exclusivity(unchecked) private(set) var unorderedPaths: [String: Bool] = [:]
+    /// The path of the first `Decimal` NaN passed on, which `JSONEncoder` writes as `NaN`.
+    @exclusivity(unchecked) private var decimalNaN: [any CodingKey]?
 
     init(callLimit: Int, trackedTypes: Set<ObjectIdentifier>) {
         self.callLimit = callLimit
@@ -187,14 +192,46 @@ final class SnapshotChecker {
     /// Throws the recorded misuse, or a `Decimal` NaN's error.
     func checkScalar<Value>(_ value: Value, in slot: @autoclosure () -> Slot) throws {
         if let failure { throw failure }
-        if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true {
-            let error = EncodingError.invalidValue(
-                value,
-                EncodingError.Context(
-                    codingPath: slot().path,
-                    debugDescription: "a Decimal NaN (such as a division by zero), which JSON cannot hold"))
-            failure = error
-            throw error
+        // Passed on all the same: whether it reaches the JSON is known only at the end, since an
+        // `encode(to:)` may overwrite the key or throw and have a `try?` discard the member.
+        if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true, decimalNaN == nil {
+            decimalNaN = slot().path
+        }
+    }
+
+    /// The error of a `Decimal` NaN that reached `data`, `JSONEncoder`'s output, as the bare `NaN`
+    /// it writes for one; `nil` when none did (or none was written).
+    func decimalNaNError(in data: Data) -> EncodingError? {
+        guard let path = decimalNaN, Self.holdsBareNaN(data) else { return nil }
+        return EncodingError.invalidValue(
+            Decimal.nan,
+            EncodingError.Context(
+                codingPath: path,
+                debugDescription: "a Decimal NaN (such as a division by zero), which JSON cannot hold"))
+    }
+
+    /// Whether `NaN` stands in `json` outside its strings.
+    static func holdsBareNaN(_ json: Data) -> Bool {
+        json.withUnsafeBytes { bytes in
+            var inString = false
+            var escaped = false
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                } else if byte == UInt8(ascii: "N") {
+                    return true
+                }
+            }
+            return false
         }
     }
 
@@ -219,6 +256,22 @@ final class SnapshotChecker {
         }
         try value.encode(to: slot)
         if let failure { throw failure }
+    }
+
+    /// Counts a request for `slot`'s container, and says whether it may be passed on. Past the call
+    /// limit (an `encode(to:)` that passes its encoder on to a child's, in a cycle, asks without
+    /// end) the encoding starts again on the deep stack, or fails as nested too deep there.
+    func request(_ slot: Slot) -> Bool {
+        guard failure == nil else { return false }
+        slot.requests += 1
+        guard slot.requests > callLimit else { return true }
+        if callLimit < DeepStack.callLimit {
+            needsDeepStack = true
+            failure = NeedsDeepStack()
+        } else {
+            failure = SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+        }
+        return false
     }
 
     /// Opens `slot`'s container of `kind`, or records why `JSONEncoder` would stop the program.

@@ -70,6 +70,7 @@ final class SnapshotEncoder {
             }
             if let failure = checker.failure { throw failure }
             if let thrown { throw Self.unwrapped(thrown) }
+            if let error = checker.decimalNaNError(in: data!) { throw error }
             return EncodedSnapshot(data: data!, unordered: checker.unorderedPaths)
         }
     }

@@ -182,6 +182,89 @@ import Testing
         }
     }
 
+    /// Writes a `Decimal` NaN and then discards it: a member that throws after writing one, inside
+    /// a `try?`, and a key written again.
+    struct DiscardedNaN: Codable, Equatable {
+        var kept = 1
+
+        struct Refusal: Error {}
+
+        struct Poisoned: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(Decimal(1) / Decimal(0), forKey: .amount)
+                throw Refusal()
+            }
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            kept = try container.decode(Int.self, forKey: .first)
+            _ = try container.decode(Decimal.self, forKey: .second)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(kept, forKey: .first)
+            try? container.encode(Poisoned(), forKey: .detail)
+            var elements = container.nestedUnkeyedContainer(forKey: .note)
+            try? elements.encode(Poisoned())
+            try container.encode(Decimal(1) / Decimal(0), forKey: .second)
+            try container.encode(Decimal(2), forKey: .second)
+        }
+    }
+
+    /// Writes its child's members into its own object through the same encoder, as flattening
+    /// `encode(to:)`s do: a cycle of them adds no level.
+    final class Flattened: Codable, Equatable, @unchecked Sendable {
+        var child: Flattened?
+        var depth: Int
+
+        init(depth: Int) { self.depth = depth }
+
+        init(from decoder: any Decoder) throws {
+            depth = try decoder.container(keyedBy: Key.self).decode(Int.self, forKey: .amount)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(depth, forKey: .amount)
+            try child?.encode(to: encoder)
+        }
+
+        static func == (lhs: Flattened, rhs: Flattened) -> Bool { lhs.depth == rhs.depth }
+
+        static func chain(_ length: Int) -> Flattened {
+            let head = Flattened(depth: 0)
+            var tail = head
+            for depth in 1..<length {
+                tail.child = Flattened(depth: depth)
+                tail = tail.child!
+            }
+            return head
+        }
+    }
+
+    @Test func aDecimalNaNThatEncodeToDiscardsIsNoFailure() throws {
+        try Self.expectFoundationsRoundTrip(DiscardedNaN())
+        #expect(try ReferenceCoders.roundTrip(DiscardedNaN()).get() == DiscardedNaN())
+    }
+
+    @Test func aCycleOfFlatteningEncodeToIsRefusedInsteadOfOverflowingTheStack() throws {
+        // A chain writes its last link's members over the others', as Foundation does.
+        try Self.expectFoundationsRoundTrip(Flattened.chain(300))
+        let cycle = Flattened(depth: 7)
+        cycle.child = cycle
+        defer { cycle.child = nil }
+        let store = Holder<Flattened>.makeStore()
+        store.dispatch(Action("set", payload: Carried(cycle)))
+        let error = try #require(throws: SnapshotError.self) { try store.snapshot() }
+        #expect(error.underlyingError is SnapshotError.NestingTooDeep)
+        #expect(store.currentState().value == nil)
+    }
+
     @Test func aDecimalNaNFailsBothRoundTripsAndTheStoreNamesItsPath() throws {
         struct Split: Codable, Equatable { var shares: [Decimal] }
         let split = Split(shares: [1, Decimal(1) / Decimal(0)])
