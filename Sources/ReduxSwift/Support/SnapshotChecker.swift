@@ -51,6 +51,9 @@ final class SnapshotChecker {
         @exclusivity(unchecked) var kind = Kind.empty
         /// The number of elements of its unkeyed container.
         @exclusivity(unchecked) var count = 0
+        /// A filter of the keys its keyed container wrote values under: a bit per key, so that a
+        /// nested container asked for under a key no value was written under needs no record.
+        @exclusivity(unchecked) var writtenKeys: UInt64 = 0
         /// How many times a container was asked of it: an `encode(to:)` that writes a child's
         /// members into its own object through the same encoder recurses without a new level.
         @exclusivity(unchecked) var requests = 0
@@ -164,8 +167,8 @@ final class SnapshotChecker {
     @exclusivity(unchecked) var failure: (any Error)?
     /// Path → whether the unordered array there alternates keys and values.
     @exclusivity(unchecked) private(set) var unorderedPaths: [String: Bool] = [:]
-    /// The path of the first `Decimal` NaN passed on, which `JSONEncoder` writes as `NaN`.
-    @exclusivity(unchecked) private var decimalNaN: [any CodingKey]?
+    /// Whether a `Decimal` NaN was passed on, which `JSONEncoder` writes as a bare `NaN`.
+    @exclusivity(unchecked) private var passedDecimalNaN = false
 
     init(callLimit: Int, trackedTypes: Set<ObjectIdentifier>) {
         self.callLimit = callLimit
@@ -190,19 +193,17 @@ final class SnapshotChecker {
     }
 
     /// Throws the recorded misuse, or a `Decimal` NaN's error.
-    func checkScalar<Value>(_ value: Value, in slot: @autoclosure () -> Slot) throws {
+    func checkScalar<Value>(_ value: Value) throws {
         if let failure { throw failure }
         // Passed on all the same: whether it reaches the JSON is known only at the end, since an
         // `encode(to:)` may overwrite the key or throw and have a `try?` discard the member.
-        if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true, decimalNaN == nil {
-            decimalNaN = slot().path
-        }
+        if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true { passedDecimalNaN = true }
     }
 
     /// The error of a `Decimal` NaN that reached `data`, `JSONEncoder`'s output, as the bare `NaN`
-    /// it writes for one; `nil` when none did (or none was written).
+    /// it writes for one, naming where it stands; `nil` when none did.
     func decimalNaNError(in data: Data) -> EncodingError? {
-        guard let path = decimalNaN, Self.holdsBareNaN(data) else { return nil }
+        guard passedDecimalNaN, let path = Self.pathOfBareNaN(in: data) else { return nil }
         return EncodingError.invalidValue(
             Decimal.nan,
             EncodingError.Context(
@@ -210,28 +211,52 @@ final class SnapshotChecker {
                 debugDescription: "a Decimal NaN (such as a division by zero), which JSON cannot hold"))
     }
 
-    /// Whether `NaN` stands in `json` outside its strings.
-    static func holdsBareNaN(_ json: Data) -> Bool {
-        json.withUnsafeBytes { bytes in
-            var inString = false
-            var escaped = false
-            for index in bytes.indices {
-                let byte = bytes[index]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
+    /// The path of the first `NaN` that stands in `json` outside its strings, or `nil`.
+    static func pathOfBareNaN(in json: Data) -> [any CodingKey]? {
+        json.withUnsafeBytes { bytes -> [any CodingKey]? in
+            // Each open container: its key so far (objects) or its element's index (arrays).
+            var frames: [(isObject: Bool, key: String, index: Int)] = []
+            var expectsKey = false
+            var index = 0
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                        end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
                     }
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = true
-                } else if byte == UInt8(ascii: "N") {
-                    return true
+                    if expectsKey, !frames.isEmpty {
+                        frames[frames.count - 1].key = String(
+                            decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self)
+                    }
+                    index = end
+                case UInt8(ascii: "{"):
+                    frames.append((true, "", 0))
+                    expectsKey = true
+                case UInt8(ascii: "["):
+                    frames.append((false, "", 0))
+                    expectsKey = false
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    if !frames.isEmpty { frames.removeLast() }
+                    expectsKey = false
+                case UInt8(ascii: ":"):
+                    expectsKey = false
+                case UInt8(ascii: ","):
+                    if frames.last?.isObject == true {
+                        expectsKey = true
+                    } else if !frames.isEmpty {
+                        frames[frames.count - 1].index += 1
+                    }
+                case UInt8(ascii: "N"):
+                    return frames.map { frame -> any CodingKey in
+                        frame.isObject ? CheckedKey(stringValue: frame.key) : IndexKey(intValue: frame.index)
+                    }
+                default:
+                    break
                 }
+                index += 1
             }
-            return false
+            return nil
         }
     }
 
@@ -303,8 +328,9 @@ final class SnapshotChecker {
     func nested(_ kind: Slot.Kind, at key: String, of slot: Slot) -> (Slot, Bool) {
         let child = slot.nested(.key(key))
         guard failure == nil else { return (child, false) }
-        guard slot.tracksMembers else {
-            // Keys written before were not recorded: start again, recording them for this type.
+        guard slot.tracksMembers || slot.writtenKeys & Self.filterBit(of: key) == 0 else {
+            // A value may have been written under this key, and keys are not recorded here: start
+            // again, recording them for this type.
             newlyTrackedType = ObjectIdentifier(slot.owner)
             failure = SnapshotEncoder.StartAgain()
             return (child, false)
@@ -315,6 +341,13 @@ final class SnapshotChecker {
         }
         slot.members[key] = kind
         return (child, open(child, as: kind, type: nil))
+    }
+
+    /// The bit of a key in ``Slot/writtenKeys``.
+    static func filterBit(of key: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return 1 << (hash >> 58)
     }
 
     /// Marks `slot`'s single value written, or records and throws why `JSONEncoder` would stop the
@@ -385,7 +418,9 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     private func note(_ key: Key) throws {
         if let failure = checker.failure { throw failure }
-        if slot.tracksMembers { slot.members[key.stringValue] = .single }
+        let name = key.stringValue
+        slot.writtenKeys |= SnapshotChecker.filterBit(of: name)
+        if slot.tracksMembers { slot.members[name] = .single }
     }
 
     /// Notes a scalar under `key`, then has `write` pass it on.
@@ -450,7 +485,7 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try note(key)
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
-            try checker.checkScalar(value, in: slot.child(.key(key.stringValue)))
+            try checker.checkScalar(value)
             try base?.encode(value, forKey: key)
         } else {
             let checked = Checked(value: value, slot: slot.child(.key(key.stringValue)))
@@ -542,7 +577,7 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let failure = checker.failure { throw failure }
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
-            try checker.checkScalar(value, in: slot.child(.index(slot.count)))
+            try checker.checkScalar(value)
             slot.count += 1
             try base?.encode(value)
         } else {
@@ -611,7 +646,7 @@ private struct CheckingSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         try checker.writeSingle(slot)
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level) {
-            try checker.checkScalar(value, in: slot)
+            try checker.checkScalar(value)
             try base?.encode(value)
         } else {
             let checked = Checked(value: value, slot: slot.replacement())

@@ -50,7 +50,7 @@ final class SnapshotEncoder {
             let thrown: (any Error)?
             do {
                 if SnapshotChecker.isWrittenDirectly(Value.self) {
-                    try checker.checkScalar(value, in: root)
+                    try checker.checkScalar(value)
                     data = try encoder.encode(value)
                 } else {
                     data = try encoder.encode(Checked(value: value, slot: root))
