@@ -192,7 +192,8 @@ final class SnapshotChecker {
         return type == [String].self || type == [Int].self || type == [Double].self || type == [Bool].self
     }
 
-    /// Throws the recorded misuse, or a `Decimal` NaN's error.
+    /// Throws the recorded misuse, and notes a `Decimal` NaN, which is an error only if it reaches
+    /// the JSON (see ``decimalNaNError(in:)``).
     func checkScalar<Value>(_ value: Value) throws {
         if let failure { throw failure }
         // Passed on all the same: whether it reaches the JSON is known only at the end, since an
