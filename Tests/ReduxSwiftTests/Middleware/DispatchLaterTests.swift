@@ -171,7 +171,11 @@ func keepingMiddleware(
     @Test func aBatchThroughTheKeptFunctionIsOneUnitAsThroughTheStore() throws {
         let (store, seen, dispatch) = try storeWithAKeptDispatch()
         let announced = Recorder<[String]>()
-        let token = store.observeChanges { note in announced.append(note.actions.map(\.identifier)) }
+        let token = store.observeChanges { note in
+            // The setup's own announcement may still be on its way when this registers.
+            if note.actions.count == 1, note.actions[0] as? TestAction == .append("keep") { return }
+            announced.append(note.actions.map(\.identifier))
+        }
         onThreads(1) { _ in
             dispatch(ActionBatch([TestAction.append("lost"), TestAction.fail]))
             dispatch(ActionBatch([TestAction.increment, TestAction.append("x")]))
