@@ -5,7 +5,7 @@ import Foundation
 /// Saving splices the store's cached encoding of the state between a prefix and a closing brace,
 /// so the state is never encoded twice. Loading the current version is one `JSONDecoder` pass.
 enum ArchiveFormat {
-    /// How deep `JSONSerialization` and `JSONDecoder` let arrays and objects nest.
+    /// How deep `JSONDecoder` lets arrays and objects nest.
     static let depthLimit = JSONNesting.readLimit
 
     static func envelope(schemaVersion: Int, state: Data) -> Data {
@@ -45,25 +45,26 @@ enum ArchiveFormat {
         _ data: Data, decodingError: any Error, stateType: Any.Type, schemaVersion: Int,
         decode: (Data) throws -> Void
     ) -> PersistenceError.Kind {
-        let object: Any
+        let object: JSONValue
         do {
-            object = try ArchiveJSONReader.parse(data).value
+            object = try JSONValue(parsing: data)
         } catch {
             return error.isTooDeep ? .tooDeep(limit: depthLimit) : .notJSON(detail: error.description)
         }
-        guard let envelope = object as? [String: Any] else {
-            return .wrongShape(detail: "the top level is \(JSONKind.of(object)), not an object")
+        guard case .object(let envelope) = object else {
+            return .wrongShape(detail: "the top level is \(object.kind), not an object")
         }
         guard let found = envelope["schemaVersion"] else {
             return .wrongShape(detail: "it has no \"schemaVersion\", so it is not a ReduxSwift archive")
         }
-        guard let version = found as? NSNumber, !JSONKind.isBoolean(version) else {
+        guard case .number(let version) = found else {
             return .wrongShape(
-                detail: "its \"schemaVersion\" is \(JSONKind.of(found)), not a whole number, so it is not a "
+                detail: "its \"schemaVersion\" is \(found.kind), not a whole number, so it is not a "
                     + "ReduxSwift archive")
         }
         // `as? Int` succeeds only for a number that is exactly an `Int`.
-        guard (version as Any) as? Int != nil else {
+        var numberTexts = NumberTexts()
+        guard found.foundationObject(recording: &numberTexts) as? Int != nil else {
             return .wrongShape(
                 detail: "its \"schemaVersion\" \(version) is not a whole number from \(Int.min) to \(Int.max)"
             )
@@ -89,10 +90,10 @@ enum ArchiveFormat {
         return rest.isEmpty || !rest.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// Removes every object member whose name ``isUnderscored(_:)``, at any depth, copying every
-    /// other byte as it was, so that no number or string is written differently.
+    /// Removes every object member whose name ``isUnderscored(_:)``, at any depth; every number
+    /// keeps its text.
     static func removingUnderscoredKeys(from state: Data) throws -> Data {
-        try ArchiveJSONReader.removingMembers(from: state, where: isUnderscored)
+        try JSONValue(parsing: state).removingMembers(where: isUnderscored).data
     }
 
     /// A suffix such as `.corrupt-20261122T031500Z` for data set aside at `date`.

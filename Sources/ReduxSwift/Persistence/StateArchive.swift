@@ -283,8 +283,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             if let json = loaded.json {
                 archived = try JSONValue(parsing: json)
             } else {
-                let object = try JSONValue(parsing: Data(try ArchiveJSONReader.utf8(data)))
-                archived = object.child("state") ?? .null
+                archived = try JSONValue(parsing: data).child("state") ?? .null
             }
         } catch {
             throw fail(.notJSON(detail: "\(error)"))
@@ -359,31 +358,28 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> (
         state: State, json: Data?
     ) {
-        // Read with ArchiveJSONReader rather than JSONSerialization, which changes `-0`, strings
+        // Read with the library's reader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
-        // must decode as it was saved. The reader keeps the text of such numbers for the writer.
-        let object: Any
-        let numberTexts: NumberTexts
+        // must decode as it was saved. `numberTexts` keeps the text of such numbers for the way back.
+        let parsed: JSONValue
         do {
-            (object, numberTexts) = try ArchiveJSONReader.parse(data)
+            parsed = try JSONValue(parsing: data)
         } catch {
             throw failure(
-                .load,
-                error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
+                .load, error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
-        guard let envelope = object as? [String: Any], let archived = envelope["state"] else {
+        guard case .object(let envelope) = parsed, let archived = envelope["state"] else {
             throw failure(.load, .wrongShape(detail: "it has no \"state\""))
         }
-        guard var state = archived as? [String: Any] else {
+        var numberTexts = NumberTexts()
+        guard var state = archived.foundationObject(recording: &numberTexts) as? [String: Any] else {
             // The archive is fine; the state's own encoding is not an object, which a migration
             // cannot change.
             throw failure(
                 .load,
                 .migrationFailed(
                     from: version,
-                    detail:
-                        "migrations need the archived state to be a JSON object, not \(JSONKind.of(archived))"
-                ))
+                    detail: "migrations need the archived state to be a JSON object, not \(archived.kind)"))
         }
         for step in version..<schemaVersion {
             guard let migration = migrations[step] else {
@@ -397,7 +393,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         let migrated: Data
         do {
-            migrated = try ArchiveJSONWriter.data(from: state, at: "state", keeping: numberTexts)
+            migrated = try JSONValue(foundationObject: state, at: "state", keeping: numberTexts).data
         } catch {
             // The archive is not damaged: a migration left a value JSON cannot hold.
             throw failure(

@@ -1,35 +1,5 @@
 import Foundation
 
-/// A step of a path into JSON: the name of an object's member, or the position of an array's
-/// element.
-enum JSONPathComponent: Equatable {
-    case key(String)
-    case index(Int)
-
-    /// The component as `JSONDecoder` writes it in a coding path, which ``SnapshotError`` reads.
-    var codingKey: any CodingKey {
-        switch self {
-        case .key(let name): return Key(stringValue: name)
-        case .index(let position): return Key(intValue: position)
-        }
-    }
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        let intValue: Int?
-
-        init(stringValue: String) {
-            self.stringValue = stringValue
-            intValue = nil
-        }
-
-        init(intValue: Int) {
-            stringValue = "Index \(intValue)"
-            self.intValue = intValue
-        }
-    }
-}
-
 /// Names the number that `JSONDecoder` could not fit into the type it decoded it as, and where it
 /// is.
 ///
@@ -60,16 +30,26 @@ enum UnfitNumber {
         _ error: any Error, in data: Data, under prefix: [JSONPathComponent], budget: Int = searchBudget,
         decode: (Data) throws -> Void
     ) -> any Error {
-        // The ranges are offsets into the UTF-8 the reader reads, which `decode` reads too.
-        guard isPathlessDataCorruption(error), let bytes = try? ArchiveJSONReader.utf8(data),
-            let ranges = try? ArchiveJSONReader.numberRanges(in: Data(bytes), under: prefix)
-        else { return error }
-        // Integers from 0 to 127 fit every number type, so they are never the cause.
-        let suspects = ranges.filter { !fitsEveryNumberType(bytes[$0]) }
+        guard isPathlessDataCorruption(error), let tree = try? JSONValue(parsing: data) else { return error }
+        // Integers from 0 to 127 fit every number type, so they are never the cause. The suspects
+        // are in the order `mappingNumbers` visits them.
+        var suspects: [(path: [JSONPathComponent], text: String)] = []
+        var path: [JSONPathComponent] = []
+        _ = tree.mappingNumbers(under: prefix[...], path: &path) { path, text in
+            if !fitsEveryNumberType(text) { suspects.append((path, text)) }
+            return text
+        }
         /// Whether decoding fails alike when only the first `count` suspects are kept.
         func failsAlike(keeping count: Int) -> Bool {
+            var seen = 0
+            var path: [JSONPathComponent] = []
+            let zeroed = tree.mappingNumbers(under: prefix[...], path: &path) { _, text in
+                guard !fitsEveryNumberType(text) else { return text }
+                seen += 1
+                return seen > count ? "0" : text
+            }
             do {
-                try decode(zeroing(suspects[count...], in: bytes))
+                try decode(zeroed.data)
                 return false
             } catch {
                 return isPathlessDataCorruption(error)
@@ -79,7 +59,7 @@ enum UnfitNumber {
         guard !suspects.isEmpty, !failsAlike(keeping: 0) else { return error }
         // The bisection decodes ⌈log₂ n⌉ times for n suspects.
         let halvings = Int.bitWidth - (suspects.count - 1).leadingZeroBitCount
-        let searched = bytes.count.multipliedReportingOverflow(by: halvings)
+        let searched = data.count.multipliedReportingOverflow(by: halvings)
         guard !searched.overflow, searched.partialValue <= budget else {
             return DecodingError.dataCorrupted(
                 DecodingError.Context(
@@ -96,20 +76,17 @@ enum UnfitNumber {
             if failsAlike(keeping: middle) { failing = middle } else { passing = middle }
         }
         // Keeping this number as well brought the failure back: it is the first that does not fit.
-        let unfit = suspects[failing - 1]
-        guard let path = try? ArchiveJSONReader.path(ofNumberAt: unfit.lowerBound, in: Data(bytes)) else {
-            return error
-        }
-        let text = String(decoding: bytes[unfit], as: UTF8.self)
+        let (unfitPath, text) = suspects[failing - 1]
         return DecodingError.dataCorrupted(
             DecodingError.Context(
-                codingPath: path.map(\.codingKey),
+                codingPath: unfitPath.map(\.codingKey),
                 debugDescription: "The number \(text) does not fit the type of this field: \(reason(text))."))
     }
 
     /// Whether the number written as `text` is an integer from 0 to 127 (or `-0`).
-    private static func fitsEveryNumberType(_ text: ArraySlice<UInt8>) -> Bool {
-        let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text
+    private static func fitsEveryNumberType(_ text: String) -> Bool {
+        let text = text.utf8
+        let digits = text.first == UInt8(ascii: "-") ? text.dropFirst() : text[...]
         guard !digits.isEmpty, digits.count <= 3,
             digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return false }
@@ -122,20 +99,6 @@ enum UnfitNumber {
     private static func isPathlessDataCorruption(_ error: any Error) -> Bool {
         guard case DecodingError.dataCorrupted(let context) = error else { return false }
         return context.codingPath.isEmpty
-    }
-
-    /// `bytes` with the numbers at `ranges`, which are in order and apart, replaced by `0`.
-    private static func zeroing(_ ranges: ArraySlice<Range<Int>>, in bytes: [UInt8]) -> Data {
-        var result = Data()
-        result.reserveCapacity(bytes.count)
-        var copied = 0
-        for range in ranges {
-            result.append(contentsOf: bytes[copied..<range.lowerBound])
-            result.append(UInt8(ascii: "0"))
-            copied = range.upperBound
-        }
-        result.append(contentsOf: bytes[copied...])
-        return result
     }
 
     /// Why a number written as `text` may not fit.

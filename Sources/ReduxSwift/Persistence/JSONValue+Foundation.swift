@@ -1,32 +1,87 @@
 import Foundation
 
-/// Writes the JSON objects that migrations produce, after checking that JSON can represent every
-/// value in them.
+/// Migrations see an archived state as the objects `JSONSerialization` produces (`[String: Any]`,
+/// `[Any]`, `String`, `NSNumber`, `NSNull`), made from ``JSONValue``, the library's one reader and
+/// writer of JSON, so that they hold the same types on every platform and a value a migration does
+/// not touch is written back exactly as it was read.
 ///
-/// It writes the JSON itself rather than through `JSONSerialization`, which must never see a value
-/// JSON cannot represent (a `Date`, a type of the app, a NaN, a dictionary whose keys are not
-/// strings: on Apple platforms it raises an Objective-C exception, which Swift cannot catch and
-/// which ends the program, and on Linux it throws an error that names no value), and which would
-/// write a number the reader kept the text of (see ``NumberTexts``) as a `Double`, and a `Decimal`
-/// with fewer digits. ``data(from:at:keeping:)`` walks the object, writes every `String`,
-/// `NSNumber`, `NSNull`, array and `[String: Any]` as `JSONEncoder` writes it, and throws
-/// ``Invalid`` naming the path of the first value it cannot write, what that value is, and how the
-/// archive writes such a value.
-enum ArchiveJSONWriter {
+/// `JSONSerialization` would change values on the way: `JSONEncoder` writes `-0.0` as `-0`, which it
+/// reads as the integer 0; swift-corelibs-foundation's drops a U+FEFF at the start of a string; a
+/// number with more digits than a `Double` holds loses them. And it must never see a value JSON
+/// cannot represent (a `Date`, a type of the app, a NaN, a dictionary whose keys are not strings):
+/// on Apple platforms it raises an Objective-C exception, which Swift cannot catch and which ends
+/// the program, and on Linux it throws an error that names no value.
+extension JSONValue {
+    /// The value as a Foundation object, recording in `numberTexts` each number whose text the
+    /// conversion back would not give by itself.
+    ///
+    /// Integers that fit `Int` (or `UInt64`) become integer `NSNumber`s, `-0` becomes the double
+    /// `-0.0`, and other numbers whose text `Double`'s gives back (as `JSONEncoder` writes a `Double`)
+    /// become doubles. Any other number (more digits than a `Double` holds, an integer beyond
+    /// `UInt64`, `1E2`) becomes an `NSDecimalNumber` (a double when `Decimal` cannot hold it or it is
+    /// zero, to keep its sign), recorded with its text. `true` and `false` become boolean
+    /// `NSNumber`s.
+    func foundationObject(recording numberTexts: inout NumberTexts) -> Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let value): return NSNumber(value: value)
+        case .string(let text): return text
+        case .number(let text): return Self.foundationNumber(text, recording: &numberTexts)
+        case .array(let elements):
+            var array: [Any] = []
+            array.reserveCapacity(elements.count)
+            for element in elements { array.append(element.foundationObject(recording: &numberTexts)) }
+            return array
+        case .object(let members):
+            var object: [String: Any] = [:]
+            object.reserveCapacity(members.count)
+            for (key, member) in members { object[key] = member.foundationObject(recording: &numberTexts) }
+            return object
+        }
+    }
+
+    private static func foundationNumber(_ text: String, recording numberTexts: inout NumberTexts) -> NSNumber {
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+            // JSONEncoder writes -0.0 as `-0`; it is a double, since no integer is negative zero.
+            if text == "-0" { return NSNumber(value: -0.0) }
+            if let value = Int(text) { return NSNumber(value: value) }
+            if let value = UInt64(text) { return NSNumber(value: value) }
+        }
+        // Valid JSON number syntax always parses; numbers out of range become ±infinity.
+        let double = Double(text) ?? .nan
+        if Self.text(of: double) == text { return NSNumber(value: double) }
+        // A Double would lose part of this number: keep its text for the way back, and hand out a
+        // number a cast reads exactly as a `Decimal` and, rounded, as a `Double`. A zero stays a
+        // double, which keeps the sign that `Decimal` has not.
+        let number: NSNumber
+        if double.isFinite, double != 0, case let decimal = NSDecimalNumber(string: text, locale: nil),
+            !decimal.decimalValue.isNaN
+        {
+            number = decimal
+        } else {
+            number = NSNumber(value: double)
+        }
+        numberTexts.record(number, text: text)
+        return number
+    }
+
     /// A value JSON cannot represent, or nesting deeper than JSON is read back.
     struct Invalid: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Serializes `object`, an array or a dictionary; `path` names it in errors, such as `state`.
+    /// The JSON of `object`, a Foundation object or Swift value that a migration produced; `path`
+    /// names it in errors, such as `state`.
     ///
-    /// A number recorded in `numberTexts` is written as the text it was read from.
-    static func data(from object: Any, at path: String, keeping numberTexts: NumberTexts = NumberTexts())
-        throws(Invalid) -> Data
+    /// Every `String`, `NSNumber`, `NSNull`, array and `[String: Any]` becomes what `JSONEncoder`
+    /// writes for it; a number recorded in `numberTexts` keeps the text it was read from. Anything
+    /// else throws ``Invalid`` naming the path of the first such value, what it is, and how the
+    /// archive writes such a value.
+    init(foundationObject object: Any, at path: String, keeping numberTexts: NumberTexts = NumberTexts())
+        throws(Invalid)
     {
-        var walk = Walk(root: path, numberTexts: numberTexts)
-        try walk.write(object, depth: 0)
-        return Data(walk.output)
+        var conversion = Conversion(root: path, numberTexts: numberTexts)
+        self = try conversion.value(object, depth: 0)
     }
 
     /// The text `JSONEncoder` writes for `value`, which is finite: its shortest digits that read
@@ -44,30 +99,26 @@ enum ArchiveJSONWriter {
         return text
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// One walk over a value: where it is, which Foundation collections enclose that place, and
-    /// the JSON written so far.
-    private struct Walk {
+    /// One conversion of a Foundation object: where it is, and which Foundation collections enclose
+    /// that place.
+    private struct Conversion {
         var path: Path
         /// The `NSArray`s and `NSDictionary`s being walked, each with the length of its path: a
         /// Foundation collection, unlike a Swift one, can contain itself.
         var enclosing: [ObjectIdentifier: Int] = [:]
         let numberTexts: NumberTexts
-        var output: [UInt8] = []
 
         init(root: String, numberTexts: NumberTexts) {
             path = Path(root: root)
             self.numberTexts = numberTexts
         }
 
-        /// Writes `value` as JSON.
-        mutating func write(_ value: Any, depth: Int) throws(Invalid) {
-            if let string = value as? String { return write(string) }
+        mutating func value(_ value: Any, depth: Int) throws(Invalid) -> JSONValue {
+            if let string = value as? String { return .string(string) }
             // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`,
             // on Linux as on Apple platforms.
-            if let number = value as? NSNumber { return try write(number) }
-            if value is NSNull { return output.append(contentsOf: "null".utf8) }
+            if let number = value as? NSNumber { return try self.number(number) }
+            if value is NSNull { return .null }
             // Before the Swift casts below: on Linux, casting an `NSArray` or `NSDictionary` to a
             // Swift array or dictionary converts everything inside it first, without end when it
             // contains itself. (A Swift array or dictionary is never a class, so it is not cast here.)
@@ -75,36 +126,30 @@ enum ArchiveJSONWriter {
                 if let array = value as? NSArray {
                     let identity = try open(array)
                     defer { enclosing[identity] = nil }
-                    return try write(FoundationCollection.elements(of: array), depth: depth)
+                    return try self.array(FoundationCollection.elements(of: array), depth: depth)
                 }
                 if let object = value as? NSDictionary {
                     let identity = try open(object)
                     defer { enclosing[identity] = nil }
-                    return try write(try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
+                    return try self.object(try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
                 }
             }
-            if let array = value as? [Any] {
-                return try write(array, depth: depth)
-            }
-            if let object = value as? [String: Any] {
-                return try write(object, depth: depth)
-            }
+            if let array = value as? [Any] { return try self.array(array, depth: depth) }
+            if let object = value as? [String: Any] { return try self.object(object, depth: depth) }
             if let object = value as? [AnyHashable: Any] {
-                return try write(try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
+                return try self.object(try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
             }
             // Linux does not bridge CGFloat to NSNumber; Apple platforms did above.
             if let number = value as? CGFloat {
-                guard number.isFinite else { throw nonFinite(Double(number), at: path) }
-                return output.append(contentsOf: text(of: Double(number)).utf8)
+                guard number.isFinite else { throw JSONValue.nonFinite(Double(number), at: path) }
+                return .number(JSONValue.text(of: Double(number)))
             }
             // `Optional` values that got into an `Any`, such as the elements of an `[Int?]`: `nil` is
             // null.
             let mirror = Mirror(reflecting: value)
             if mirror.displayStyle == .optional {
-                guard let wrapped = mirror.children.first?.value else {
-                    return output.append(contentsOf: "null".utf8)
-                }
-                return try write(wrapped, depth: depth)
+                guard let wrapped = mirror.children.first?.value else { return .null }
+                return try self.value(wrapped, depth: depth)
             }
             let (name, advice) = JSONKind.nonJSON(value)
             throw Invalid(
@@ -113,58 +158,32 @@ enum ArchiveJSONWriter {
                     + (advice.map { " (\($0))" } ?? ""))
         }
 
-        /// Writes `number` as `JSONEncoder` writes the Swift value it holds, or as the text the
-        /// reader read it from.
-        private mutating func write(_ number: NSNumber) throws(Invalid) {
-            if let text = numberTexts.text(of: number) { return output.append(contentsOf: text.utf8) }
-            if JSONKind.isBoolean(number) {
-                return output.append(contentsOf: (number.boolValue ? "true" : "false").utf8)
-            }
+        /// `number` as `JSONEncoder` writes the Swift value it holds, or as the text it was read from.
+        private func number(_ number: NSNumber) throws(Invalid) -> JSONValue {
+            if let text = numberTexts.text(of: number) { return .number(text) }
+            if JSONKind.isBoolean(number) { return .bool(number.boolValue) }
             // A `Decimal` bridges to an `NSDecimalNumber`, whose digits a `Double` may not hold.
             if let decimal = number as? NSDecimalNumber {
                 let value = decimal.decimalValue
-                guard !value.isNaN else { throw nonFinite(.nan, at: path) }
-                return output.append(contentsOf: value.description.utf8)
+                guard !value.isNaN else { throw JSONValue.nonFinite(.nan, at: path) }
+                return .number(value.description)
             }
-            let text: String
             switch UInt8(bitPattern: number.objCType.pointee) {
             case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"),
                 UInt8(ascii: "q"):
-                text = String(number.int64Value)
+                return .number(String(number.int64Value))
             case UInt8(ascii: "C"), UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "L"),
                 UInt8(ascii: "Q"):
-                text = String(number.uint64Value)
+                return .number(String(number.uint64Value))
             case UInt8(ascii: "f"):
                 let value = number.floatValue
-                guard value.isFinite else { throw nonFinite(Double(value), at: path) }
-                text = ArchiveJSONWriter.text(of: value)
+                guard value.isFinite else { throw JSONValue.nonFinite(Double(value), at: path) }
+                return .number(JSONValue.text(of: value))
             default:
                 let value = number.doubleValue
-                guard value.isFinite else { throw nonFinite(value, at: path) }
-                text = ArchiveJSONWriter.text(of: value)
+                guard value.isFinite else { throw JSONValue.nonFinite(value, at: path) }
+                return .number(JSONValue.text(of: value))
             }
-            output.append(contentsOf: text.utf8)
-        }
-
-        /// Writes `string` in quotes, escaping what JSON requires: quotes, backslashes and control
-        /// characters.
-        private mutating func write(_ string: String) {
-            output.append(UInt8(ascii: "\""))
-            for byte in string.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-                case 0x09: output.append(contentsOf: #"\t"#.utf8)
-                case 0..<0x20:
-                    output.append(contentsOf: #"\u00"#.utf8)
-                    output.append(ArchiveJSONWriter.hexDigits[Int(byte >> 4)])
-                    output.append(ArchiveJSONWriter.hexDigits[Int(byte & 0xF)])
-                default: output.append(byte)
-                }
-            }
-            output.append(UInt8(ascii: "\""))
         }
 
         /// Records that `collection` encloses the values walked next, until the caller removes it
@@ -183,32 +202,28 @@ enum ArchiveJSONWriter {
             return identity
         }
 
-        private mutating func write(_ array: [Any], depth: Int) throws(Invalid) {
+        private mutating func array(_ array: [Any], depth: Int) throws(Invalid) -> JSONValue {
             try enter(depth)
-            output.append(UInt8(ascii: "["))
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
                 path.components.append(.index(index))
-                try write(element, depth: depth + 1)
+                elements.append(try value(element, depth: depth + 1))
                 path.components.removeLast()
             }
-            output.append(UInt8(ascii: "]"))
+            return .array(elements)
         }
 
-        private mutating func write(_ object: [String: Any], depth: Int) throws(Invalid) {
+        private mutating func object(_ object: [String: Any], depth: Int) throws(Invalid) -> JSONValue {
             try enter(depth)
-            output.append(UInt8(ascii: "{"))
-            var isFirst = true
+            var members: [String: JSONValue] = [:]
+            members.reserveCapacity(object.count)
             for (key, member) in object {
-                if !isFirst { output.append(UInt8(ascii: ",")) }
-                isFirst = false
-                write(key)
-                output.append(UInt8(ascii: ":"))
                 path.components.append(.key(key))
-                try write(member, depth: depth + 1)
+                members[key] = try value(member, depth: depth + 1)
                 path.components.removeLast()
             }
-            output.append(UInt8(ascii: "}"))
+            return .object(members)
         }
 
         /// `members` keyed by their names, or ``Invalid`` naming the first key that is not a string.
@@ -232,10 +247,10 @@ enum ArchiveJSONWriter {
         }
 
         private func enter(_ depth: Int) throws(Invalid) {
-            guard depth < ArchiveFormat.depthLimit else {
+            guard depth < JSONNesting.readLimit else {
                 throw Invalid(
                     description: "the value at \(path) nests arrays and objects deeper than "
-                        + "\(ArchiveFormat.depthLimit) levels, the most JSON is read back with")
+                        + "\(JSONNesting.readLimit) levels, the most JSON is read back with")
             }
         }
     }
@@ -275,6 +290,28 @@ enum ArchiveJSONWriter {
             }
             return SnapshotError.abbreviated(segments)
         }
+    }
+}
+
+/// The text of each number a conversion to Foundation objects produced that the conversion back
+/// would not give by itself, so that a number a migration does not replace is written again exactly
+/// as it was read.
+///
+/// A number is known by its identity: the conversion creates a new object for each such number (an
+/// `NSDecimalNumber`, or a double `NSNumber` that is zero, infinite or beyond `Decimal`'s range),
+/// and the record keeps it alive, so no other number can take its identity while the record lasts.
+/// A number the migration leaves in place, or moves elsewhere, keeps its text.
+struct NumberTexts {
+    private var texts: [ObjectIdentifier: (number: NSNumber, text: String)] = [:]
+
+    mutating func record(_ number: NSNumber, text: String) {
+        texts[ObjectIdentifier(number)] = (number, text)
+    }
+
+    /// The text `number` was read from, if it is one the conversion recorded.
+    func text(of number: NSNumber) -> String? {
+        guard let entry = texts[ObjectIdentifier(number)], entry.number === number else { return nil }
+        return entry.text
     }
 }
 
