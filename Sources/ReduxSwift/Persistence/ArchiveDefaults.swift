@@ -39,6 +39,11 @@
 ///   a different identifier, and a class instance in a default is never shared between objects.
 ///   (`init()` is called twice per type and load to tell; when the two values encode alike, one
 ///   serves every object.)
+/// - A value the app decodes itself, as `Border(from: container.superDecoder(forKey: .border))`, is
+///   not filled: the decoder is never told its type, so its defaults are unknown. The load then
+///   fails with ``PersistenceError/Kind/needsMigration(path:detail:migration:)`` naming the missing
+///   member and the migration that adds it, and leaves the file as it was; decoding the value with
+///   `container.decode(Border.self, forKey: .border)` fills it instead.
 /// - An optional property is never filled: a missing optional decodes as `nil`, because that is
 ///   how `JSONEncoder` saves `nil`. Filling it would turn a saved `nil` into the default.
 /// - A load that fills a member refuses an archive whose object there holds a member the type

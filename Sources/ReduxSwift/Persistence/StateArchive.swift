@@ -299,8 +299,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                         .description))
         }
         let lost = StateDiff.changes(
-            from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false
-        )
+            from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false,
+            order: StateDiff.OrderProbe(again.value, as: State.self))
         .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
         .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if lost.isEmpty { return loaded.state }

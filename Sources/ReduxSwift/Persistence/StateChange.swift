@@ -71,8 +71,10 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
                 throw SnapshotError(.encodingFailed, stateType: Value.self, underlyingError: error)
             }
         }
+        let after = try parse(new)
         let changes = StateDiff.changes(
-            from: try parse(old), to: try parse(new), ignoringUnderscored: ignoringUnderscoredMembers)
+            from: try parse(old), to: after, ignoringUnderscored: ignoringUnderscoredMembers,
+            order: (Value.self as? any Decodable.Type).map { StateDiff.OrderProbe(after.value, as: $0) })
         return changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 }
@@ -83,11 +85,15 @@ enum StateDiff {
     /// are compared member by member, except unordered arrays (sets, and dictionaries written as
     /// `[key, value, …]`), which are compared whole, as unordered; members whose names start with
     /// `_` are ignored.
-    static func changes(from old: SnapshotTree, to new: SnapshotTree, ignoringUnderscored: Bool = true)
-        -> [StateChange]
-    {
+    ///
+    /// An array whose encoding marked no order may still hold none: a set that a wrapper's
+    /// `encode(to:)` writes by calling the set's own. When `order` is given, two arrays that hold the
+    /// same elements in another order are compared as `order` finds their type treats them.
+    static func changes(
+        from old: SnapshotTree, to new: SnapshotTree, ignoringUnderscored: Bool = true, order: OrderProbe? = nil
+    ) -> [StateChange] {
         var comparison = Comparison(
-            unordered: (old.unordered, new.unordered), ignoringUnderscored: ignoringUnderscored)
+            unordered: (old.unordered, new.unordered), ignoringUnderscored: ignoringUnderscored, order: order)
         comparison.compare(old.value, new.value, path: "")
         return comparison.changes
     }
@@ -102,6 +108,7 @@ enum StateDiff {
     private struct Comparison {
         let unordered: (old: [String: Bool], new: [String: Bool])
         let ignoringUnderscored: Bool
+        let order: OrderProbe?
         var changes: [StateChange] = []
 
         mutating func compare(_ old: JSONValue?, _ new: JSONValue?, path: String) {
@@ -119,6 +126,12 @@ enum StateDiff {
                     if !StateDiff.sameUnordered(before, after, isPairs: isPairs) {
                         changes.append(StateChange(path: path, oldValue: old, newValue: new))
                     }
+                    return
+                }
+                if let order, before != after, StateDiff.sameUnordered(before, after, isPairs: false),
+                    let isPairs = order.isUnordered(at: path),
+                    StateDiff.sameUnordered(before, after, isPairs: isPairs)
+                {
                     return
                 }
                 for index in 0..<max(before.count, after.count) {
@@ -179,5 +192,83 @@ enum StateDiff {
             counts[element] = count - 1
         }
         return true
+    }
+}
+
+extension StateDiff {
+    /// Finds whether an array of a state holds its elements in no order, by asking the state's own
+    /// types: the state is decoded from its JSON with the array reversed, and encoded again.
+    ///
+    /// A type that keeps order (an `Array`) gives the reversed array back; a `Set` gives the order it
+    /// keeps its elements in, whatever the order it read them in, and a dictionary written as
+    /// `[key, value, …]` does the same for its pairs.
+    final class OrderProbe {
+        private let state: JSONValue
+        private let roundTrip: (JSONValue) -> JSONValue?
+        private lazy var original = roundTrip(state)
+
+        /// A probe of `state`, the JSON of a value of `type`.
+        init(_ state: JSONValue, as type: any Decodable.Type) {
+            self.state = state
+            func roundTrip<T: Decodable>(_: T.Type) -> (JSONValue) -> JSONValue? {
+                { json in
+                    guard let value = try? SnapshotCoder.makeDecoder().decode(T.self, from: json.data) as? any Encodable,
+                        let data = try? SnapshotCoder.makeEncoder().encode(value)
+                    else { return nil }
+                    return try? JSONValue(parsing: data)
+                }
+            }
+            self.roundTrip = roundTrip(type)
+        }
+
+        /// `false` when the array at `path` holds its elements in no order, `true` when it holds
+        /// key-value pairs in no order, `nil` when its order counts or the probe cannot tell.
+        ///
+        /// A dictionary whose keys and values read as each other's type (`[Double: Double]`) also
+        /// reads its elements reversed, and is taken for a set; the two then differ only when the
+        /// same values moved between keys.
+        func isUnordered(at path: String) -> Bool? {
+            guard case .array(let elements)? = state[path: path], elements.count > 1,
+                let kept = original?[path: path]
+            else { return nil }
+            /// Whether the type reads the array with its runs of `length` elements in another order
+            /// and does not give them back in that order.
+            func ignoresOrder(ofRunsOf length: Int) -> Bool {
+                let runs = stride(from: 0, to: elements.count, by: length).map { elements[$0..<$0 + length] }
+                // Reversed, or rotated when reversing changes nothing; a change to the order, as
+                // long as the runs are not all alike.
+                var moved = Array(runs.reversed().joined())
+                if moved == elements { moved = Array(runs.dropFirst().joined() + runs[0]) }
+                let components = StatePath.components(of: path)[...]
+                guard moved != elements,
+                    case .array(let back)? = roundTrip(state.replacing(at: components, with: .array(moved)))?[
+                        path: path],
+                    StateDiff.sameUnordered(back, moved, isPairs: length == 2)
+                else { return false }
+                // A type that keeps order gives back both arrays as they were.
+                return kept != .array(elements) || back != moved
+            }
+            if ignoresOrder(ofRunsOf: 1) { return false }
+            return elements.count.isMultiple(of: 2) && ignoresOrder(ofRunsOf: 2) ? true : nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// This value with `replacement` at the path of `components`, where there is a value.
+    func replacing(at components: ArraySlice<String>, with replacement: JSONValue) -> JSONValue {
+        guard let first = components.first else { return replacement }
+        switch self {
+        case .object(var members):
+            guard let member = members[first] else { return self }
+            members[first] = member.replacing(at: components.dropFirst(), with: replacement)
+            return .object(members)
+        case .array(var elements):
+            guard let index = Int(first), elements.indices.contains(index) else { return self }
+            elements[index] = elements[index].replacing(at: components.dropFirst(), with: replacement)
+            return .array(elements)
+        default:
+            return self
+        }
     }
 }

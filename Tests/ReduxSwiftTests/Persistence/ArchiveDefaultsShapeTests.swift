@@ -56,4 +56,41 @@ import Testing
         try Data(#"{"schemaVersion":1,"state":{"shapes":[{}]}}"#.utf8).write(to: url)
         #expect(try StateArchive<Drawing>(file: url).load() == Drawing(shapes: [.circle(Circle())]))
     }
+
+    struct Border: Codable, Equatable, ArchiveDefaults {
+        var width = 1
+        var color = "black"  // added in version 2
+    }
+
+    /// Reads its border through a super decoder, as hand-written `init(from:)`s sometimes do: the
+    /// decoder is never told the border's type, so the load cannot know its defaults.
+    struct Frame: StateProtocol, Equatable {
+        var border = Border()
+
+        enum CodingKeys: String, CodingKey {
+            case border
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            border = try Border(from: container.superDecoder(forKey: .border))
+        }
+    }
+
+    @Test func aDefaultsTypeReadThroughASuperDecoderIsRefusedWithTheMigrationThatFillsIt() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("frame.json")
+        try Data(#"{"schemaVersion":1,"state":{"border":{"width":3}}}"#.utf8).write(to: url)
+        let error = try #require(throws: PersistenceError.self) { try StateArchive<Frame>(file: url).load() }
+        guard case .needsMigration(let path, _, let migration) = error.kind else {
+            Issue.record("expected needsMigration, got \(error)")
+            return
+        }
+        #expect(path == "state.border.color")
+        #expect(migration.contains(#"adding: "color""#))
+        // The file is kept as it was.
+        #expect(try Data(contentsOf: url) == Data(#"{"schemaVersion":1,"state":{"border":{"width":3}}}"#.utf8))
+    }
 }
