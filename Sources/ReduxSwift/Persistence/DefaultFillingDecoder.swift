@@ -441,72 +441,8 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decode()
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
-        try filling(type, forKey: key) { try base.decode(type, forKey: key) }
-    }
-
+    /// Decodes a member; as the protocol's `decode(_:forKey:)` for `Bool`, `String`, every number
+    /// type too, which `JSONDecoder` then decodes as it decodes them directly.
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try filling(type, forKey: key) {
             // A missing member gets `JSONDecoder`'s own error.
@@ -560,25 +496,8 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     var currentIndex: Int { base.currentIndex }
 
     mutating func decodeNil() throws -> Bool { try base.decodeNil() }
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try base.decode(type) }
-    mutating func decode(_ type: String.Type) throws -> String { try base.decode(type) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try base.decode(type) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try base.decode(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try base.decode(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try base.decode(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try base.decode(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try base.decode(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try base.decode(type) }
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func decode(_ type: Int128.Type) throws -> Int128 { try base.decode(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try base.decode(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try base.decode(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try base.decode(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try base.decode(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try base.decode(type) }
 
+    /// Decodes an element; the protocol's `decode(_:)` for `Bool`, `String` and the number types too.
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // At the end, `JSONDecoder`'s own error.
         if DefaultFilling.isDecodedDirectly(T.self) || base.isAtEnd { return try base.decode(type) }
@@ -623,25 +542,8 @@ struct FillingSingleValueContainer: SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { base.codingPath }
 
     func decodeNil() -> Bool { base.decodeNil() }
-    func decode(_ type: Bool.Type) throws -> Bool { try base.decode(type) }
-    func decode(_ type: String.Type) throws -> String { try base.decode(type) }
-    func decode(_ type: Double.Type) throws -> Double { try base.decode(type) }
-    func decode(_ type: Float.Type) throws -> Float { try base.decode(type) }
-    func decode(_ type: Int.Type) throws -> Int { try base.decode(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try base.decode(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try base.decode(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try base.decode(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try base.decode(type) }
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    func decode(_ type: Int128.Type) throws -> Int128 { try base.decode(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try base.decode(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try base.decode(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try base.decode(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try base.decode(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try base.decode(type) }
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    func decode(_ type: UInt128.Type) throws -> UInt128 { try base.decode(type) }
 
+    /// Decodes the value; the protocol's `decode(_:)` for `Bool`, `String` and the number types too.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if DefaultFilling.isDecodedDirectly(T.self) { return try base.decode(type) }
         return try session.decode(T.self, from: decoder)
