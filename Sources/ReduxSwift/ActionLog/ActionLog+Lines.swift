@@ -25,7 +25,7 @@ extension ActionLog {
     /// "ActionBatch"}` holding the actions of every level in order, which replays the same, since
     /// reducers see nested batches as their actions one by one; only the actions that cannot be
     /// encoded are left out of it. The line is `nil` when nothing is left.
-    func line(for action: any ActionProtocol, time: String, with encoder: JSONEncoder) -> (
+    func line(for action: any ActionProtocol, time: String, with encoder: SnapshotEncoder) -> (
         line: Data?, leftOut: Int
     ) {
         guard let batch = ActionBatch.of(action) else {

@@ -35,7 +35,8 @@ import Android
 /// recording started from reaches the same state, whatever the reducers and middleware dispatched
 /// (see ``replay(_:into:)``). Floats that JSON cannot hold (`nan`,
 /// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
-/// or whose own `encode(to:)` throws, is left out and counted in
+/// whose own `encode(to:)` throws, or whose payload JSON cannot hold (a `Decimal` NaN, a cyclic
+/// object graph, checked as snapshots are) is left out and counted in
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting.
@@ -211,7 +212,8 @@ public final class ActionRecording: Sendable {
     }
 
     /// How many committed actions were left out so far: their type is not registered with the
-    /// log, or their own `encode(to:)` threw. Each action of a batch counts on its own.
+    /// log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
+    /// NaN, a cycle). Each action of a batch counts on its own.
     public var skippedActions: Int {
         encodeRecorded().skipped
     }
@@ -255,8 +257,9 @@ public final class ActionRecording: Sendable {
             return log.unwritten
         }
         guard !pending.isEmpty else { return progress.withLock { ($0.lines, $0.skipped) } }
-        let encoder = SnapshotCoder.makeJSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        // Checked as snapshots are: a payload that would crash `JSONEncoder` (a cycle) or write what
+        // cannot be read back (a `Decimal` NaN) is left out and counted, like any that throws.
+        let encoder = SnapshotEncoder(sortingKeys: true)
         let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
         return progress.withLock { log in
             if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
@@ -274,7 +277,7 @@ public final class ActionRecording: Sendable {
     }
 
     /// The lines of one batch, and how many of its actions were left out.
-    private func encode(_ batch: Batch, with encoder: JSONEncoder) -> (lines: Data, skipped: Int) {
+    private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
         var lines = Data()
         var skipped = 0
         for action in batch.actions {

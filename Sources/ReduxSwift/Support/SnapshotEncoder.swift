@@ -22,6 +22,11 @@ final class SnapshotEncoder {
     struct StartAgain: Error {}
 
     private let encoder = SnapshotCoder.makeJSONEncoder()
+
+    /// An encoder with the snapshot settings; `sortingKeys` writes each object's members by name.
+    init(sortingKeys: Bool = false) {
+        if sortingKeys { encoder.outputFormatting = [.sortedKeys] }
+    }
     /// The types seen asking for nested containers, whose keyed containers record their keys.
     private var trackedTypes: Set<ObjectIdentifier> = []
 

@@ -188,6 +188,43 @@ let loggedReducer: Reducer<TestState> = { state, action in
         #expect(fresh.currentState().log == final.log.filter { $0 != "end" })
     }
 
+    /// Splits a bill between `people`: with none, a `Decimal` NaN.
+    struct SplitBill: ActionProtocol, Codable {
+        var share: Decimal
+    }
+
+    /// A payload whose object graph is a cycle.
+    final class Loop: Codable, @unchecked Sendable {
+        // Unchecked: the test sets `next` once, before the action is dispatched, and never again.
+        var next: Loop?
+    }
+
+    struct Looping: ActionProtocol, Codable {
+        var loop: Loop
+    }
+
+    @Test func anActionJSONCannotHoldIsLeftOutAndCountedAndTheLogStaysReadable() throws {
+        let log = makeLog()
+        log.register(SplitBill.self, name: "SplitBill")
+        log.register(Looping.self, name: "Looping")
+        let loop = Loop()
+        loop.next = loop
+        let (lines, _, recording) = record(
+            [
+                LoggedAction.add(1), SplitBill(share: Decimal(1) / Decimal(0)), Looping(loop: loop),
+                SplitBill(share: 2.5), LoggedAction.add(2),
+            ],
+            log: log)
+        loop.next = nil
+        #expect(recording.skippedActions == 3, "the NaN, the cycle and the TestAction that ends the recording")
+        let text = String(decoding: lines, as: UTF8.self)
+        #expect(!text.contains("NaN"))
+        #expect(text.split(separator: "\n").count == 3)
+        let fresh = makeStore([loggedReducer])
+        #expect(try log.replay(lines, into: fresh) == 3)
+        #expect(fresh.currentState().counter == 3)
+    }
+
     @Test func aBatchKeepsItsRegisteredActionsWhenOneIsNotRegistered() throws {
         let log = makeLog()
         let batch = ActionBatch([
