@@ -69,15 +69,19 @@ extension Store {
         case .failure(let error):
             return .failure(error)
         case .success(let data):
+            let decode = { (data: Data) throws -> State in
+                snapshot.needsDeepStack
+                    ? try DeepStack.run { try self.decoder.decode(State.self, from: data) }
+                    : try self.decoder.decode(State.self, from: data)
+            }
             do {
-                let state =
-                    snapshot.needsDeepStack
-                    ? try DeepStack.run { try decoder.decode(State.self, from: data) }
-                    : try decoder.decode(State.self, from: data)
+                let state = try decode(data)
                 kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {
-                let failure = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: error)
+                // A number its type cannot hold again (`JSONDecoder` names neither it nor where).
+                let explained = UnfitNumber.explain(error, in: data, under: []) { _ = try decode($0) }
+                let failure = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
                 kernel.snapshotDidNotDecode(snapshot, failure)
                 return .failure(failure)
             }

@@ -248,8 +248,9 @@ final class StoreKernel: @unchecked Sendable {
 
     /// Reports a state that does not round-trip where a developer looks (see ``RuntimeWarning``).
     static func warn(_ error: SnapshotError) {
+        let sentence = "\(error)"
         RuntimeWarning.report(
-            "\(error). Readers get the newest state that round-trips until the state changes again; "
+            "\(sentence)\(sentence.hasSuffix(".") ? "" : ".") Readers get the newest state that round-trips until the state changes again; "
                 + "observe the store's failures to handle it (only this store's first such state is "
                 + "reported here).")
     }

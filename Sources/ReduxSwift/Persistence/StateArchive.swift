@@ -460,16 +460,19 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         if !decodesAgain {
             // A save must never write what a load refuses, such as a number a type cannot hold
             // again or a state whose `init(from:)` needs a member that was left out.
-            do {
+            let decode = { (data: Data) throws in
                 _ =
                     snapshot.needsDeepStack
-                    ? try DeepStack.run { try decodeFillingDefaults(State.self, from: json) }
-                    : try decodeFillingDefaults(State.self, from: json)
+                    ? try DeepStack.run { try self.decodeFillingDefaults(State.self, from: data) }
+                    : try self.decodeFillingDefaults(State.self, from: data)
+            }
+            do {
+                try decode(json)
             } catch {
-                let detail = SnapshotError(
-                    .decodingFailed, stateType: State.self, underlyingError: DefaultFilling.unwrapped(error)
-                )
-                .description
+                // A number its type cannot hold again: named with its path, as a load names it.
+                let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: json, under: [], decode: decode)
+                let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
+                    .description
                 let without =
                     excludesUnderscoredKeys ? "without its members whose names start with \"_\" " : ""
                 throw failure(

@@ -75,6 +75,42 @@ enum LedgerAction: ActionProtocol {
         #expect(failures.values == ["expenses[0].amount", "expenses[0].amount"])
     }
 
+    /// Splits its shares by writing them as fractions, which its `init(from:)` reads as whole
+    /// numbers: a state whose JSON does not decode again because of one number.
+    struct Shares: StateProtocol, Equatable {
+        var owners = ["ann": 2, "bob": 3]
+
+        enum CodingKeys: String, CodingKey {
+            case owners
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            owners = try decoder.container(keyedBy: CodingKeys.self).decode([String: Int].self, forKey: .owners)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(owners.mapValues { $0 == 3 ? 1.5 : Double($0) }, forKey: .owners)
+        }
+    }
+
+    @Test func aNumberTheStateCannotReadBackIsNamedWithItsPathByTheStoreAndBySave() throws {
+        let store = Store<Shares>(reducers: [], state: Shares(), notificationCenter: StoreNotificationCenter())
+        let error = try #require(throws: SnapshotError.self) { try store.snapshot() }
+        #expect(error.kind == .decodingFailed)
+        #expect(error.codingPath == "owners.bob")
+        #expect(error.description.contains("The number 1.5 does not fit"))
+
+        let directory = TemporaryDirectory()
+        let url = directory.file("shares.json")
+        let saveError = try #require(throws: PersistenceError.self) { try StateArchive<Shares>(file: url).save(Shares()) }
+        #expect(saveError.description.contains("owners.bob"))
+        #expect(saveError.description.contains("The number 1.5 does not fit"))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
     @Test func aDecimalNaNIsRefusedBySaveAndTheArchiveKeepsTheLastSave() throws {
         let directory = TemporaryDirectory()
         let archive = StateArchive<Ledger>(file: directory.file("ledger.json"))
