@@ -318,7 +318,11 @@ private final class Saver<State: StateProtocol>: Sendable {
         let snapshot = store.kernel.latestSnapshot()
         let outcome = try saved.write(snapshot.version, lendingPriority: scheduler.lendPriority) {
             () throws(PersistenceError) in
-            try archive.save(snapshot: snapshot, roundTripped: store.kernel.hasRoundTripped(snapshot))
+            // A version the save decoded is one a later failing version falls back to, as if a
+            // reader had decoded it.
+            if try archive.save(snapshot: snapshot, roundTripped: store.kernel.hasRoundTripped(snapshot)) {
+                store.kernel.recordRoundTrip(snapshot)
+            }
         }
         if outcome == .insideWrite { scheduleDeferredSave() }
     }

@@ -440,7 +440,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Saves a store snapshot's JSON, wrapped in the envelope, once it has checked that ``load()``
     /// reads it back: `roundTripped` says that a reader already decoded this very snapshot.
-    func save(snapshot: Snapshot, roundTripped: Bool) throws(PersistenceError) {
+    ///
+    /// - Returns: Whether the check decoded the snapshot's own bytes as they are, as a reader of the
+    ///   store would: the store may then fall back to this version when a later one fails.
+    @discardableResult
+    func save(snapshot: Snapshot, roundTripped: Bool) throws(PersistenceError) -> Bool {
         var json: Data
         switch snapshot.result {
         case .success(let data):
@@ -457,20 +461,29 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
             decodesAgain = false
         }
+        var decodedAsIs = false
         if !decodesAgain {
             // A save must never write what a load refuses, such as a number a type cannot hold
             // again or a state whose `init(from:)` needs a member that was left out.
-            let decode = { (data: Data) throws in
-                _ =
-                    snapshot.needsDeepStack
-                    ? try DeepStack.run { try self.decodeFillingDefaults(State.self, from: data) }
-                    : try self.decodeFillingDefaults(State.self, from: data)
+            let decode = { (data: Data) throws -> Bool in
+                let run = { () throws -> Bool in
+                    do {
+                        _ = try self.decoder.decode(State.self, from: data)
+                        return true
+                    } catch DecodingError.keyNotFound {
+                        _ = try DefaultFilling.decode(State.self, from: data, like: self.decoder)
+                        return false
+                    }
+                }
+                return snapshot.needsDeepStack ? try DeepStack.run(run) : try run()
             }
             do {
-                try decode(json)
+                decodedAsIs = try decode(json) && !excludesUnderscoredKeys
             } catch {
                 // A number its type cannot hold again: named with its path, as a load names it.
-                let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: json, under: [], decode: decode)
+                let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: json, under: []) {
+                _ = try decode($0)
+            }
                 let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
                     .description
                 let without =
@@ -487,6 +500,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             if sharedLocation.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
             try backend.write(envelope)
         }
+        return decodedAsIs
     }
 
     private func failure(_ stage: PersistenceError.Stage, _ kind: PersistenceError.Kind)

@@ -191,6 +191,53 @@ enum LedgerAction: ActionProtocol {
         #expect(try archive.load() == Ledger(expenses: [.init(title: "rent", amount: 900)]))
         withExtendedLifetime(service) {}
     }
+
+    /// A count that, once broken, writes a fraction its `init(from:)` cannot read as an `Int`: a
+    /// version that encodes but does not decode.
+    struct Tally: StateProtocol, Equatable {
+        var count = 0
+        var isBroken = false
+
+        enum CodingKeys: String, CodingKey {
+            case count, isBroken
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            count = try container.decode(Int.self, forKey: .count)
+            isBroken = try container.decode(Bool.self, forKey: .isBroken)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(isBroken ? 0.5 : Double(count), forKey: .count)
+            try container.encode(isBroken, forKey: .isBroken)
+        }
+
+        static let reducer: Reducer<Tally> = { state, action in
+            switch action as? TestAction {
+            case .increment?: state.count += 1
+            case .fail?: state.isBroken = true
+            default: break
+            }
+        }
+    }
+
+    @Test func aVersionASaveCheckedIsWhatReadersGetWhenALaterOneDoesNotDecode() throws {
+        let backend = MemoryBackend()
+        let store = Store(reducers: [Tally.reducer], state: Tally(), notificationCenter: StoreNotificationCenter())
+        let service = PersistenceService(store: store, archive: StateArchive<Tally>(backend: backend), onError: { _ in })
+        store.dispatch(TestAction.increment)
+        // No reader decoded this version; the save did.
+        try service.flush()
+        store.dispatch(TestAction.fail)
+        var saved = Tally()
+        saved.count = 1
+        #expect(store.currentState() == saved)
+        withExtendedLifetime(service) {}
+    }
 }
 
 /// A state nested `depth` levels of objects deep: `{"inner":{"inner":{}}}` is 3.
