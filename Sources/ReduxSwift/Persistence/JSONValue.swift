@@ -242,6 +242,22 @@ extension JSONValue {
     /// same name, and refuses more than ``JSONNesting/readLimit`` levels of arrays and objects.
     /// Numbers keep the text they were written with. Errors name the offset into the UTF-8 text.
     init(parsing data: Data) throws(ReadError) {
+        self = try Self.read(data, notingMerged: false).value
+    }
+
+    /// Reads `data` as ``init(parsing:)`` does, and names each member it left out because an
+    /// earlier member of its object has a name equal to its own as a Swift `String` (canonically
+    /// equivalent, as a precomposed and a decomposed "é" are) but not byte for byte: JSON tells the
+    /// two apart, a Swift dictionary keeps one. Each comes with its path, keys and indices.
+    static func readNotingMergedMembers(_ data: Data) throws(ReadError) -> (
+        value: JSONValue, merged: [(path: [String], value: JSONValue)]
+    ) {
+        try read(data, notingMerged: true)
+    }
+
+    private static func read(_ data: Data, notingMerged: Bool) throws(ReadError) -> (
+        value: JSONValue, merged: [(path: [String], value: JSONValue)]
+    ) {
         let (encoding, markLength) = Self.encoding(of: data)
         var utf8: [UInt8] = []
         if encoding != .utf8 {
@@ -264,10 +280,11 @@ extension JSONValue {
             utf8.withUnsafeBytes { converted in
                 var reader = JSONReader(
                     bytes: encoding == .utf8 ? UnsafeRawBufferPointer(rebasing: raw[markLength...]) : converted)
-                return Result { () throws(ReadError) -> JSONValue in try reader.document() }
+                if notingMerged { reader.merged = [] }
+                return Result { () throws(ReadError) in (try reader.document(), reader.merged ?? []) }
             }
         }
-        self = try result.get()
+        return try result.get()
     }
 
     /// The encoding `JSONDecoder` takes `data` to be in, and the length of its byte order mark.
@@ -304,6 +321,10 @@ private struct JSONReader {
     let bytes: UnsafeRawBufferPointer
     var index = 0
     var depth = 0
+    /// The members left out for a name equal to an earlier one's only as a Swift `String`, when
+    /// they are noted; and where the reader is then.
+    var merged: [(path: [String], value: JSONValue)]?
+    private var path: [String] = []
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -347,9 +368,16 @@ private struct JSONReader {
             skipWhitespace()
             guard next(is: ":") else { throw failure("expected \":\" after a member name") }
             skipWhitespace()
+            if merged != nil { path.append(key) }
             let member = try value()
             // `JSONDecoder` decodes the first of two members with the same name.
-            if let first = members.updateValue(member, forKey: key) { members[key] = first }
+            if let first = members.updateValue(member, forKey: key) {
+                members[key] = first
+                if merged != nil, let kept = members.index(forKey: key), !members[kept].key.utf8.elementsEqual(key.utf8) {
+                    merged?.append((path, member))
+                }
+            }
+            if merged != nil { path.removeLast() }
             skipWhitespace()
             if next(is: ",") {
                 // `JSONDecoder` allows a comma after the last member.
@@ -371,7 +399,9 @@ private struct JSONReader {
         if next(is: "]") { return .array(elements) }
         while true {
             skipWhitespace()
+            if merged != nil { path.append(String(elements.count)) }
             elements.append(try value())
+            if merged != nil { path.removeLast() }
             skipWhitespace()
             if next(is: ",") {
                 // `JSONDecoder` allows a comma after the last element.

@@ -179,10 +179,41 @@ enum MigrationAdvice {
         switch (change.oldValue, change.newValue) {
         case (.null?, nil): return true
         case (.number(let a)?, .number(let b)?):
-            guard let x = Decimal(string: a), let y = Decimal(string: b) else { return false }
+            guard let x = exactValue(of: a), let y = exactValue(of: b) else { return false }
             return x == y
         default: return false
         }
+    }
+
+    /// The exact value of a JSON number's text, with every digit (a `Decimal` would round past 38):
+    /// its sign, its significant digits, and the power of ten of the last one. Zero has no digits
+    /// and no sign.
+    static func exactValue(of text: String) -> (isNegative: Bool, digits: [UInt8], exponent: Int)? {
+        var bytes = Substring(text).utf8[...]
+        let isNegative = bytes.first == UInt8(ascii: "-")
+        if isNegative { bytes = bytes.dropFirst() }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        var digits = Array(bytes.prefix(while: isDigit))
+        bytes = bytes.dropFirst(digits.count)
+        var exponent = 0
+        if bytes.first == UInt8(ascii: ".") {
+            let fraction = bytes.dropFirst().prefix(while: isDigit)
+            digits += fraction
+            exponent -= fraction.count
+            bytes = bytes.dropFirst(1 + fraction.count)
+        }
+        if let marker = bytes.first, marker | 0x20 == UInt8(ascii: "e") {
+            guard let power = Int(Substring(bytes.dropFirst())) else { return nil }
+            exponent += power
+            bytes = bytes.dropFirst(bytes.count)
+        }
+        guard bytes.isEmpty, !digits.isEmpty else { return nil }
+        digits = Array(digits.drop { $0 == UInt8(ascii: "0") })
+        while digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            exponent += 1
+        }
+        return digits.isEmpty ? (false, [], 0) : (isNegative, digits, exponent)
     }
 
     private static func statePath(_ path: String) -> String {

@@ -279,11 +279,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             throw fail(error.kind)
         }
         let archived: JSONValue
+        // Members the types cannot tell from another (their names differ only in Unicode
+        // normalization) are values the load drops.
+        var merged: [StateChange] = []
         do {
             if let json = loaded.json {
                 archived = try JSONValue(parsing: json)
             } else {
-                archived = try JSONValue(parsing: data).child("state") ?? .null
+                let read = try JSONValue.readNotingMergedMembers(data)
+                archived = read.value.child("state") ?? .null
+                merged = read.merged.filter { $0.path.first == "state" }.map { member in
+                    StateChange(path: StatePath.path(Array(member.path.dropFirst())), oldValue: member.value, newValue: nil)
+                }
             }
         } catch {
             throw fail(.notJSON(detail: "\(error)"))
@@ -298,9 +305,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     detail: SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)
                         .description))
         }
-        let lost = StateDiff.changes(
+        let lost = (merged + StateDiff.changes(
             from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false,
-            order: StateDiff.OrderProbe(again.value, as: State.self))
+            order: StateDiff.OrderProbe(again.value, as: State.self)))
         .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
         .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if lost.isEmpty { return loaded.state }
