@@ -112,6 +112,7 @@ enum UnfitNumber {
         if abs(value) >= Double(Float.leastNormalMagnitude) {
             return "it has a fraction, which an integer type cannot hold"
         }
-        return "it has a fraction, which an integer type cannot hold, and is too close to 0 for a Float"
+        return "it has a fraction, which an integer type cannot hold, and is too close to 0 for a Float "
+            + "or a Decimal"
     }
 }
