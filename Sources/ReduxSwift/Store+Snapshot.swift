@@ -69,10 +69,16 @@ extension Store {
         case .failure(let error):
             return .failure(error)
         case .success(let data):
+            let decoder =
+                switch snapshot.floatStrings {
+                case nil: strictDecoder
+                case 0?: decoder
+                case let variant?: SnapshotCoder.makeDecoder(floatStrings: variant)
+                }
             let decode = { (data: Data) throws -> State in
                 snapshot.needsDeepStack
-                    ? try DeepStack.run { try self.decoder.decode(State.self, from: data) }
-                    : try self.decoder.decode(State.self, from: data)
+                    ? try DeepStack.run { try decoder.decode(State.self, from: data) }
+                    : try decoder.decode(State.self, from: data)
             }
             do {
                 let state = try decode(data)

@@ -63,6 +63,9 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// Shared by every reader at once: once configured, a `JSONDecoder` keeps each `decode` call's
     /// state separate (the thread sanitizer runs the concurrent-reader tests against this).
     let decoder: JSONDecoder
+    /// The decoder of snapshots that write no float as a string (see
+    /// ``EncodedSnapshot/floatStrings``), shared as `decoder` is.
+    let strictDecoder: JSONDecoder
     /// The owner-bound observers, one per owner and place in the code (see ``OwnerRegistry``).
     let ownerRegistry = OwnerRegistry()
 
@@ -94,6 +97,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         self.notificationCenter = notificationCenter
         let encoder = SnapshotCoder.makeEncoder()
         decoder = SnapshotCoder.makeDecoder()
+        strictDecoder = SnapshotCoder.makeDecoder(floatStrings: nil)
         let initialSnapshot = ReducerContext(reducing: nil, owning: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }

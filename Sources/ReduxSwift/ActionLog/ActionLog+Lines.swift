@@ -29,28 +29,46 @@ extension ActionLog {
         line: Data?, leftOut: Int
     ) {
         guard let batch = ActionBatch.of(action) else {
-            guard let line = try? encoder.encode(ActionRecord(action: action, time: time, log: self)) else {
-                return (nil, 1)
-            }
+            guard let line = record(action, time: time, with: encoder) else { return (nil, 1) }
             return (line, 0)
         }
         let flat = batch.flattened()
-        if let line = try? encoder.encode(ActionRecord(action: flat, time: time, log: self)) {
-            return (line, 0)
-        }
+        if let line = record(flat, time: time, with: encoder) { return (line, 0) }
         // Only a batch that does not encode whole pays for finding what it can keep.
-        let kept = flat.actions.filter {
-            (try? encoder.encode(ActionRecord(action: $0, time: nil, log: self))) != nil
-        }
+        let kept = flat.actions.filter { record($0, time: nil, with: encoder) != nil }
         let leftOut = flat.actions.count - kept.count
-        guard !kept.isEmpty,
-            let line = try? encoder.encode(ActionRecord(action: ActionBatch(kept), time: time, log: self))
-        else { return (nil, flat.actions.count) }
+        guard !kept.isEmpty, let line = record(ActionBatch(kept), time: time, with: encoder) else {
+            return (nil, flat.actions.count)
+        }
         return (line, leftOut)
     }
 
-    /// Decodes one log line in one parsing pass.
-    func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine) -> any ActionProtocol {
+    /// The line of `action`, saying so when it writes a float as a string, as archives do (see
+    /// ``EncodedSnapshot/floatsAsStrings``); `nil` when it cannot be encoded.
+    private func record(_ action: any ActionProtocol, time: String?, with encoder: SnapshotEncoder) -> Data? {
+        guard let encoded = try? encoder.encodeMarkingUnordered(ActionRecord(action: action, time: time, log: self))
+        else { return nil }
+        guard let variant = encoded.floatStrings else { return encoded.data }
+        return try? encoder.encode(ActionRecord(action: action, time: time, log: self, floatStrings: variant))
+    }
+
+    /// Decodes one log line: in one parsing pass when it says whether it writes floats as strings,
+    /// as lines this version writes do (see ``EncodedSnapshot/floatsAsStrings``); an older line is
+    /// read without them first.
+    func action(from line: Data, strict: JSONDecoder, lenient: JSONDecoder) throws(UnreadableLine)
+        -> any ActionProtocol
+    {
+        if let variant = SnapshotCoder.declaredFloatStrings(in: line, last: true) {
+            return try action(from: line, with: variant == 0 ? lenient : SnapshotCoder.makeDecoder(floatStrings: variant))
+        }
+        do {
+            return try action(from: line, with: strict)
+        } catch {
+            return try action(from: line, with: lenient)
+        }
+    }
+
+    private func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine) -> any ActionProtocol {
         decoder.userInfo[ActionRecord.logKey] = self
         do {
             return try decoder.decode(ActionRecord.self, from: line).action
@@ -91,21 +109,26 @@ private struct ActionRecord: Codable {
         case action
         case actions
         case time
+        case floatStrings
     }
 
     let action: any ActionProtocol
     private let time: String?
     private let log: ActionLog?
+    /// The variant of strings the line writes floats as, if it writes one (see ``SnapshotCoder``).
+    private let floatStrings: Int?
 
-    init(action: any ActionProtocol, time: String?, log: ActionLog) {
+    init(action: any ActionProtocol, time: String?, log: ActionLog, floatStrings: Int? = nil) {
         self.action = action
         self.time = time
         self.log = log
+        self.floatStrings = floatStrings
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(time, forKey: .time)
+        try container.encodeIfPresent(floatStrings, forKey: .floatStrings)
         guard let log else { throw Unregistered() }
         if let batch = action as? ActionBatch {
             try container.encode(ActionLog.batchName, forKey: .type)
@@ -124,6 +147,7 @@ private struct ActionRecord: Codable {
         let name = try container.decode(String.self, forKey: .type)
         time = try container.decodeIfPresent(String.self, forKey: .time)
         self.log = nil
+        floatStrings = nil
         if name == ActionLog.batchName {
             action = ActionBatch(try container.decode([ActionRecord].self, forKey: .actions).map(\.action))
             return

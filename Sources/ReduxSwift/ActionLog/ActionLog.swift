@@ -125,7 +125,7 @@ public final class ActionLog: Sendable {
     /// - Returns: How many actions were replayed.
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLogError) -> Int {
-        let decoder = SnapshotCoder.makeDecoder()
+        let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
         var actions: [any ActionProtocol] = []
         var failure: ActionLogError?
         var number = 0
@@ -133,7 +133,7 @@ public final class ActionLog: Sendable {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
             do throws(UnreadableLine) {
-                actions.append(try action(from: Data(line), with: decoder))
+                actions.append(try action(from: Data(line), strict: strict, lenient: lenient))
             } catch {
                 failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break

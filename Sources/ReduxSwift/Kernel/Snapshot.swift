@@ -11,12 +11,17 @@ final class Snapshot: Sendable {
     let result: Result<Data, SnapshotError>
     /// Whether decoding it recurses deeper than a caller's thread may (see ``DeepStack``).
     let needsDeepStack: Bool
+    /// The variant of strings the JSON writes a `Double` or `Float` as, if it writes one (see
+    /// ``EncodedSnapshot/floatStrings``).
+    let floatStrings: Int?
 
     init(
-        version: UInt64, result: Result<Data, SnapshotError>, needsDeepStack: Bool = false
+        version: UInt64, result: Result<Data, SnapshotError>, needsDeepStack: Bool = false,
+        floatStrings: Int? = nil
     ) {
         self.version = version
         self.result = result
         self.needsDeepStack = needsDeepStack
+        self.floatStrings = floatStrings
     }
 }

@@ -8,8 +8,12 @@ enum ArchiveFormat {
     /// How deep `JSONDecoder` lets arrays and objects nest.
     static let depthLimit = JSONNesting.readLimit
 
-    static func envelope(schemaVersion: Int, state: Data) -> Data {
-        var data = Data("{\"schemaVersion\":\(schemaVersion),\"state\":".utf8)
+    /// The archive of `state`; `floatStrings` is the variant of strings it writes a `Double` or
+    /// `Float` as, if it writes one, which a load reads as floats then (see
+    /// ``EncodedSnapshot/floatStrings``). Versions before this member ignore it.
+    static func envelope(schemaVersion: Int, state: Data, floatStrings: Int? = nil) -> Data {
+        let floats = floatStrings.map { "\"floatStrings\":\($0)," } ?? ""
+        var data = Data("{\"schemaVersion\":\(schemaVersion),\(floats)\"state\":".utf8)
         data.reserveCapacity(data.count + state.count + 1)
         data.append(state)
         data.append(UInt8(ascii: "}"))

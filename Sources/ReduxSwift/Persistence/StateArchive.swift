@@ -75,7 +75,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     public let sizeLimit: Int
 
     private let migrations: [Int: ArchiveMigration]
+    /// Reads an archive that writes a float as a string, as most do (see
+    /// ``EncodedSnapshot/floatStrings``).
     private let decoder: JSONDecoder
+    /// Reads an archive that writes none.
+    private let strictDecoder: JSONDecoder
     /// Runs backend calls one at a time and records a failed load, shared by every archive of the
     /// same file or `UserDefaults` key in this process.
     private let sharedLocation: ArchiveLocation
@@ -130,6 +134,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let decoder = SnapshotCoder.makeDecoder()
         decoder.userInfo[ArchiveFormat.currentVersionKey] = schemaVersion
         self.decoder = decoder
+        let strictDecoder = SnapshotCoder.makeDecoder(floatStrings: nil)
+        strictDecoder.userInfo[ArchiveFormat.currentVersionKey] = schemaVersion
+        self.strictDecoder = strictDecoder
         (sharedLocation, locationKey) = ArchiveLocation.acquire(for: backend)
     }
 
@@ -297,7 +304,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         let again: SnapshotTree
         do {
-            let encoded = try SnapshotCoder.makeEncoder().encodeMarkingUnordered(loaded.state)
+            // Floats as the fixture writes them, whatever strings the state holds.
+            let encoded = try SnapshotEncoder(choosesFloatStrings: false).encodeMarkingUnordered(loaded.state)
             again = try SnapshotTree(parsing: encoded.data, unordered: encoded.unordered)
         } catch {
             throw fail(
@@ -329,12 +337,39 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Decodes `type` as `JSONDecoder` does; when a member is missing, decodes again, taking
     /// missing members of ``ArchiveDefaults`` types from their defaults.
-    private func decodeFillingDefaults<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        do {
-            return try decoder.decode(T.self, from: data)
-        } catch DecodingError.keyNotFound {
-            return try DefaultFilling.decode(T.self, from: data, like: decoder)
+    ///
+    /// `floats` says how the JSON writes the floats JSON cannot hold.
+    private func decodeFillingDefaults<T: Decodable>(_ type: T.Type, from data: Data, floats: ArchiveFloats)
+        throws -> T
+    {
+        func decode(with decoder: JSONDecoder) throws -> T {
+            do {
+                return try decoder.decode(T.self, from: data)
+            } catch DecodingError.keyNotFound {
+                return try DefaultFilling.decode(T.self, from: data, like: decoder)
+            }
         }
+        switch floats {
+        case .none: return try decode(with: strictDecoder)
+        case .strings(0): return try decode(with: decoder)
+        case .strings(let variant): return try decode(with: SnapshotCoder.makeDecoder(floatStrings: variant))
+        case .unknown:
+            do {
+                return try decode(with: strictDecoder)
+            } catch {
+                return try decode(with: decoder)
+            }
+        }
+    }
+
+    /// How an archive writes the `Double`s and `Float`s JSON cannot hold.
+    private enum ArchiveFloats {
+        /// It writes none.
+        case none
+        /// As the strings of a variant (see ``SnapshotCoder``).
+        case strings(Int)
+        /// An archive an earlier version wrote, which does not say: read as writing none first.
+        case unknown
     }
 
     private func decode(_ data: Data) throws(PersistenceError) -> State {
@@ -345,13 +380,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     private func decodeKeepingJSON(_ data: Data) throws(PersistenceError) -> (state: State, json: Data?) {
         if data.isEmpty { throw failure(.load, .empty) }
         let envelope: ArchiveFormat.Envelope<State>
+        // An archive that says it writes floats as strings is read so; any other may be one an earlier
+        // version wrote without saying it.
+        let floats = SnapshotCoder.declaredFloatStrings(in: data).map(ArchiveFloats.strings) ?? .unknown
         do {
-            envelope = try decodeFillingDefaults(ArchiveFormat.Envelope<State>.self, from: data)
+            envelope = try decodeFillingDefaults(
+                ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
         } catch {
             let kind = ArchiveFormat.classify(
                 data, decodingError: error, stateType: State.self, schemaVersion: schemaVersion
             ) { data in
-                _ = try decodeFillingDefaults(ArchiveFormat.Envelope<State>.self, from: data)
+                _ = try decodeFillingDefaults(
+                    ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
             }
             throw failure(.load, kind)
         }
@@ -359,10 +399,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         if envelope.schemaVersion > schemaVersion {
             throw failure(.load, .newerVersion(found: envelope.schemaVersion, supported: schemaVersion))
         }
-        return try migrate(data, from: envelope.schemaVersion)
+        return try migrate(data, from: envelope.schemaVersion, floats: floats)
     }
 
-    private func migrate(_ data: Data, from version: Int) throws(PersistenceError) -> (
+    private func migrate(_ data: Data, from version: Int, floats: ArchiveFloats) throws(PersistenceError) -> (
         state: State, json: Data?
     ) {
         // Read with the library's reader rather than JSONSerialization, which changes `-0`, strings
@@ -412,11 +452,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                         + "hold: \(error)"))
         }
         do {
-            return (try decodeFillingDefaults(State.self, from: migrated), migrated)
+            return (
+                try decodeFillingDefaults(State.self, from: migrated, floats: floats), migrated
+            )
         } catch {
             let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: migrated, under: []) {
                 data in
-                _ = try decodeFillingDefaults(State.self, from: data)
+                _ = try decodeFillingDefaults(State.self, from: data, floats: floats)
             }
             throw failure(
                 .load,
@@ -473,12 +515,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             // A save must never write what a load refuses, such as a number a type cannot hold
             // again or a state whose `init(from:)` needs a member that was left out.
             let decode = { (data: Data) throws -> Bool in
+                let decoder =
+                    switch snapshot.floatStrings {
+                    case nil: self.strictDecoder
+                    case 0?: self.decoder
+                    case let variant?: SnapshotCoder.makeDecoder(floatStrings: variant)
+                    }
                 let run = { () throws -> Bool in
                     do {
-                        _ = try self.decoder.decode(State.self, from: data)
+                        _ = try decoder.decode(State.self, from: data)
                         return true
                     } catch DecodingError.keyNotFound {
-                        _ = try DefaultFilling.decode(State.self, from: data, like: self.decoder)
+                        _ = try DefaultFilling.decode(State.self, from: data, like: decoder)
                         return false
                     }
                 }
@@ -499,7 +547,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     .save, .encodingFailed(detail: "\(without)it could not be loaded again (\(detail))"))
             }
         }
-        let envelope = ArchiveFormat.envelope(schemaVersion: schemaVersion, state: json)
+        let envelope = ArchiveFormat.envelope(
+            schemaVersion: schemaVersion, state: json, floatStrings: snapshot.floatStrings)
         if envelope.count > sizeLimit {
             throw failure(.save, .tooLarge(bytes: envelope.count, limit: sizeLimit))
         }

@@ -62,7 +62,7 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
     package static func changes<Value: Encodable>(
         from old: Value, to new: Value, ignoringUnderscoredMembers: Bool = false
     ) throws(SnapshotError) -> [StateChange] {
-        let encoder = SnapshotCoder.makeEncoder()
+        let encoder = SnapshotEncoder(choosesFloatStrings: false)
         func parse(_ value: Value) throws(SnapshotError) -> SnapshotTree {
             do {
                 let encoded = try encoder.encodeMarkingUnordered(value)
@@ -210,10 +210,13 @@ extension StateDiff {
         /// A probe of `state`, the JSON of a value of `type`.
         init(_ state: JSONValue, as type: any Decodable.Type) {
             self.state = state
+            let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
             func roundTrip<T: Decodable>(_: T.Type) -> (JSONValue) -> JSONValue? {
                 { json in
-                    guard let value = try? SnapshotCoder.makeDecoder().decode(T.self, from: json.data) as? any Encodable,
-                        let data = try? SnapshotCoder.makeEncoder().encode(value)
+                    guard
+                        let value = try? SnapshotCoder.decode(T.self, from: json.data, strict: strict, lenient: lenient)
+                            as? any Encodable,
+                        let data = try? SnapshotEncoder(choosesFloatStrings: false).encode(value)
                     else { return nil }
                     return try? JSONValue(parsing: data)
                 }

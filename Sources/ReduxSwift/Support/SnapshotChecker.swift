@@ -169,6 +169,13 @@ final class SnapshotChecker {
     @exclusivity(unchecked) private(set) var unorderedPaths: [String: Bool] = [:]
     /// Whether a `Decimal` NaN was passed on, which `JSONEncoder` writes as a bare `NaN`.
     @exclusivity(unchecked) private var passedDecimalNaN = false
+    /// Whether a `Double` or `Float` that is NaN or infinite was passed on, or a `Date` whose
+    /// interval is: `JSONEncoder` writes it as a string (see ``EncodedSnapshot/floatsAsStrings``).
+    @exclusivity(unchecked) private(set) var passedFloatString = false
+    /// The first string passed on that is one those floats are written as, and where it is.
+    @exclusivity(unchecked) private(set) var floatLikeStringPath: (text: String, codingPath: [any CodingKey])?
+    /// The variant of strings those floats are written as (see ``SnapshotCoder``).
+    @exclusivity(unchecked) var floatStringVariant = 0
 
     init(callLimit: Int, trackedTypes: Set<ObjectIdentifier>) {
         self.callLimit = callLimit
@@ -193,12 +200,47 @@ final class SnapshotChecker {
     }
 
     /// Throws the recorded misuse, and notes a `Decimal` NaN, which is an error only if it reaches
-    /// the JSON (see ``decimalNaNError(in:)``).
-    func checkScalar<Value>(_ value: Value) throws {
+    /// the JSON (see ``decimalNaNError(in:)``), and the floats and strings that JSON writes alike.
+    func checkScalar<Value>(_ value: Value, at path: @autoclosure () -> [any CodingKey]) throws {
         if let failure { throw failure }
         // Passed on all the same: whether it reaches the JSON is known only at the end, since an
         // `encode(to:)` may overwrite the key or throw and have a `try?` discard the member.
         if Value.self == Decimal.self, (value as? Decimal)?.isNaN == true { passedDecimalNaN = true }
+        // Compared as types first: a cast is only tried for the one type it can be.
+        let type = Value.self
+        if type == Double.self {
+            noteFloat(value as! Double)
+        } else if type == Float.self {
+            noteFloat(Double(value as! Float))
+        } else if type == Date.self {
+            noteFloat((value as! Date).timeIntervalSinceReferenceDate)
+        } else if type == String.self {
+            noteString(value as! String, at: path())
+        } else if type == URL.self {
+            noteString((value as! URL).absoluteString, at: path())
+        } else if type == [Double].self {
+            if (value as! [Double]).contains(where: { !$0.isFinite }) { passedFloatString = true }
+        } else if type == [String].self {
+            let texts = value as! [String]
+            if let index = texts.firstIndex(where: { SnapshotCoder.isFloatString($0, variant: floatStringVariant) }) {
+                noteString(texts[index], at: path() + [IndexKey(intValue: index)])
+            }
+        } else if type == Data.self, case let data = value as! Data, data.count == 6 {
+            // Base64 text can be "Infinity" (six bytes); no other float string is Base64.
+            noteString(data.base64EncodedString(), at: path())
+        }
+    }
+
+    /// Notes a `Double` that `JSONEncoder` writes as a string.
+    func noteFloat(_ value: Double) {
+        if !value.isFinite { passedFloatString = true }
+    }
+
+    /// Notes a string that is one those `Double`s are written as.
+    func noteString(_ text: String, at path: @autoclosure () -> [any CodingKey]) {
+        if floatLikeStringPath == nil, SnapshotCoder.isFloatString(text, variant: floatStringVariant) {
+            floatLikeStringPath = (text, path())
+        }
     }
 
     /// The error of a `Decimal` NaN that reached `data`, `JSONEncoder`'s output, as the bare `NaN`
@@ -436,12 +478,15 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
         try pass(key) { try $0.encode(value, forKey: key) }
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
+        checker.noteString(value, at: slot.path + [CheckedKey(stringValue: key.stringValue)])
         try pass(key) { try $0.encode(value, forKey: key) }
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
+        checker.noteFloat(value)
         try pass(key) { try $0.encode(value, forKey: key) }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
+        checker.noteFloat(Double(value))
         try pass(key) { try $0.encode(value, forKey: key) }
     }
     mutating func encode(_ value: Int, forKey key: Key) throws {
@@ -486,7 +531,7 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try note(key)
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
-            try checker.checkScalar(value)
+            try checker.checkScalar(value, at: slot.path + [CheckedKey(stringValue: key.stringValue)])
             try base?.encode(value, forKey: key)
         } else {
             let checked = Checked(value: value, slot: slot.child(.key(key.stringValue)))
@@ -557,9 +602,18 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
     mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: String) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Double) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Float) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: String) throws {
+        checker.noteString(value, at: slot.path + [IndexKey(intValue: slot.count)])
+        try pass { try $0.encode(value) }
+    }
+    mutating func encode(_ value: Double) throws {
+        checker.noteFloat(value)
+        try pass { try $0.encode(value) }
+    }
+    mutating func encode(_ value: Float) throws {
+        checker.noteFloat(Double(value))
+        try pass { try $0.encode(value) }
+    }
     mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
     mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
     mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
@@ -578,7 +632,7 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let failure = checker.failure { throw failure }
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level + 1) {
-            try checker.checkScalar(value)
+            try checker.checkScalar(value, at: slot.path + [IndexKey(intValue: slot.count)])
             slot.count += 1
             try base?.encode(value)
         } else {
@@ -626,9 +680,18 @@ private struct CheckingSingleValueContainer: SingleValueEncodingContainer {
 
     mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
     mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: String) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Double) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Float) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: String) throws {
+        checker.noteString(value, at: slot.path)
+        try pass { try $0.encode(value) }
+    }
+    mutating func encode(_ value: Double) throws {
+        checker.noteFloat(value)
+        try pass { try $0.encode(value) }
+    }
+    mutating func encode(_ value: Float) throws {
+        checker.noteFloat(Double(value))
+        try pass { try $0.encode(value) }
+    }
     mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
     mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
     mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
@@ -647,7 +710,7 @@ private struct CheckingSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         try checker.writeSingle(slot)
         if SnapshotChecker.isPassedAsIs(T.self, at: slot.level) {
-            try checker.checkScalar(value)
+            try checker.checkScalar(value, at: slot.path)
             try base?.encode(value)
         } else {
             let checked = Checked(value: value, slot: slot.replacement())

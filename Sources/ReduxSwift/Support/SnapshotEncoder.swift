@@ -21,11 +21,27 @@ final class SnapshotEncoder {
     /// Thrown inside an encoding that must start again (see ``SnapshotChecker``).
     struct StartAgain: Error {}
 
-    private let encoder = SnapshotCoder.makeJSONEncoder()
+    /// The `JSONEncoder` of each variant of float strings used so far (see ``SnapshotCoder``).
+    private var encoders: [Int: JSONEncoder] = [:]
+    private let sortingKeys: Bool
+    private let choosesFloatStrings: Bool
 
     /// An encoder with the snapshot settings; `sortingKeys` writes each object's members by name.
-    init(sortingKeys: Bool = false) {
+    /// `choosesFloatStrings` writes the floats JSON cannot hold as strings none of the state's own
+    /// strings equals; without it, always as `"NaN"`, `"Infinity"` and `"-Infinity"`, so that two
+    /// states compare as JSON whatever strings they hold (change sets).
+    init(sortingKeys: Bool = false, choosesFloatStrings: Bool = true) {
+        self.sortingKeys = sortingKeys
+        self.choosesFloatStrings = choosesFloatStrings
+    }
+
+    /// The `JSONEncoder` that writes floats with the strings of `variant`.
+    private func encoder(floatStrings variant: Int) -> JSONEncoder {
+        if let encoder = encoders[variant] { return encoder }
+        let encoder = SnapshotCoder.makeJSONEncoder(floatStrings: variant)
         if sortingKeys { encoder.outputFormatting = [.sortedKeys] }
+        encoders[variant] = encoder
+        return encoder
     }
     /// The types seen asking for nested containers, whose keyed containers record their keys.
     private var trackedTypes: Set<ObjectIdentifier> = []
@@ -48,14 +64,17 @@ final class SnapshotEncoder {
     }
 
     private func encode<Value: Encodable>(_ value: Value, callLimit: Int) throws -> EncodedSnapshot {
+        var variant = 0
         while true {
             let checker = SnapshotChecker(callLimit: callLimit, trackedTypes: trackedTypes)
+            checker.floatStringVariant = variant
+            let encoder = encoder(floatStrings: variant)
             let root = SnapshotChecker.Slot(checker: checker, parent: nil, component: nil, level: 0)
             let data: Data?
             let thrown: (any Error)?
             do {
                 if SnapshotChecker.isWrittenDirectly(Value.self) {
-                    try checker.checkScalar(value)
+                    try checker.checkScalar(value, at: [])
                     data = try encoder.encode(value)
                 } else {
                     data = try encoder.encode(Checked(value: value, slot: root))
@@ -76,7 +95,15 @@ final class SnapshotEncoder {
             if let failure = checker.failure { throw failure }
             if let thrown { throw Self.unwrapped(thrown) }
             if let error = checker.decimalNaNError(in: data!) { throw error }
-            return EncodedSnapshot(data: data!, unordered: checker.unorderedPaths)
+            if choosesFloatStrings, checker.passedFloatString, checker.floatLikeStringPath != nil {
+                // One of the state's strings is one its floats would be written as: write them as
+                // strings it does not hold. (Each variant adds a suffix no shorter string can equal.)
+                variant += 1
+                continue
+            }
+            return EncodedSnapshot(
+                data: data!, unordered: checker.unorderedPaths,
+                floatStrings: checker.passedFloatString ? variant : nil)
         }
     }
 }
@@ -105,6 +132,12 @@ struct EncodedSnapshot: Sendable {
     /// Where the JSON holds sets and dictionaries written as arrays: path → whether the array
     /// alternates keys and values.
     let unordered: [String: Bool]
+    /// The variant of strings a `Double` or `Float` that is NaN or infinite is written as, when one
+    /// is (see ``SnapshotCoder``): only then is the JSON read back with a decoder that reads those
+    /// strings as floats. Any other JSON is read without, so that an app's string `"NaN"` stays a
+    /// string where an `init(from:)` tries a `Double` first; and the variant is one that none of the
+    /// state's strings equals.
+    var floatStrings: Int?
     /// Whether reading it back recurses deeper than a caller's thread may: decode it on the
     /// ``DeepStack``.
     var needsDeepStack = false
