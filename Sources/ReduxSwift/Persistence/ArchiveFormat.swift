@@ -1,6 +1,8 @@
 import Foundation
 
-/// The archive's file format: `{"schemaVersion":N,"state":<the state's JSON>}`.
+/// The archive's file format: `{"schemaVersion":N,"state":<the state's JSON>}`, with
+/// `"floatStrings":<variant>` before `"state"` when the state writes a float as a string (see
+/// ``EncodedSnapshot/floatStrings``).
 ///
 /// Saving splices the store's cached encoding of the state between a prefix and a closing brace,
 /// so the state is never encoded twice. Loading the current version is one `JSONDecoder` pass.
