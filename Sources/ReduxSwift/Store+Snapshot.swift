@@ -87,7 +87,8 @@ extension Store {
             } catch {
                 // A number its type cannot hold again (`JSONDecoder` names neither it nor where).
                 let explained = UnfitNumber.explain(error, in: data, under: []) { _ = try decode($0) }
-                let failure = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
+                let failure = SnapshotError(
+                    .decodingFailed, stateType: State.self, underlyingError: explained)
                 kernel.snapshotDidNotDecode(snapshot, failure)
                 return .failure(failure)
             }

@@ -46,7 +46,9 @@ extension ActionLog {
     /// The line of `action`, saying so when it writes a float as a string, as archives do (see
     /// ``EncodedSnapshot/floatsAsStrings``); `nil` when it cannot be encoded.
     private func record(_ action: any ActionProtocol, time: String?, with encoder: SnapshotEncoder) -> Data? {
-        guard let encoded = try? encoder.encodeMarkingUnordered(ActionRecord(action: action, time: time, log: self))
+        guard
+            let encoded = try? encoder.encodeMarkingUnordered(
+                ActionRecord(action: action, time: time, log: self))
         else { return nil }
         guard let variant = encoded.floatStrings else { return encoded.data }
         return try? encoder.encode(ActionRecord(action: action, time: time, log: self, floatStrings: variant))
@@ -59,7 +61,8 @@ extension ActionLog {
         -> any ActionProtocol
     {
         if let variant = SnapshotCoder.declaredFloatStrings(in: line, last: true) {
-            return try action(from: line, with: variant == 0 ? lenient : SnapshotCoder.makeDecoder(floatStrings: variant))
+            return try action(
+                from: line, with: variant == 0 ? lenient : SnapshotCoder.makeDecoder(floatStrings: variant))
         }
         do {
             return try action(from: line, with: strict)
@@ -68,7 +71,9 @@ extension ActionLog {
         }
     }
 
-    private func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine) -> any ActionProtocol {
+    private func action(from line: Data, with decoder: JSONDecoder) throws(UnreadableLine)
+        -> any ActionProtocol
+    {
         decoder.userInfo[ActionRecord.logKey] = self
         do {
             return try decoder.decode(ActionRecord.self, from: line).action

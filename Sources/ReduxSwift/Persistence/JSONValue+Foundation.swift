@@ -40,7 +40,8 @@ extension JSONValue {
         }
     }
 
-    private static func foundationNumber(_ text: String, recording numberTexts: inout NumberTexts) -> NSNumber {
+    private static func foundationNumber(_ text: String, recording numberTexts: inout NumberTexts) -> NSNumber
+    {
         if !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
             // JSONEncoder writes -0.0 as `-0`; it is a double, since no integer is negative zero.
             if text == "-0" { return NSNumber(value: -0.0) }
@@ -131,13 +132,15 @@ extension JSONValue {
                 if let object = value as? NSDictionary {
                     let identity = try open(object)
                     defer { enclosing[identity] = nil }
-                    return try self.object(try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
+                    return try self.object(
+                        try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
                 }
             }
             if let array = value as? [Any] { return try self.array(array, depth: depth) }
             if let object = value as? [String: Any] { return try self.object(object, depth: depth) }
             if let object = value as? [AnyHashable: Any] {
-                return try self.object(try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
+                return try self.object(
+                    try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
             }
             // Linux does not bridge CGFloat to NSNumber; Apple platforms did above.
             if let number = value as? CGFloat {

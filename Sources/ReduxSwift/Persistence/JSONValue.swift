@@ -279,7 +279,8 @@ extension JSONValue {
         let result = data.withUnsafeBytes { raw in
             utf8.withUnsafeBytes { converted in
                 var reader = JSONReader(
-                    bytes: encoding == .utf8 ? UnsafeRawBufferPointer(rebasing: raw[markLength...]) : converted)
+                    bytes: encoding == .utf8
+                        ? UnsafeRawBufferPointer(rebasing: raw[markLength...]) : converted)
                 if notingMerged { reader.merged = [] }
                 return Result { () throws(ReadError) in (try reader.document(), reader.merged ?? []) }
             }
@@ -373,7 +374,9 @@ private struct JSONReader {
             // `JSONDecoder` decodes the first of two members with the same name.
             if let first = members.updateValue(member, forKey: key) {
                 members[key] = first
-                if merged != nil, let kept = members.index(forKey: key), !members[kept].key.utf8.elementsEqual(key.utf8) {
+                if merged != nil, let kept = members.index(forKey: key),
+                    !members[kept].key.utf8.elementsEqual(key.utf8)
+                {
                     merged?.append((path, member))
                 }
             }
@@ -485,7 +488,9 @@ private struct JSONReader {
                 guard (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate in a string") }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             }
-            guard let character = Unicode.Scalar(scalar) else { throw failure("a lone surrogate in a string") }
+            guard let character = Unicode.Scalar(scalar) else {
+                throw failure("a lone surrogate in a string")
+            }
             utf8.append(contentsOf: String(Character(character)).utf8)
         default: throw failure("invalid escape in a string")
         }

@@ -296,7 +296,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 let read = try JSONValue.readNotingMergedMembers(data)
                 archived = read.value.child("state") ?? .null
                 merged = read.merged.filter { $0.path.first == "state" }.map { member in
-                    StateChange(path: StatePath.path(Array(member.path.dropFirst())), oldValue: member.value, newValue: nil)
+                    StateChange(
+                        path: StatePath.path(Array(member.path.dropFirst())), oldValue: member.value,
+                        newValue: nil)
                 }
             }
         } catch {
@@ -313,11 +315,14 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     detail: SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)
                         .description))
         }
-        let lost = (merged + StateDiff.changes(
-            from: SnapshotTree(archived, unordered: again.unordered), to: again, ignoringUnderscored: false,
-            order: StateDiff.OrderProbe(again.value, as: State.self)))
-        .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
-        .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        let lost =
+            (merged
+            + StateDiff.changes(
+                from: SnapshotTree(archived, unordered: again.unordered), to: again,
+                ignoringUnderscored: false,
+                order: StateDiff.OrderProbe(again.value, as: State.self)))
+            .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         if lost.isEmpty { return loaded.state }
         throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
     }
@@ -413,7 +418,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             parsed = try JSONValue(parsing: data)
         } catch {
             throw failure(
-                .load, error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
+                .load,
+                error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
         guard case .object(let envelope) = parsed, let archived = envelope["state"] else {
             throw failure(.load, .wrongShape(detail: "it has no \"state\""))
@@ -537,8 +543,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             } catch {
                 // A number its type cannot hold again: named with its path, as a load names it.
                 let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: json, under: []) {
-                _ = try decode($0)
-            }
+                    _ = try decode($0)
+                }
                 let detail = SnapshotError(.decodingFailed, stateType: State.self, underlyingError: explained)
                     .description
                 let without =

@@ -90,7 +90,8 @@ enum StateDiff {
     /// `encode(to:)` writes by calling the set's own. When `order` is given, two arrays that hold the
     /// same elements in another order are compared as `order` finds their type treats them.
     static func changes(
-        from old: SnapshotTree, to new: SnapshotTree, ignoringUnderscored: Bool = true, order: OrderProbe? = nil
+        from old: SnapshotTree, to new: SnapshotTree, ignoringUnderscored: Bool = true,
+        order: OrderProbe? = nil
     ) -> [StateChange] {
         var comparison = Comparison(
             unordered: (old.unordered, new.unordered), ignoringUnderscored: ignoringUnderscored, order: order)
@@ -210,11 +211,14 @@ extension StateDiff {
         /// A probe of `state`, the JSON of a value of `type`.
         init(_ state: JSONValue, as type: any Decodable.Type) {
             self.state = state
-            let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
+            let (strict, lenient) = (
+                SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder()
+            )
             func roundTrip<T: Decodable>(_: T.Type) -> (JSONValue) -> JSONValue? {
                 { json in
                     guard
-                        let value = try? SnapshotCoder.decode(T.self, from: json.data, strict: strict, lenient: lenient)
+                        let value = try? SnapshotCoder.decode(
+                            T.self, from: json.data, strict: strict, lenient: lenient)
                             as? any Encodable,
                         let data = try? SnapshotEncoder(choosesFloatStrings: false).encode(value)
                     else { return nil }

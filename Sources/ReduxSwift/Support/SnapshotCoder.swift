@@ -71,7 +71,9 @@ enum SnapshotCoder {
 
     /// Decodes `type` from JSON of unknown origin, such as an archive an earlier version wrote:
     /// first as JSON with no float written as a string, then, if that fails, as JSON with some.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, strict: JSONDecoder, lenient: JSONDecoder)
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, strict: JSONDecoder, lenient: JSONDecoder
+    )
         throws -> T
     {
         do {

@@ -216,7 +216,8 @@ let loggedReducer: Reducer<TestState> = { state, action in
             ],
             log: log)
         loop.next = nil
-        #expect(recording.skippedActions == 3, "the NaN, the cycle and the TestAction that ends the recording")
+        #expect(
+            recording.skippedActions == 3, "the NaN, the cycle and the TestAction that ends the recording")
         let text = String(decoding: lines, as: UTF8.self)
         #expect(!text.contains("NaN"))
         #expect(text.split(separator: "\n").count == 3)

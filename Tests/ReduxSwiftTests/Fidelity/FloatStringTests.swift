@@ -116,7 +116,8 @@ import Testing
         }
         let store = Store(reducers: [reducer], state: Notes(), notificationCenter: StoreNotificationCenter())
         // Written before lines said how they write floats.
-        let old = Data(#"{"action":{"reading":"-Infinity"},"time":"2026-11-22T10:00:00.000Z","type":"Measure"}"#.utf8)
+        let old = Data(
+            #"{"action":{"reading":"-Infinity"},"time":"2026-11-22T10:00:00.000Z","type":"Measure"}"#.utf8)
         #expect(try log.replay(old, into: store) == 1)
         #expect(store.currentState().ratio == -.infinity)
     }

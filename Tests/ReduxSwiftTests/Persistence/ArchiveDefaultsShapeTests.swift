@@ -91,6 +91,7 @@ import Testing
         #expect(path == "state.border.color")
         #expect(migration.contains(#"adding: "color""#))
         // The file is kept as it was.
-        #expect(try Data(contentsOf: url) == Data(#"{"schemaVersion":1,"state":{"border":{"width":3}}}"#.utf8))
+        #expect(
+            try Data(contentsOf: url) == Data(#"{"schemaVersion":1,"state":{"border":{"width":3}}}"#.utf8))
     }
 }

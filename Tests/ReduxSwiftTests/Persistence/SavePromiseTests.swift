@@ -87,7 +87,8 @@ enum LedgerAction: ActionProtocol {
         init() {}
 
         init(from decoder: any Decoder) throws {
-            owners = try decoder.container(keyedBy: CodingKeys.self).decode([String: Int].self, forKey: .owners)
+            owners = try decoder.container(keyedBy: CodingKeys.self).decode(
+                [String: Int].self, forKey: .owners)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -97,7 +98,8 @@ enum LedgerAction: ActionProtocol {
     }
 
     @Test func aNumberTheStateCannotReadBackIsNamedWithItsPathByTheStoreAndBySave() throws {
-        let store = Store<Shares>(reducers: [], state: Shares(), notificationCenter: StoreNotificationCenter())
+        let store = Store<Shares>(
+            reducers: [], state: Shares(), notificationCenter: StoreNotificationCenter())
         let error = try #require(throws: SnapshotError.self) { try store.snapshot() }
         #expect(error.kind == .decodingFailed)
         #expect(error.codingPath == "owners.bob")
@@ -105,7 +107,9 @@ enum LedgerAction: ActionProtocol {
 
         let directory = TemporaryDirectory()
         let url = directory.file("shares.json")
-        let saveError = try #require(throws: PersistenceError.self) { try StateArchive<Shares>(file: url).save(Shares()) }
+        let saveError = try #require(throws: PersistenceError.self) {
+            try StateArchive<Shares>(file: url).save(Shares())
+        }
         #expect(saveError.description.contains("owners.bob"))
         #expect(saveError.description.contains("The number 1.5 does not fit"))
         #expect(!FileManager.default.fileExists(atPath: url.path))
@@ -227,8 +231,10 @@ enum LedgerAction: ActionProtocol {
 
     @Test func aVersionASaveCheckedIsWhatReadersGetWhenALaterOneDoesNotDecode() throws {
         let backend = MemoryBackend()
-        let store = Store(reducers: [Tally.reducer], state: Tally(), notificationCenter: StoreNotificationCenter())
-        let service = PersistenceService(store: store, archive: StateArchive<Tally>(backend: backend), onError: { _ in })
+        let store = Store(
+            reducers: [Tally.reducer], state: Tally(), notificationCenter: StoreNotificationCenter())
+        let service = PersistenceService(
+            store: store, archive: StateArchive<Tally>(backend: backend), onError: { _ in })
         store.dispatch(TestAction.increment)
         // No reader decoded this version; the save did.
         try service.flush()
