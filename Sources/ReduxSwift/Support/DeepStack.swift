@@ -20,8 +20,8 @@ import Foundation
 /// the first time (the dynamic linker binding a symbol, metadata instantiated). Measured on Linux
 /// (x86-64, Swift 6.3.1) by filling a thread's stack with a pattern and finding the deepest byte
 /// changed: past the deepest check, an encoding went 1–2 KiB further, and up to 13 KiB the first
-/// time a process encoded such a state (debug and release builds alike); between two checks, one
-/// level of a chain of objects takes about 4 KiB in a debug build (3 KiB in release), a
+/// time a process encoded such a state (debug and release builds alike); between two checks, in a
+/// debug build, one level of a chain of objects takes about 4 KiB (3 KiB in release), a
 /// single-value wrapper 3 KiB, an `encode(to:)` that flattens its child 1.1 KiB, and an object with
 /// 50 members of every kind 4.9 KiB. The margins leave ten times the worst of these on the calling
 /// thread, eighty times here.
@@ -42,12 +42,12 @@ enum DeepStack {
     /// cycle through single-value wrappers would. 16 calls per JSON level on average, at the deepest
     /// JSON nesting.
     static let callLimit = 16 * JSONNesting.limit
-    /// The deepest nesting of `encode(to:)` calls (or the most container requests of one value) a
-    /// state may have and still be decoded on its reader's thread; past it, it is decoded here. A
-    /// reader's thread may not be the one that encoded it, nor have its stack. Each call costs
-    /// `JSONDecoder` about 2.7 KiB of stack in a debug build (`JSONEncoder` and the checker 4 KiB),
-    /// so 64 leave most of a 512 KiB thread to its caller. Where a thread's stack is unknown, it is
-    /// also how deep an encoding may go on the calling thread.
+    /// The deepest nesting of `encode(to:)` calls or of containers (or the most container requests
+    /// of one value) a state may have and still be decoded on its reader's thread; past it, it is
+    /// decoded here. A reader's thread may not be the one that encoded it, nor have its stack. Each
+    /// call costs `JSONDecoder` about 2.7 KiB of stack in a debug build (`JSONEncoder` and the
+    /// checker 4 KiB), so 64 leave most of a 512 KiB thread to its caller. Where a thread's stack is
+    /// unknown, it is also how deep an encoding may go on the calling thread.
     static let callerCallLimit = 64
 
     /// Runs `body` on a thread with a ``stackSize`` stack and returns what it returned.
