@@ -41,8 +41,10 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
     /// systems overflow the stack instead), so the store stops at the
     /// first value past the limit, whose path the error names, before `JSONEncoder` starts. It
     /// stops there even where an `encode(to:)` would go on to discard that value with `try?`: going
-    /// deeper is what overflows the stack. An `encode(to:)` that passes its encoder on to a child's
-    /// in a cycle, which adds no level, ends the same way.
+    /// deeper is what overflows the stack. A cycle that adds no level (values written through
+    /// single-value containers, `encode(to:)`s that pass their encoder on to a child's) ends the
+    /// same way, where the 64 MiB stack the store encodes deep states on runs short; ``codingPath``
+    /// is then where the cycle was when it did.
     public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
         /// The deepest nesting that round-trips: 511 levels of arrays and objects.
         public let limit: Int

@@ -206,6 +206,202 @@ import Testing
         }
         cycle.next = nil
     }
+
+    // MARK: Graphs whose encode(to:) recurses without a checked call
+
+    struct NodeKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ stringValue: String) { self.stringValue = stringValue }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// A node of a graph, written as one of the kinds of `encode(to:)` apps write.
+    ///
+    /// `@unchecked Sendable`: the test links the nodes before it hands them over, and unlinks them
+    /// only after the reads that encode them have returned.
+    final class Node: Codable, @unchecked Sendable {
+        enum Kind {
+            /// Writes its child through its single-value container: a hand-off, which adds no level.
+            case handOff
+            /// Passes its own encoder on to its child's `encode(to:)`, as a type-erasing wrapper does:
+            /// no level, and no call the checker sees until the child asks for a container.
+            case passingOn
+            /// Writes its value, then its child into a super encoder, as a subclass writes its
+            /// superclass: a level per node, through calls the checker does not wrap.
+            case superEncoder
+            /// Writes its value under a key of its own, then its child's members into the same
+            /// object through the same encoder: flattening, which adds no level.
+            case flattening
+        }
+
+        let kind: Kind
+        let value: Int
+        var next: Node?
+
+        init(_ kind: Kind, value: Int = 0) {
+            self.kind = kind
+            self.value = value
+        }
+
+        /// Only a state without a graph is read back.
+        init(from decoder: any Decoder) throws {
+            kind = .handOff
+            value = try decoder.singleValueContainer().decode(Int.self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            switch kind {
+            case .handOff:
+                var container = encoder.singleValueContainer()
+                if let next { try container.encode(next) } else { try container.encode(value) }
+            case .passingOn:
+                if let next {
+                    try next.encode(to: encoder)
+                } else {
+                    var container = encoder.singleValueContainer()
+                    try container.encode(value)
+                }
+            case .superEncoder:
+                var container = encoder.container(keyedBy: NodeKey.self)
+                try container.encode(value, forKey: NodeKey("value"))
+                if let next { try next.encode(to: container.superEncoder()) }
+            case .flattening:
+                var container = encoder.container(keyedBy: NodeKey.self)
+                try container.encode(value, forKey: NodeKey("k\(value)"))
+                try next?.encode(to: encoder)
+            }
+        }
+
+        /// Nodes of `kinds` linked in order, the last one back to the first.
+        static func cycle(_ kinds: [Kind]) -> Node {
+            let nodes = kinds.map { Node($0) }
+            for (node, next) in zip(nodes, nodes.dropFirst() + [nodes[0]]) { node.next = next }
+            return nodes[0]
+        }
+
+        /// `count` flattening nodes, valued 0 to `count - 1`: one object with a member each.
+        static func flatteningChain(_ count: Int) -> Node {
+            let head = Node(.flattening, value: 0)
+            var tail = head
+            for value in 1..<count {
+                let node = Node(.flattening, value: value)
+                tail.next = node
+                tail = node
+            }
+            return head
+        }
+
+        /// Unlinks the nodes from this one on, cycle or chain, so that they are freed one at a
+        /// time rather than in a recursion as deep as the graph.
+        func unlink() {
+            var node: Node? = self
+            while let current = node {
+                node = current.next
+                current.next = nil
+            }
+        }
+    }
+
+    struct GraphState: StateProtocol {
+        var root: Node?
+    }
+
+    static func makeGraphStore(holding root: Node) -> Store<GraphState> {
+        let store = Store(
+            reducers: [{ state, action in state.root = action.payload as? Node }], state: GraphState(),
+            notificationCenter: StoreNotificationCenter())
+        store.dispatch(Action("set", payload: root))
+        return store
+    }
+
+    /// Runs `body` on a new thread with a `stackSize` stack and returns its result; `nil` if it did
+    /// not finish in time.
+    static func onThread<Value>(stackSize: Int, _ body: @escaping @Sendable () -> Value) -> Value? {
+        let result = Recorder<Value>()
+        let thread = Thread { result.append(body()) }
+        thread.stackSize = stackSize
+        thread.start()
+        return result.wait(forCount: 1, timeout: 300) ? result.values.first : nil
+    }
+
+    /// A hand-off inside sixteen wrappers that pass their encoder on, in a cycle: a call the
+    /// checker sees, and sixteen it does not, each time round.
+    static let mixedCycle: [Node.Kind] = [.handOff] + Array(repeating: .passingOn, count: 16)
+
+    /// What a Dispatch worker or a cooperative-pool thread has on Apple platforms.
+    static let smallStack = 512 << 10
+
+    /// The error `snapshot()` threw, or `nil` if it returned.
+    static func snapshotError(_ store: Store<GraphState>) -> SnapshotError? {
+        do throws(SnapshotError) {
+            _ = try store.snapshot()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func isNestingTooDeep(_ error: SnapshotError?, pathPrefix: String) -> Bool {
+        guard let error, let reason = error.underlyingError as? SnapshotError.NestingTooDeep else {
+            return false
+        }
+        return error.kind == .encodingFailed && error.codingPath.hasPrefix(pathPrefix)
+            && error.codingPath == reason.codingPath
+    }
+
+    /// Each call the checker sees costs the stack far more than the counts it kept assumed (they
+    /// let this cycle overflow the 64 MiB deep stack): the main thread's stack is what runs out
+    /// first, then the deep stack's, where the cycle ends. (On Apple platforms the main actor runs
+    /// on the main thread; under `swift test` on Linux, on the thread that drains the main queue.)
+    @MainActor
+    @Test func aCycleOfAHandOffAndWrappersThatPassTheirEncoderOnIsRefusedOnTheMainActor() {
+        let cycle = Node.cycle(Self.mixedCycle)
+        defer { cycle.unlink() }
+        let store = Self.makeGraphStore(holding: cycle)
+        #expect(Self.isNestingTooDeep(Self.snapshotError(store), pathPrefix: "root"))
+        #expect(store.currentState().root == nil)
+    }
+
+    /// The 64 calls the checker allowed on the calling thread overflowed a 512 KiB stack.
+    @Test func aCycleOfAHandOffAndWrappersThatPassTheirEncoderOnIsRefusedOnA512KiBThread() {
+        let cycle = Node.cycle(Self.mixedCycle)
+        defer { cycle.unlink() }
+        let store = Self.makeGraphStore(holding: cycle)
+        let error = Self.onThread(stackSize: Self.smallStack) { Self.snapshotError(store) }
+        #expect(Self.isNestingTooDeep(error ?? nil, pathPrefix: "root"))
+        #expect(Self.onThread(stackSize: Self.smallStack) { store.currentState().root == nil } == true)
+    }
+
+    /// A super encoder adds a level, but no call the checker wraps: a 512 KiB stack ran out long
+    /// before the 511th level.
+    @Test func aCycleThroughSuperEncodersIsRefusedOnA512KiBThread() {
+        let cycle = Node.cycle([.superEncoder])
+        defer { cycle.unlink() }
+        let store = Self.makeGraphStore(holding: cycle)
+        let error = Self.onThread(stackSize: Self.smallStack) { Self.snapshotError(store) }
+        #expect(Self.isNestingTooDeep(error ?? nil, pathPrefix: "root.super.super.super"))
+        #expect(error??.codingPath == "root" + String(repeating: ".super", count: 510))
+    }
+
+    /// Flattening adds no level, so only the stack limits a chain of it: one that fits on the deep
+    /// stack is written as `JSONEncoder` writes it, however long.
+    @Test func aFlatteningChainOf20000LinksIsWrittenAsJSONEncoderWritesIt() throws {
+        let chain = Node.flatteningChain(20_000)
+        defer { chain.unlink() }
+        // `JSONEncoder` recurses once per link too: a 256 MiB stack holds it.
+        let reference = try #require(
+            Self.onThread(stackSize: 256 << 20) {
+                Result { try SnapshotCoder.makeJSONEncoder().encode(chain) }
+            })
+        let ours = try #require(
+            Self.onThread(stackSize: Self.smallStack) { Result { try SnapshotEncoder().encode(chain) } })
+        let expected = try SnapshotEncoderTests.canonical(reference.get())
+        #expect(try SnapshotEncoderTests.canonical(ours.get()) == expected)
+        let members = try JSONSerialization.jsonObject(with: reference.get()) as? [String: Int]
+        #expect(members?.count == 20_000 && members?["k19999"] == 19_999)
+    }
 }
 
 /// The snapshot encoder writes what `JSONEncoder` writes, whatever order containers are used in.

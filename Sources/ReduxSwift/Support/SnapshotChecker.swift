@@ -6,8 +6,10 @@ import Foundation
 ///
 /// What it refuses, with an error, and nothing else:
 /// - arrays and objects nested deeper than ``JSONNesting/limit`` (``SnapshotError/NestingTooDeep``,
-///   which is also how a cyclic object graph ends), and `encode(to:)` calls nested deeper than
-///   the thread's call limit (a cycle through single-value wrappers);
+///   which is also how a cyclic object graph ends), and `encode(to:)` calls nested deeper than the
+///   deep stack holds (a cycle through single-value wrappers or `encode(to:)`s that flatten a
+///   child into their own container), found by comparing the stack pointer with the thread's
+///   stack at each checked `encode(to:)` and container request (see ``DeepStack``);
 /// - a value that writes two values through its single-value container, or that asks for a keyed
 ///   and an unkeyed container, or for a container and a single value, or for a nested container
 ///   under a key that holds another value (`EncodingError`): `JSONEncoder` stops the program there;
@@ -55,7 +57,8 @@ final class SnapshotChecker {
         /// nested container asked for under a key no value was written under needs no record.
         @exclusivity(unchecked) var writtenKeys: UInt64 = 0
         /// How many times a container was asked of it: an `encode(to:)` that writes a child's
-        /// members into its own object through the same encoder recurses without a new level.
+        /// members into its own object through the same encoder recurses without a new level, and
+        /// asks again at each (see ``SnapshotChecker/request(_:)``).
         @exclusivity(unchecked) var requests = 0
         /// What its keyed container holds under each key that has a nested container, and which
         /// keys hold a value: `JSONEncoder` stops the program when a nested container is asked for
@@ -153,15 +156,30 @@ final class SnapshotChecker {
         }
     }
 
+    /// Whether the encoding runs on the ``DeepStack``, where running out of stack is the end.
+    let onDeepStack: Bool
+    /// The address below which an `encode(to:)` or a container request finds too little stack left
+    /// for what may follow it (see ``DeepStack/callerMargin`` and ``DeepStack/margin``); 0 when the
+    /// thread's stack is unknown, and ``callLimit`` guards instead.
+    let stackFloor: UInt
+    /// The deepest nesting of `encode(to:)` calls, and the most container requests of one value,
+    /// where the thread's stack is unknown (see ``DeepStack/callerCallLimit``); `Int.max` where
+    /// ``stackFloor`` guards.
     let callLimit: Int
     /// The types whose keyed containers record the keys they write.
     let trackedTypes: Set<ObjectIdentifier>
     /// The type that asked for a nested container where keys were not recorded: the encoding must
     /// start again with it in ``trackedTypes``.
     @exclusivity(unchecked) private(set) var newlyTrackedType: ObjectIdentifier?
-    /// Whether some `encode(to:)` call went deeper than ``callLimit`` on a thread that is not the
-    /// deep stack: the encoding must start again there, even if a `try?` swallowed the error.
+    /// Whether some `encode(to:)` call or container request found too little stack left on a
+    /// thread that is not the deep stack: the encoding must start again there, even if a `try?`
+    /// swallowed the error.
     @exclusivity(unchecked) private(set) var needsDeepStack = false
+    /// Whether `encode(to:)` calls nested, containers nested, or one value's container requests
+    /// numbered more than ``DeepStack/callerCallLimit``: reading the JSON back may recurse as deep,
+    /// which is more than a reader's thread may have (it may not be this one, nor have its stack),
+    /// so it is decoded on the deep stack.
+    @exclusivity(unchecked) private(set) var decodesOnDeepStack = false
     @exclusivity(unchecked) private var callDepth = 0
     /// The first misuse found; every later call that can throw throws it.
     @exclusivity(unchecked) var failure: (any Error)?
@@ -177,8 +195,15 @@ final class SnapshotChecker {
     /// The variant of strings those floats are written as (see ``SnapshotCoder``).
     @exclusivity(unchecked) var floatStringVariant = 0
 
-    init(callLimit: Int, trackedTypes: Set<ObjectIdentifier>) {
-        self.callLimit = callLimit
+    init(onDeepStack: Bool, trackedTypes: Set<ObjectIdentifier>) {
+        self.onDeepStack = onDeepStack
+        if let bounds = ThreadStack.bounds() {
+            stackFloor = bounds.lowest + UInt(onDeepStack ? DeepStack.margin : DeepStack.callerMargin)
+            callLimit = .max
+        } else {
+            stackFloor = 0
+            callLimit = onDeepStack ? DeepStack.callLimit : DeepStack.callerCallLimit
+        }
         self.trackedTypes = trackedTypes
     }
 
@@ -222,7 +247,9 @@ final class SnapshotChecker {
             if (value as! [Double]).contains(where: { !$0.isFinite }) { passedFloatString = true }
         } else if type == [String].self {
             let texts = value as! [String]
-            if let index = texts.firstIndex(where: { SnapshotCoder.isFloatString($0, variant: floatStringVariant) }) {
+            if let index = texts.firstIndex(where: {
+                SnapshotCoder.isFloatString($0, variant: floatStringVariant)
+            }) {
                 noteString(texts[index], at: path() + [IndexKey(intValue: index)])
             }
         } else if type == Data.self, case let data = value as! Data, data.count == 6 {
@@ -307,15 +334,14 @@ final class SnapshotChecker {
     /// any other through its own `encode(to:)`, checked.
     func write<Value: Encodable>(_ value: Value, in slot: Slot, to base: any Encoder) throws {
         if let failure { throw failure }
-        guard callDepth < callLimit else {
-            if callLimit < DeepStack.callLimit {
-                needsDeepStack = true
-                throw NeedsDeepStack()
-            }
-            throw SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+        // One of the two always passes: the floor is 0 where the limit counts, and the limit is
+        // `Int.max` where the floor guards.
+        guard ThreadStack.currentAddress() > stackFloor, callDepth < callLimit else {
+            throw outOfStack(at: slot)
         }
         callDepth += 1
         defer { callDepth -= 1 }
+        if callDepth > DeepStack.callerCallLimit { decodesOnDeepStack = true }
         slot.type = Value.self
         slot.owner = Value.self
         slot.base = base
@@ -326,20 +352,31 @@ final class SnapshotChecker {
         if let failure { throw failure }
     }
 
-    /// Counts a request for `slot`'s container, and says whether it may be passed on. Past the call
-    /// limit (an `encode(to:)` that passes its encoder on to a child's, in a cycle, asks without
-    /// end) the encoding starts again on the deep stack, or fails as nested too deep there.
+    /// Counts a request for `slot`'s container, and says whether it may be passed on. An
+    /// `encode(to:)` that passes its encoder on to a child's, or a super encoder to a child's,
+    /// recurses without a checked call and maybe without a new level: where the stack runs short
+    /// (in a cycle, it does), the encoding starts again on the deep stack, or fails as nested too
+    /// deep there.
     func request(_ slot: Slot) -> Bool {
         guard failure == nil else { return false }
         slot.requests += 1
-        guard slot.requests > callLimit else { return true }
-        if callLimit < DeepStack.callLimit {
-            needsDeepStack = true
-            failure = NeedsDeepStack()
-        } else {
-            failure = SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+        if slot.requests > DeepStack.callerCallLimit { decodesOnDeepStack = true }
+        guard ThreadStack.currentAddress() > stackFloor, slot.requests <= callLimit else {
+            failure = outOfStack(at: slot)
+            return false
         }
-        return false
+        return true
+    }
+
+    /// What running out of stack at `slot` throws: on the calling thread, the request to start
+    /// again on the deep stack; on the deep stack, ``SnapshotError/NestingTooDeep``, which is how a
+    /// cycle ends, whatever kinds of `encode(to:)` it goes through.
+    private func outOfStack(at slot: Slot) -> any Error {
+        guard onDeepStack else {
+            needsDeepStack = true
+            return NeedsDeepStack()
+        }
+        return SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
     }
 
     /// Opens `slot`'s container of `kind`, or records why `JSONEncoder` would stop the program.
@@ -350,6 +387,7 @@ final class SnapshotChecker {
             failure = SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
             return false
         }
+        if slot.level >= DeepStack.callerCallLimit { decodesOnDeepStack = true }
         if slot.kind == kind { return true }
         guard slot.kind == .empty else {
             misuse(

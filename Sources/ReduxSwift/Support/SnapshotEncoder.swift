@@ -13,8 +13,9 @@ import Foundation
 /// instead. Everything else, the bytes included, is `JSONEncoder`'s, and each `encode(to:)` runs
 /// once: a store's copies are exactly Foundation's round trip.
 ///
-/// **Deep states.** A state whose `encode(to:)` calls nest deeper than ``DeepStack/callerCallLimit``
-/// is encoded again on a thread with a deep stack (see ``DeepStack``).
+/// **Deep states.** A state whose `encode(to:)` calls leave less than ``DeepStack/callerMargin`` of
+/// the calling thread's stack is encoded again on a thread with a deep stack (see ``DeepStack``);
+/// one whose calls nest deeper than ``DeepStack/callerCallLimit`` is decoded there too.
 ///
 /// Not thread-safe per call: one instance serves one caller at a time, as the store's owner uses it.
 final class SnapshotEncoder {
@@ -43,6 +44,7 @@ final class SnapshotEncoder {
         encoders[variant] = encoder
         return encoder
     }
+
     /// The types seen asking for nested containers, whose keyed containers record their keys.
     private var trackedTypes: Set<ObjectIdentifier> = []
 
@@ -55,18 +57,18 @@ final class SnapshotEncoder {
     /// Encodes `value` and says where in the output its unordered collections are.
     func encodeMarkingUnordered<Value: Encodable>(_ value: Value) throws -> EncodedSnapshot {
         do {
-            return try encode(value, callLimit: DeepStack.callerCallLimit)
+            return try encode(value, onDeepStack: false)
         } catch is NeedsDeepStack {
-            var encoded = try DeepStack.run { try encode(value, callLimit: DeepStack.callLimit) }
+            var encoded = try DeepStack.run { try encode(value, onDeepStack: true) }
             encoded.needsDeepStack = true
             return encoded
         }
     }
 
-    private func encode<Value: Encodable>(_ value: Value, callLimit: Int) throws -> EncodedSnapshot {
+    private func encode<Value: Encodable>(_ value: Value, onDeepStack: Bool) throws -> EncodedSnapshot {
         var variant = 0
         while true {
-            let checker = SnapshotChecker(callLimit: callLimit, trackedTypes: trackedTypes)
+            let checker = SnapshotChecker(onDeepStack: onDeepStack, trackedTypes: trackedTypes)
             checker.floatStringVariant = variant
             let encoder = encoder(floatStrings: variant)
             let root = SnapshotChecker.Slot(checker: checker, parent: nil, component: nil, level: 0)
@@ -103,7 +105,8 @@ final class SnapshotEncoder {
             }
             return EncodedSnapshot(
                 data: data!, unordered: checker.unorderedPaths,
-                floatStrings: checker.passedFloatString ? variant : nil)
+                floatStrings: checker.passedFloatString ? variant : nil,
+                needsDeepStack: checker.decodesOnDeepStack)
         }
     }
 }
