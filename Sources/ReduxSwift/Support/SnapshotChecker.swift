@@ -504,66 +504,78 @@ private struct CheckingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
         if slot.tracksMembers { slot.members[name] = .single }
     }
 
-    /// Notes a scalar under `key`, then has `write` pass it on.
-    private mutating func pass(_ key: Key, _ write: (inout KeyedEncodingContainer<Key>) throws -> Void) throws
-    {
+    mutating func encodeNil(forKey key: Key) throws {
         try note(key)
-        if base != nil { try write(&base!) }
+        try base?.encodeNil(forKey: key)
     }
-
-    mutating func encodeNil(forKey key: Key) throws { try pass(key) { try $0.encodeNil(forKey: key) } }
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
         checker.noteString(value, at: slot.path + [CheckedKey(stringValue: key.stringValue)])
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         checker.noteFloat(value)
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         checker.noteFloat(Double(value))
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Int8, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Int16, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Int32, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: Int64, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: UInt8, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: UInt16, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: UInt32, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     mutating func encode(_ value: Int128, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     mutating func encode(_ value: UInt128, forKey key: Key) throws {
-        try pass(key) { try $0.encode(value, forKey: key) }
+        try note(key)
+        try base?.encode(value, forKey: key)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -620,11 +632,8 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
         slot.count += 1
     }
 
-    /// Counts a scalar element, then has `write` pass it on.
-    private mutating func pass(_ write: (inout any UnkeyedEncodingContainer) throws -> Void) throws {
-        try scalar()
-        if base != nil { try write(&base!) }
-    }
+    /// Counts a scalar element, which the caller then passes on.
+    private func passing() throws { try scalar() }
 
     /// The slot of the next element, written by a value of its own.
     private func nextChild() -> SnapshotChecker.Slot {
@@ -638,34 +647,79 @@ private struct CheckingUnkeyedContainer: UnkeyedEncodingContainer {
         return slot.nested(.index(slot.count))
     }
 
-    mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
-    mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
+    mutating func encodeNil() throws {
+        try passing()
+        try base?.encodeNil()
+    }
+    mutating func encode(_ value: Bool) throws {
+        try passing()
+        try base?.encode(value)
+    }
     mutating func encode(_ value: String) throws {
         checker.noteString(value, at: slot.path + [IndexKey(intValue: slot.count)])
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
     mutating func encode(_ value: Double) throws {
         checker.noteFloat(value)
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
     mutating func encode(_ value: Float) throws {
         checker.noteFloat(Double(value))
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
-    mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int32) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int64) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt8) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt16) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt32) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt64) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int8) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int16) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int32) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int64) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt8) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt16) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt32) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt64) throws {
+        try passing()
+        try base?.encode(value)
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int128) throws {
+        try passing()
+        try base?.encode(value)
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt128) throws {
+        try passing()
+        try base?.encode(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         if let failure = checker.failure { throw failure }
@@ -710,40 +764,82 @@ private struct CheckingSingleValueContainer: SingleValueEncodingContainer {
 
     var codingPath: [any CodingKey] { base?.codingPath ?? slot.path }
 
-    /// Marks the single value written, then has `write` pass it on.
-    private mutating func pass(_ write: (inout any SingleValueEncodingContainer) throws -> Void) throws {
-        try checker.writeSingle(slot)
-        if base != nil { try write(&base!) }
-    }
+    /// Marks the single value written, which the caller then passes on.
+    private func passing() throws { try checker.writeSingle(slot) }
 
-    mutating func encodeNil() throws { try pass { try $0.encodeNil() } }
-    mutating func encode(_ value: Bool) throws { try pass { try $0.encode(value) } }
+    mutating func encodeNil() throws {
+        try passing()
+        try base?.encodeNil()
+    }
+    mutating func encode(_ value: Bool) throws {
+        try passing()
+        try base?.encode(value)
+    }
     mutating func encode(_ value: String) throws {
         checker.noteString(value, at: slot.path)
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
     mutating func encode(_ value: Double) throws {
         checker.noteFloat(value)
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
     mutating func encode(_ value: Float) throws {
         checker.noteFloat(Double(value))
-        try pass { try $0.encode(value) }
+        try passing()
+        try base?.encode(value)
     }
-    mutating func encode(_ value: Int) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int8) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int16) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int32) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: Int64) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt8) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt16) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt32) throws { try pass { try $0.encode(value) } }
-    mutating func encode(_ value: UInt64) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int8) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int16) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int32) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: Int64) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt8) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt16) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt32) throws {
+        try passing()
+        try base?.encode(value)
+    }
+    mutating func encode(_ value: UInt64) throws {
+        try passing()
+        try base?.encode(value)
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: Int128) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: Int128) throws {
+        try passing()
+        try base?.encode(value)
+    }
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    mutating func encode(_ value: UInt128) throws { try pass { try $0.encode(value) } }
+    mutating func encode(_ value: UInt128) throws {
+        try passing()
+        try base?.encode(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try checker.writeSingle(slot)
