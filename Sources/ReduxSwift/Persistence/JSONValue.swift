@@ -632,6 +632,16 @@ extension JSONValue {
 // MARK: Changing
 
 extension JSONValue {
+    /// This value with each string passed through `transform`; object members' names are kept.
+    func mappingStrings(_ transform: (String) -> String) -> JSONValue {
+        switch self {
+        case .string(let text): return .string(transform(text))
+        case .array(let elements): return .array(elements.map { $0.mappingStrings(transform) })
+        case .object(let members): return .object(members.mapValues { $0.mappingStrings(transform) })
+        default: return self
+        }
+    }
+
     /// This value without the object members whose names `isRemoved` picks, at any depth.
     func removingMembers(where isRemoved: (String) -> Bool) -> JSONValue {
         switch self {

@@ -285,7 +285,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         } catch {
             throw fail(error.kind)
         }
-        let archived: JSONValue
+        var archived: JSONValue
         // Members the types cannot tell from another (their names differ only in Unicode
         // normalization) are values the load drops.
         var merged: [StateChange] = []
@@ -303,6 +303,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
         } catch {
             throw fail(.notJSON(detail: "\(error)"))
+        }
+        // Floats as the state is encoded again below: with the first variant of strings.
+        if let variant = SnapshotCoder.declaredFloatStrings(in: data), variant > 0 {
+            let (written, standard) = (SnapshotCoder.floatStrings(variant), SnapshotCoder.floatStrings(0))
+            archived = archived.mappingStrings { text in
+                switch text {
+                case written.nan: standard.nan
+                case written.positive: standard.positive
+                case written.negative: standard.negative
+                default: text
+                }
+            }
         }
         let again: SnapshotTree
         do {

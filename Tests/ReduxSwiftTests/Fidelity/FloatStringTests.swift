@@ -69,6 +69,15 @@ import Testing
         }
     }
 
+    @Test func anArchiveThatWritesItsFloatsWithOtherStringsPassesItsOwnFixtureCheck() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("notes.json")
+        let state = Notes(values: Self.texts + [.number(.nan)], ratio: .infinity)
+        try StateArchive<Notes>(file: url).save(state)
+        #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self).contains("NaN#1"))
+        #expect(try StateArchive<Notes>(file: directory.file("other.json")).loadFixture(at: url) == state)
+    }
+
     @Test func anArchiveOfAnEarlierVersionWithFloatsAsStringsStillLoads() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("notes.json")
