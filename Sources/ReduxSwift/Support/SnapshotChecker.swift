@@ -198,7 +198,9 @@ final class SnapshotChecker {
     init(onDeepStack: Bool, trackedTypes: Set<ObjectIdentifier>) {
         self.onDeepStack = onDeepStack
         if let bounds = ThreadStack.bounds() {
-            stackFloor = bounds.lowest + UInt(onDeepStack ? DeepStack.margin : DeepStack.callerMargin)
+            stackFloor = max(
+                bounds.lowest + UInt(onDeepStack ? DeepStack.margin : DeepStack.callerMargin),
+                bounds.highest - min(bounds.highest, ThreadStack.sanitizerLimit))
             callLimit = .max
         } else {
             stackFloor = 0

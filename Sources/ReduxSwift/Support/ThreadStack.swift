@@ -43,6 +43,20 @@ enum ThreadStack {
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }
 
+    /// How much of a thread's stack an encoding may use under the thread sanitizer, and no limit
+    /// elsewhere. The sanitizer keeps its own record of the calls each thread is in, 65,536 deep,
+    /// and ends the process past it: a cycle left to fill the 64 MiB of the deep stack goes past
+    /// that long before its end. 8 MiB holds a state at the deepest JSON nesting with room to spare
+    /// and far fewer calls than the sanitizer holds.
+    static let sanitizerLimit: UInt = {
+        #if canImport(Darwin)
+        let everyImage = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+        let everyImage: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        return dlsym(everyImage, "__tsan_init") == nil ? .max : 8 << 20
+    }()
+
     /// What ``bounds()`` keeps for a thread whose stack could not be looked up.
     private static let unknown: UInt = 1
 
