@@ -52,16 +52,24 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
         public let codingPath: String
         /// The components of ``codingPath``.
         fileprivate let pathSegments: [String]
+        /// Whether the encoding ran out of stack before its JSON reached the limit: its
+        /// `encode(to:)` calls nest deeper than a thread holds, through values that add no level.
+        let ranOutOfStack: Bool
 
-        init(limit: Int, codingPath: [any CodingKey]) {
+        init(limit: Int, codingPath: [any CodingKey], ranOutOfStack: Bool = false) {
             self.limit = limit
             self.pathSegments = SnapshotError.segments(of: codingPath)
             self.codingPath = pathSegments.joined()
+            self.ranOutOfStack = ranOutOfStack
         }
 
         /// A sentence naming the limit and the likely cause.
         public var description: String {
-            "the state nests arrays and objects deeper than \(limit) levels, the most JSONEncoder "
+            if ranOutOfStack {
+                return "the state's encode(to:) calls nest deeper than a thread's stack holds, through "
+                    + "values that add no level of JSON (is there a cycle in its object graph?)"
+            }
+            return "the state nests arrays and objects deeper than \(limit) levels, the most JSONEncoder "
                 + "writes (is there a cycle in its object graph?)"
         }
     }

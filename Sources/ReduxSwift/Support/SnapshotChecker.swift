@@ -378,7 +378,8 @@ final class SnapshotChecker {
             needsDeepStack = true
             return NeedsDeepStack()
         }
-        return SnapshotError.NestingTooDeep(limit: JSONNesting.limit, codingPath: slot.path)
+        return SnapshotError.NestingTooDeep(
+            limit: JSONNesting.limit, codingPath: slot.path, ranOutOfStack: true)
     }
 
     /// Opens `slot`'s container of `kind`, or records why `JSONEncoder` would stop the program.

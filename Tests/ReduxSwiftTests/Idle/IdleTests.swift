@@ -57,10 +57,15 @@ private let followUp = Middleware<TestState>("follow-up") { action, context in
     @Test func aTimedOutWaitNamesTheRunningAsyncAction() async throws {
         let service = FakeService(answer: 1)
         let store = makeAsyncStore(service: service)
+        // Signalled without blocking a thread of the cooperative pool: on a loaded machine the
+        // action may start later than the short wait below would allow.
+        let (started, signal) = AsyncStream<Void>.makeStream()
         let load = AsyncAction<TestState, FakeService>("load") { context in
+            signal.yield()
             _ = await context.dependencies.fetch()
         }
         store.dispatch(load)
+        for await _ in started { break }
         let error = await #expect(throws: IdleTimeoutError.self) {
             try await store.waitUntilIdle(timeout: 0.2)
         }
