@@ -69,12 +69,8 @@ extension Store {
         case .failure(let error):
             return .failure(error)
         case .success(let data):
-            let decoder =
-                switch snapshot.floatStrings {
-                case nil: strictDecoder
-                case 0?: decoder
-                case let variant?: SnapshotCoder.makeDecoder(floatStrings: variant)
-                }
+            let decoder = SnapshotCoder.decoder(
+                floatStrings: snapshot.floatStrings, strict: strictDecoder, lenient: decoder)
             let decode = { (data: Data) throws -> State in
                 snapshot.needsDeepStack
                     ? try DeepStack.run { try decoder.decode(State.self, from: data) }

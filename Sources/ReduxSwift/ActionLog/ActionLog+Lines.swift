@@ -44,7 +44,7 @@ extension ActionLog {
     }
 
     /// The line of `action`, saying so when it writes a float as a string, as archives do (see
-    /// ``EncodedSnapshot/floatsAsStrings``); `nil` when it cannot be encoded.
+    /// ``EncodedSnapshot/floatStrings``); `nil` when it cannot be encoded.
     private func record(_ action: any ActionProtocol, time: String?, with encoder: SnapshotEncoder) -> Data? {
         guard
             let encoded = try? encoder.encodeMarkingUnordered(
@@ -55,14 +55,15 @@ extension ActionLog {
     }
 
     /// Decodes one log line: in one parsing pass when it says whether it writes floats as strings,
-    /// as lines this version writes do (see ``EncodedSnapshot/floatsAsStrings``); an older line is
+    /// as lines this version writes do (see ``EncodedSnapshot/floatStrings``); an older line is
     /// read without them first.
     func action(from line: Data, strict: JSONDecoder, lenient: JSONDecoder) throws(UnreadableLine)
         -> any ActionProtocol
     {
         if let variant = SnapshotCoder.declaredFloatStrings(in: line, last: true) {
             return try action(
-                from: line, with: variant == 0 ? lenient : SnapshotCoder.makeDecoder(floatStrings: variant))
+                from: line,
+                with: SnapshotCoder.decoder(floatStrings: variant, strict: strict, lenient: lenient))
         }
         do {
             return try action(from: line, with: strict)

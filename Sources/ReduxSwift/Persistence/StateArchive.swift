@@ -367,9 +367,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
         }
         switch floats {
-        case .none: return try decode(with: strictDecoder)
-        case .strings(0): return try decode(with: decoder)
-        case .strings(let variant): return try decode(with: SnapshotCoder.makeDecoder(floatStrings: variant))
+        case .strings(let variant):
+            return try decode(
+                with: SnapshotCoder.decoder(floatStrings: variant, strict: strictDecoder, lenient: decoder))
         case .unknown:
             do {
                 return try decode(with: strictDecoder)
@@ -381,8 +381,6 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// How an archive writes the `Double`s and `Float`s JSON cannot hold.
     private enum ArchiveFloats {
-        /// It writes none.
-        case none
         /// As the strings of a variant (see ``SnapshotCoder``).
         case strings(Int)
         /// An archive an earlier version wrote, which does not say: read as writing none first.
@@ -533,12 +531,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             // A save must never write what a load refuses, such as a number a type cannot hold
             // again or a state whose `init(from:)` needs a member that was left out.
             let decode = { (data: Data) throws -> Bool in
-                let decoder =
-                    switch snapshot.floatStrings {
-                    case nil: self.strictDecoder
-                    case 0?: self.decoder
-                    case let variant?: SnapshotCoder.makeDecoder(floatStrings: variant)
-                    }
+                let decoder = SnapshotCoder.decoder(
+                    floatStrings: snapshot.floatStrings, strict: self.strictDecoder, lenient: self.decoder)
                 let run = { () throws -> Bool in
                     do {
                         _ = try decoder.decode(State.self, from: data)

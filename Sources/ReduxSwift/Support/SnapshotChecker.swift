@@ -188,7 +188,7 @@ final class SnapshotChecker {
     /// Whether a `Decimal` NaN was passed on, which `JSONEncoder` writes as a bare `NaN`.
     @exclusivity(unchecked) private var passedDecimalNaN = false
     /// Whether a `Double` or `Float` that is NaN or infinite was passed on, or a `Date` whose
-    /// interval is: `JSONEncoder` writes it as a string (see ``EncodedSnapshot/floatsAsStrings``).
+    /// interval is: `JSONEncoder` writes it as a string (see ``EncodedSnapshot/floatStrings``).
     @exclusivity(unchecked) private(set) var passedFloatString = false
     /// The first string passed on that is one those floats are written as, and where it is.
     @exclusivity(unchecked) private(set) var floatLikeStringPath: (text: String, codingPath: [any CodingKey])?

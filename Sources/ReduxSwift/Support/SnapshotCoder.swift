@@ -58,6 +58,21 @@ enum SnapshotCoder {
         return decoder
     }
 
+    /// The decoder of JSON whose floats are written with the strings of `variant` (`nil`: none):
+    /// `strict` or `lenient` (variant 0), or for another variant a new one with `lenient`'s
+    /// `userInfo`.
+    static func decoder(floatStrings variant: Int?, strict: JSONDecoder, lenient: JSONDecoder) -> JSONDecoder
+    {
+        switch variant {
+        case nil: return strict
+        case 0?: return lenient
+        case let variant?:
+            let decoder = makeDecoder(floatStrings: variant)
+            decoder.userInfo = lenient.userInfo
+            return decoder
+        }
+    }
+
     /// The variant of float strings that JSON says it was written with, in a member named
     /// `"floatStrings"`: among its first 64 bytes, where an archive says it, or, `last`, the last
     /// such member, where a log line says it, after the action; `nil` when it says none.
