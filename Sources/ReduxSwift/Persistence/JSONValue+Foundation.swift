@@ -116,14 +116,12 @@ extension JSONValue {
 
         mutating func value(_ value: Any, depth: Int) throws(Invalid) -> JSONValue {
             if let string = value as? String { return .string(string) }
-            // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`,
-            // on Linux as on Apple platforms.
-            if let number = value as? NSNumber { return try self.number(number) }
-            if value is NSNull { return .null }
-            // Before the Swift casts below: on Linux, casting an `NSArray` or `NSDictionary` to a
-            // Swift array or dictionary converts everything inside it first, without end when it
-            // contains itself. (A Swift array or dictionary is never a class, so it is not cast here.)
             if type(of: value) is AnyClass {
+                if let number = value as? NSNumber { return try self.number(number) }
+                if value is NSNull { return .null }
+                // Before any Swift collection cast: on Linux, casting an `NSArray` or `NSDictionary`
+                // to a Swift array or dictionary converts everything inside it first, without end
+                // when it contains itself.
                 if let array = value as? NSArray {
                     let identity = try open(array)
                     defer { enclosing[identity] = nil }
@@ -135,9 +133,16 @@ extension JSONValue {
                     return try self.object(
                         try stringKeyed(FoundationCollection.members(of: object)), depth: depth)
                 }
+            } else {
+                // Swift collections before `NSNumber`: casting one to a class bridges all of it to
+                // an `NSDictionary` or `NSArray` first, only to fail, which made converting a state
+                // of many objects several times slower than reading it.
+                if let object = value as? [String: Any] { return try self.object(object, depth: depth) }
+                if let array = value as? [Any] { return try self.array(array, depth: depth) }
+                // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to
+                // `NSNumber`, on Linux as on Apple platforms.
+                if let number = value as? NSNumber { return try self.number(number) }
             }
-            if let array = value as? [Any] { return try self.array(array, depth: depth) }
-            if let object = value as? [String: Any] { return try self.object(object, depth: depth) }
             if let object = value as? [AnyHashable: Any] {
                 return try self.object(
                     try stringKeyed(object.lazy.map { ($0.key.base, $0.value) }), depth: depth)
