@@ -78,6 +78,8 @@ extension Store {
             }
             do {
                 let state = try decode(data)
+                // What `JSONDecoder` built on the way, in the arena of the reading thread.
+                if data.count >= MemoryRelease.threshold { MemoryRelease.returnFreedMemory() }
                 kernel.recordRoundTrip(snapshot)
                 return .success(state)
             } catch {

@@ -73,6 +73,12 @@ let childMeasurements: [String: @Sendable (Int) throws -> [String: Double]] = [
     "tight-loop-reduxswift": reduxSwiftTightLoop,
     "tight-loop-synchronous": synchronousTightLoop,
     "burst-then-idle-reduxswift": reduxSwiftBurstThenIdle,
+    "expense-restore-raw": rawExpenseRestore,
+    "expense-restore-reduxswift": reduxSwiftExpenseRestore,
+    "expense-read-raw": rawExpenseRead,
+    "expense-read-reduxswift": reduxSwiftExpenseRead,
+    "expense-reads-raw": rawExpenseReads,
+    "expense-reads-reduxswift": reduxSwiftExpenseReads,
 ]
 
 /// Runs `childMeasurements[name]` in a new process of this executable and returns its figures.

@@ -56,6 +56,7 @@ let scenarios: [Scenario] = [
     unchangedStateScenario,
     appUpdateScenario,
     payForWhatYouReadScenario,
+    restoreMemoryScenario,
 ]
 
 let workload = Workload(quick: quick)

@@ -104,6 +104,7 @@ enum SnapshotCoder {
     ) -> Snapshot {
         do {
             let encoded = try encoder.encodeMarkingUnordered(state)
+            if encoded.data.count >= MemoryRelease.threshold { MemoryRelease.returnFreedMemory() }
             return Snapshot(
                 version: version, result: .success(encoded.data), needsDeepStack: encoded.needsDeepStack,
                 floatStrings: encoded.floatStrings)
