@@ -68,6 +68,7 @@ public final class ActionLog: Sendable {
     public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
+        precondition(name != Self.moveName, "\"\(Self.moveName)\" is the name of history moves")
         let entry = Entry(
             name: name, type: ObjectIdentifier(type),
             encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
@@ -86,6 +87,7 @@ public final class ActionLog: Sendable {
     /// The registered name of `action`'s type, or `nil` if it is not registered.
     public func name(of action: any ActionProtocol) -> String? {
         if action is ActionBatch { return Self.batchName }
+        if action is HistoryAction { return Self.moveName }
         return entry(for: action)?.name
     }
 
@@ -126,20 +128,34 @@ public final class ActionLog: Sendable {
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLogError) -> Int {
         let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
+        // A history move's line holds the state it landed on, read as this store's state type.
+        let landing = LandingDecoding(State.self)
+        strict.userInfo[ReplayedMove.landingKey] = landing
+        lenient.userInfo[ReplayedMove.landingKey] = landing
         var actions: [any ActionProtocol] = []
         var failure: ActionLogError?
         var number = 0
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+            let line = Data(line)
             do throws(UnreadableLine) {
-                actions.append(try action(from: Data(line), strict: strict, lenient: lenient))
+                actions.append(
+                    Self.isMoveLine(line)
+                        ? try move(from: line, strict: strict, lenient: lenient)
+                        : try action(from: line, strict: strict, lenient: lenient))
             } catch {
                 failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break
             }
         }
-        for action in actions { store.kernel.dispatch(.replayed(action)) }
+        for action in actions {
+            if let move = action as? ReplayedMove {
+                store.kernel.dispatch(.replayedMove(move))
+            } else {
+                store.kernel.dispatch(.replayed(action))
+            }
+        }
         _ = store.currentState()
         if let failure { throw failure }
         return actions.count
@@ -342,14 +358,19 @@ extension ReductionPipeline {
                 runs.append(contentsOf: changed[first...])
             }
         }
+        markRecorded(events)
+        guard !runs.isEmpty else { return }
+        let actions = ActionList(runs: runs)
+        let time = Date()
+        for recorder in recorders { recorder.record(actions, at: time) }
+    }
+
+    /// Moves `recordedEvents` past every event of `events`, recorded or not.
+    mutating func markRecorded(_ events: [StoreEvent]) {
         if let last = events.indices.last, case .changed(let changed) = events[last] {
             recordedEvents = EventPosition(event: last, run: changed.count)
         } else {
             recordedEvents = EventPosition(event: events.count, run: 0)
         }
-        guard !runs.isEmpty else { return }
-        let actions = ActionList(runs: runs)
-        let time = Date()
-        for recorder in recorders { recorder.record(actions, at: time) }
     }
 }
