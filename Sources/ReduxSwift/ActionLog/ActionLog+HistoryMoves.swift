@@ -114,16 +114,30 @@ final class ReplayedMove: ActionProtocol {
         guard container.contains(.state) else {
             throw UnreadableLine(.malformed(detail: "the history move has no \"state\""))
         }
-        landing = try decodeLanding.decode(container.superDecoder(forKey: .state))
+        do {
+            landing = try decodeLanding.decode(container.superDecoder(forKey: .state))
+        } catch {
+            // A log of a store of another state type, or of an older version of this one.
+            let path = SnapshotError(.decodingFailed, stateType: ReplayedMove.self, underlyingError: error)
+                .codingPath
+            throw UnreadableLine(
+                .malformed(
+                    detail:
+                        "the state the history move landed on does not decode as \(decodeLanding.stateName)"
+                        + (path.isEmpty ? "" : " (at \(path))")))
+        }
     }
 }
 
 /// Decodes the state a replayed move landed on as the state type of the store it is replayed into.
 struct LandingDecoding: Sendable {
     let decode: @Sendable (any Decoder) throws -> any LandingState
+    /// The state type's full name, for errors.
+    let stateName: String
 
     init<State: StateProtocol>(_: State.Type) {
         decode = { decoder in DecodedLanding(state: try State(from: decoder)) }
+        stateName = String(reflecting: State.self)
     }
 }
 

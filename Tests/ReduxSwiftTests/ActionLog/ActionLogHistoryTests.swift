@@ -312,7 +312,12 @@ import Testing
         let otherState = error(
             replaying:
                 #"{"action":{"move":"redo","state":{"counter":"many"}},"type":"ReduxSwift.HistoryAction"}"#)
-        #expect(otherState?.kind == .malformed(detail: "the value at action.state.counter does not decode"))
+        #expect(
+            otherState?.kind
+                == .malformed(
+                    detail:
+                        "the state the history move landed on does not decode as ReduxSwiftTests.TestState "
+                        + "(at action.state.counter)"))
         let inBatch = error(
             replaying:
                 #"{"actions":[{"action":{"move":"undo","state":{"counter":0,"log":[],"todos":[]}},"type":"ReduxSwift.HistoryAction"}],"type":"ActionBatch"}"#
