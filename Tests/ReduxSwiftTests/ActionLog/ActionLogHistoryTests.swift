@@ -247,6 +247,25 @@ import Testing
         #expect(log.name(of: HistoryAction.undo) == "ReduxSwift.HistoryAction")
     }
 
+    @Test func aRecordedMoveEncodesTheStateOnceAndOnlyWhileRecorded() {
+        let encodes = LiveEncodeCounter()
+        let store = EncodeCountedState.store(counting: encodes)
+        let initial = encodes.count
+        let history = store.recordHistory()
+        for _ in 0..<5 { store.dispatch(TestAction.increment) }
+        history.undo()
+        #expect(history.status.position == 4)
+        let before = encodes.count
+        #expect(before == initial, "an unrecorded move encodes nothing")
+        let recording = makeLog().record(store)
+        history.undo()
+        history.redo()
+        history.jump(to: 1)
+        let lines = recording.stop()
+        #expect(encodes.count - before == 3, "once per move, and not again to write the lines")
+        #expect(String(decoding: lines, as: UTF8.self).split(separator: "\n").count == 3)
+    }
+
     @Test func aMovesStateHoldingFloatsJSONCannotHoldReplays() throws {
         struct Reading: StateProtocol, Equatable {
             var value = 0.0

@@ -136,6 +136,10 @@ struct Rejection: Error {
         store.dispatch(Probe.bad)
         settle(store)
         everyName.cancel()
+        let everything = center.addObserver(forName: nil, object: nil, queue: nil) { _ in }
+        store.dispatch(Probe.bad)
+        settle(store)
+        everything.cancel()
         // A stream of the store's failures, until it ends.
         do {
             let stream = store.notifications(named: .dispatchDidFail)
