@@ -28,6 +28,10 @@ extension ActionLog {
     func line(for action: any ActionProtocol, time: String, with encoder: SnapshotEncoder) -> (
         line: Data?, leftOut: Int
     ) {
+        if let landed = action as? LandedMove {
+            guard let line = landed.line(time: time) else { return (nil, 1) }
+            return (line, 0)
+        }
         guard let batch = ActionBatch.of(action) else {
             guard let line = record(action, time: time, with: encoder) else { return (nil, 1) }
             return (line, 0)
@@ -155,7 +159,18 @@ private struct ActionRecord: Codable {
         self.log = nil
         floatStrings = nil
         if name == ActionLog.batchName {
-            action = ActionBatch(try container.decode([ActionRecord].self, forKey: .actions).map(\.action))
+            let actions = try container.decode([ActionRecord].self, forKey: .actions).map(\.action)
+            if actions.contains(where: { $0 is ReplayedMove }) {
+                throw UnreadableLine(.malformed(detail: "a batch holds a history move"))
+            }
+            action = ActionBatch(actions)
+            return
+        }
+        if name == ActionLog.moveName {
+            guard container.contains(.action) else {
+                throw UnreadableLine(.malformed(detail: "no \"action\""))
+            }
+            action = try ReplayedMove(from: container.superDecoder(forKey: .action))
             return
         }
         guard let entry = log.entry(named: name) else { throw UnreadableLine(.unknownType(name: name)) }

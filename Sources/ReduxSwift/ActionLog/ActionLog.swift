@@ -41,6 +41,18 @@ import Android
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting.
 ///
+/// **History moves.** The undos, redos and jumps of the store's history
+/// (``Store/recordHistory(limit:makesStep:)``) are recorded too, each as one line holding the
+/// move and the whole state it landed on:
+/// `{"action":{"move":"jump","state":{…},"step":2},"time":…,"type":"ReduxSwift.HistoryAction"}`
+/// (`"move"` is `"undo"`, `"redo"` or `"jump"`; only a jump has a `"step"`). What a move sets the
+/// state to depends on the history that made it: its limit, the steps it kept from before the
+/// recording started, what `makesStep` accepted. None of that is in the log, so the line keeps
+/// the state, and a recording made while undoing and redoing replays to the same state into a
+/// store with any history or none (see ``replay(_:into:)``). Writing it encodes the state once
+/// per move, as a read of a new version does; only a recorded store pays for it. A move that
+/// changes nothing (nothing to undo) or fails (a jump to a missing step) is not recorded.
+///
 /// Types may be registered from any thread, at any time; a recording encodes each action with
 /// the registrations in place when it is read.
 public final class ActionLog: Sendable {
@@ -60,7 +72,8 @@ public final class ActionLog: Sendable {
     ///
     /// Registering a type again is harmless. Two types under one name are a programming error,
     /// which stops the program: the log could not tell their lines apart when it replays them.
-    /// The name `"ActionBatch"` is taken by batches.
+    /// The names `"ActionBatch"` and `"ReduxSwift.HistoryAction"` are taken by batches and by
+    /// history moves.
     ///
     /// - Parameters:
     ///   - type: A `Codable` action type.
@@ -68,6 +81,7 @@ public final class ActionLog: Sendable {
     public func register<Recorded: ActionProtocol & Codable>(_ type: Recorded.Type, name: String? = nil) {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
+        precondition(name != Self.moveName, "\"\(Self.moveName)\" is the name of history moves")
         let entry = Entry(
             name: name, type: ObjectIdentifier(type),
             encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
@@ -83,9 +97,11 @@ public final class ActionLog: Sendable {
         }
     }
 
-    /// The registered name of `action`'s type, or `nil` if it is not registered.
+    /// The registered name of `action`'s type, or `nil` if it is not registered; batches and
+    /// history moves have their own names, `"ActionBatch"` and `"ReduxSwift.HistoryAction"`.
     public func name(of action: any ActionProtocol) -> String? {
         if action is ActionBatch { return Self.batchName }
+        if action is HistoryAction { return Self.moveName }
         return entry(for: action)?.name
     }
 
@@ -114,10 +130,18 @@ public final class ActionLog: Sendable {
     /// again, and what the reducers dispatch while applying it is dropped, because the recording
     /// holds what those dispatches committed (to another store too). Otherwise it is an ordinary
     /// dispatch: announced, recorded by the histories and action logs that record the store, and
-    /// held by its locks; like a read, the wait does not cover actions a dispatch lock holds. A
-    /// history's moves are not replayed: ``HistoryAction`` is not `Codable`, and a recording skips
-    /// it (see ``ActionRecording/skippedActions``), so record a store whose history moves only to
-    /// replay the actions, not the state they led to.
+    /// held by its locks; like a read, the wait does not cover actions a dispatch lock holds.
+    ///
+    /// A history move's line makes the store's state the state the move landed on, as one change
+    /// announced with its ``HistoryAction`` (rollbacks never go back across it); middleware do not
+    /// see it. If the store has a history that makes the same move and lands on that very state,
+    /// the history keeps its steps, as if it had made the move itself: it does when it records as
+    /// the recorded history did, from the state the recording started from (same limit and
+    /// `makesStep`, started right before the replay), and the state is `Equatable`, which is how it
+    /// tells. Any other history restarts from the recorded state, as after a rollback that drops
+    /// actions: it cannot go back across it. A move's line holds the state as the recorded
+    /// store's state type: replayed into a store of another state type, or of a version of it
+    /// whose `init(from:)` does not read it, the line is reported as malformed, naming the type.
     ///
     /// The whole log is read before anything is dispatched. If a line is corrupt, the actions
     /// before it are replayed, and the error names the line; nothing after it reaches the store.
@@ -126,20 +150,34 @@ public final class ActionLog: Sendable {
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLogError) -> Int {
         let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
+        // A history move's line holds the state it landed on, read as this store's state type.
+        let landing = LandingDecoding(State.self)
+        strict.userInfo[ReplayedMove.landingKey] = landing
+        lenient.userInfo[ReplayedMove.landingKey] = landing
         var actions: [any ActionProtocol] = []
         var failure: ActionLogError?
         var number = 0
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+            let line = Data(line)
             do throws(UnreadableLine) {
-                actions.append(try action(from: Data(line), strict: strict, lenient: lenient))
+                actions.append(
+                    Self.isMoveLine(line)
+                        ? try move(from: line, strict: strict, lenient: lenient)
+                        : try action(from: line, strict: strict, lenient: lenient))
             } catch {
                 failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
                 break
             }
         }
-        for action in actions { store.kernel.dispatch(.replayed(action)) }
+        for action in actions {
+            if let move = action as? ReplayedMove {
+                store.kernel.dispatch(.replayedMove(move))
+            } else {
+                store.kernel.dispatch(.replayed(action))
+            }
+        }
         _ = store.currentState()
         if let failure { throw failure }
         return actions.count
@@ -213,7 +251,9 @@ public final class ActionRecording: Sendable {
 
     /// How many committed actions were left out so far: their type is not registered with the
     /// log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
-    /// NaN, a cycle). Each action of a batch counts on its own.
+    /// NaN, a cycle). Each action of a batch counts on its own. A history move is left out when
+    /// the state it landed on cannot be encoded (the store reports such a state to readers with
+    /// ``SnapshotError``).
     public var skippedActions: Int {
         encodeRecorded().skipped
     }
@@ -342,14 +382,19 @@ extension ReductionPipeline {
                 runs.append(contentsOf: changed[first...])
             }
         }
+        markRecorded(events)
+        guard !runs.isEmpty else { return }
+        let actions = ActionList(runs: runs)
+        let time = Date()
+        for recorder in recorders { recorder.record(actions, at: time) }
+    }
+
+    /// Moves `recordedEvents` past every event of `events`, recorded or not.
+    mutating func markRecorded(_ events: [StoreEvent]) {
         if let last = events.indices.last, case .changed(let changed) = events[last] {
             recordedEvents = EventPosition(event: last, run: changed.count)
         } else {
             recordedEvents = EventPosition(event: events.count, run: 0)
         }
-        guard !runs.isEmpty else { return }
-        let actions = ActionList(runs: runs)
-        let time = Date()
-        for recorder in recorders { recorder.record(actions, at: time) }
     }
 }

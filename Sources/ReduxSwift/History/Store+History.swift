@@ -56,6 +56,9 @@ extension Store {
     ///
     /// Use one history per store: the first one started handles every ``HistoryAction``.
     ///
+    /// An ``ActionLog`` recording the store records each move with the state it landed on, so
+    /// that the recording replays to the same state (see ``ActionLog/replay(_:into:)``).
+    ///
     /// Moves are actions too, and travel the whole middleware chain (a logger logs them) to the
     /// history in place of the reducers. A middleware that drops the actions it does not know
     /// drops the moves as well, and nothing happens: pass ``HistoryAction`` on. A move inside an

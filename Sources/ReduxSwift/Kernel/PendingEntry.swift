@@ -21,6 +21,8 @@ enum PendingEntry {
     /// alone apply it, and what they dispatch is dropped, since the log holds what those
     /// dispatches committed.
     case replayed(any ActionProtocol)
+    /// A history move an ``ActionLog`` replays, with the state it landed on when it was recorded.
+    case replayedMove(ReplayedMove)
     case register([ErasedReducer])
     /// Middleware added to the end of the chain, which a removal names by `key`.
     case registerMiddleware([ErasedMiddleware], key: MiddlewareKey)
@@ -63,6 +65,7 @@ extension PendingEntry {
         case .batch(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
+        case .replayedMove(let replayed): return replayed.move
         case .register, .registerMiddleware, .removeMiddleware, .startJournal, .startRecording,
             .stopRecording, .observe:
             preconditionFailure("a registration is never announced")

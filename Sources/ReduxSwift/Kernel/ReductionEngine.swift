@@ -46,9 +46,10 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         self.encoder = encoder
         pipeline = ReductionPipeline(
             reducers: Self.erase(reducers), checkpointInterval: checkpointInterval,
-            checkpoints: CheckpointOperations(
+            checkpoints: StateOperations(
                 take: { checkpoint.value = $0.assuming(State.self).pointee },
-                restore: { $0.assuming(State.self).pointee = checkpoint.value }))
+                restore: { $0.assuming(State.self).pointee = checkpoint.value },
+                encode: { SnapshotCoder.encode($0.assuming(State.self).pointee, version: 0, with: encoder) }))
         // The store's own middleware: no registration can remove them.
         pipeline.register(middleware: middleware.map(\.erased), key: nil)
     }

@@ -103,7 +103,7 @@ extension ReductionPipeline {
             // Like a reducer's: a middleware that throws loses the dispatches it made, but not
             // those of the actions it passed on that committed.
             context.discardDispatches(from: mark, keeping: committedDispatches)
-            result.events.append(.failed(action, error))
+            result.events.append(.failed(action, error, site: .middleware))
             return .failed(error)
         }
     }
@@ -164,13 +164,13 @@ extension ReductionPipeline {
             result.changes += 1
             appendChange(ActionRun(entries: entries, range: index..<(index + 1)), to: &result)
             return .committed
-        case .failed(let error, let replayFailures):
+        case .failed(let error, let replayFailures, let site):
             context.discardDispatches(from: mark)
             for failure in replayFailures {
                 result.changes += 1
-                result.events.append(.failed(failure.action, failure.error))
+                result.events.append(.failed(failure.action, failure.error, site: failure.site))
             }
-            result.events.append(.failed(entries[index].announcedAction, error))
+            result.events.append(.failed(entries[index].announcedAction, error, site: site))
             return .failed(error)
         }
     }

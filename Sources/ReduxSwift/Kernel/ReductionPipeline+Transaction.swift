@@ -10,11 +10,11 @@ extension ReductionPipeline {
         let entries = [PendingEntry.transaction(participant)]
         let mark = context.deferredDispatchCount
         switch applyBatch(at: 0, of: entries, state: state, context: context) {
-        case .failed(let error, _):
+        case .failed(let error, _, _):
             context.discardDispatches(from: mark)
             participant.reportPrepared(error)
             _ = participant.awaitDecision()
-            result.events.append(.failed(participant.batch, error))
+            result.events.append(.failed(participant.batch, error, site: .transaction))
         case .committed:
             participant.reportPrepared(nil)
             if participant.awaitDecision() {

@@ -4,8 +4,18 @@ enum ReductionOutcome {
     case committed
     /// A reducer threw `error`; the state is as it was before the action. `replayFailures` lists
     /// logged actions that threw when re-applied (only non-deterministic reducers do that): they
-    /// are dropped from the state as well.
-    case failed(any Error, replayFailures: [(action: any ActionProtocol, error: any Error)])
+    /// are dropped from the state as well. `site` says which action of a batch threw.
+    case failed(any Error, replayFailures: [ReplayFailure], site: FailureSite)
+}
+
+/// A logged action that threw when a rollback re-applied it, and which action of it threw.
+typealias ReplayFailure = (action: any ActionProtocol, error: any Error, site: FailureSite)
+
+/// Thrown by the reducers of a batch's action, with that action: which action of a batch failed
+/// is part of the report of a failure nothing observes (see ``FailureSite``). Callers unwrap it.
+struct FailedInBatch: Error {
+    let action: any ActionProtocol
+    let error: any Error
 }
 
 /// What reducing one batch produced.
@@ -24,12 +34,16 @@ struct LoggedRun {
     let reducerCount: Int
 }
 
-/// The two state operations a rollback needs, erased to the state's address like the reducers.
-struct CheckpointOperations {
+/// The state operations the pipeline needs beyond the reducers, erased to the state's address like
+/// them: the two of a rollback, and the encoding an action log records a history move with.
+struct StateOperations {
     /// Makes the state at the address the checkpoint.
     let take: (StatePointer) -> Void
     /// Replaces the state at the address with the checkpoint.
     let restore: (StatePointer) -> Void
+    /// Encodes the state at the address as a snapshot does (its version is not used). Called by
+    /// the owner of the state, outside any reducer.
+    let encode: (StatePointer) -> Snapshot
 }
 
 /// One middleware of a store's chain.
@@ -72,12 +86,12 @@ struct ReductionPipeline {
     /// What keeps every committed entry (a history); empty unless a history records this store.
     private(set) var journals: [any ReductionJournal] = []
     let checkpointInterval: Int
-    let checkpoints: CheckpointOperations
+    let checkpoints: StateOperations
     /// Which action types are not ``AsyncAction``s, so that an async action that reaches the
     /// reducers in a batch, or from a middleware, is caught without a cast per action.
     var actionTypes = ActionTypes()
 
-    init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: CheckpointOperations) {
+    init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: StateOperations) {
         precondition(checkpointInterval > 0, "checkpointInterval must be positive")
         self.reducers = reducers
         self.checkpointInterval = checkpointInterval
@@ -228,6 +242,11 @@ struct ReductionPipeline {
                         runStart = index
                         tellJournalsFinished(action)
                     }
+                case .replayedMove(let move):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    replay(move, state: state, context: context, into: &result)
+                    continue
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
@@ -311,16 +330,16 @@ struct ReductionPipeline {
                         closeRun(at: index + 1)
                         return index + 1
                     }
-                case .failed(let error, let replayFailures):
+                case .failed(let error, let replayFailures, let site):
                     context.discardDispatches()
                     closeRun(at: index)
                     runStart = index + 1
                     for failure in replayFailures {
                         // The state no longer holds an action that had committed: a new version.
                         result.changes += 1
-                        result.events.append(.failed(failure.action, failure.error))
+                        result.events.append(.failed(failure.action, failure.error, site: failure.site))
                     }
-                    result.events.append(.failed(entries[index].announcedAction, error))
+                    result.events.append(.failed(entries[index].announcedAction, error, site: site))
                 }
             }
             return nil
@@ -370,7 +389,9 @@ struct ReductionPipeline {
                 for index in reducers.indices { try reducers[index](state, action) }
             }
         } catch {
-            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+            return .failed(
+                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context),
+                site: .action)
         }
         logCommitted(at: index, of: batch, state: state)
         return .committed
@@ -392,7 +413,9 @@ struct ReductionPipeline {
                 try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
             }
         } catch {
-            return .failed(error, replayFailures: restoreCheckpointAndReplay(state: state, context: context))
+            let (error, site) = FailureSite.unwrapping(error)
+            return .failed(
+                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context), site: site)
         }
         logCommitted(at: index, of: batch, state: state)
         return .committed
@@ -417,7 +440,7 @@ struct ReductionPipeline {
         guard let work = action as? any AsyncActionStarting else {
             preconditionFailure("an entry for an async action holds another action")
         }
-        if case .failed(let error, _) = refuse([work]) { result.events.append(.failed(action, error)) }
+        if case .failed(let error, _, _) = refuse([work]) { result.events.append(.failed(action, error)) }
     }
 
     /// Fails an action or batch that holds async actions no middleware ran, without reducing it:
@@ -427,7 +450,8 @@ struct ReductionPipeline {
         for work in asyncActions { work.endWithoutRunning() }
         let identifier = asyncActions.first?.identifier ?? "AsyncAction"
         return .failed(
-            AsyncActionError(.noAsyncActionsMiddleware, identifier: identifier), replayFailures: [])
+            AsyncActionError(.noAsyncActionsMiddleware, identifier: identifier), replayFailures: [],
+            site: asyncActions.first.map { .inBatch($0) } ?? .action)
     }
 
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
@@ -451,7 +475,7 @@ struct ReductionPipeline {
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
         case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume,
-            .failure, .startRecording, .stopRecording, .observe:
+            .failure, .startRecording, .stopRecording, .observe, .replayedMove:
             break
         }
     }
@@ -467,7 +491,11 @@ struct ReductionPipeline {
         var position = 0
         // A flat batch, or the flat start of one, needs no stack.
         while position < actions.count, ActionBatch.of(actions[position]) == nil {
-            for index in 0..<count { try reducers[index](state, actions[position]) }
+            do {
+                for index in 0..<count { try reducers[index](state, actions[position]) }
+            } catch {
+                throw FailedInBatch(action: actions[position], error: error)
+            }
             position += 1
         }
         guard position < actions.count else { return }
@@ -484,7 +512,11 @@ struct ReductionPipeline {
                 pending.append((nested.actions, 0))
                 continue
             }
-            for index in 0..<count { try reducers[index](state, action) }
+            do {
+                for index in 0..<count { try reducers[index](state, action) }
+            } catch {
+                throw FailedInBatch(action: action, error: error)
+            }
         }
     }
 
@@ -540,8 +572,7 @@ struct ReductionPipeline {
         checkpoints.take(state)
         clearLog()
         tellJournalsDiverged(state: state, except: mover)
-        result.changes += 1
-        result.events.appendChange([ActionRun(entries: [.action(move)], range: 0..<1)])
+        announceMove(move, state: state, context: context, into: &result)
         return .committed
     }
 
@@ -568,11 +599,11 @@ struct ReductionPipeline {
     /// `loggedActions` restarts.
     private mutating func restoreCheckpointAndReplay(
         state: StatePointer, context: ReducerContext?
-    ) -> [(action: any ActionProtocol, error: any Error)] {
+    ) -> [ReplayFailure] {
         let wasReplaying = context?.isReplaying ?? false
         context?.isReplaying = true
         defer { context?.isReplaying = wasReplaying }
-        var failures: [(action: any ActionProtocol, error: any Error)] = []
+        var failures: [ReplayFailure] = []
         while let failure = replayLog(state: state) {
             failures.append(failure)
         }
@@ -582,9 +613,7 @@ struct ReductionPipeline {
 
     /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
     /// returns it with the error; the state must then be rebuilt again.
-    private mutating func replayLog(state: StatePointer) -> (
-        action: any ActionProtocol, error: any Error
-    )? {
+    private mutating func replayLog(state: StatePointer) -> ReplayFailure? {
         checkpoints.restore(state)
         for (position, run) in log.enumerated() {
             for index in run.range {
@@ -595,7 +624,8 @@ struct ReductionPipeline {
                     }
                 } catch {
                     dropLogged(index, inRunAt: position)
-                    return (entry.announcedAction, error)
+                    let (error, site) = FailureSite.unwrapping(error)
+                    return (entry.announcedAction, error, site)
                 }
             }
         }

@@ -2,8 +2,8 @@
 enum StoreEvent {
     /// Actions that committed, as runs of the batches they were reduced in.
     case changed([ActionRun])
-    /// An action whose reducer threw, and the error.
-    case failed(any ActionProtocol, any Error)
+    /// An action whose reducer threw, and the error; `site` says where it failed.
+    case failed(any ActionProtocol, any Error, site: FailureSite = .action)
     /// A dispatch lock was released by its deinitializer: a programmer error to report.
     case lockAbandoned(DispatchLockError)
     /// A committed state does not round-trip through JSON: readers get an older copy. `warns` is
@@ -18,7 +18,7 @@ extension StoreEvent {
         case .changed(let runs):
             return StoreNotification(
                 name: .stateDidChange, object: sender, actions: ActionList(runs: runs), userInfo: [:])
-        case .failed(let action, let error):
+        case .failed(let action, let error, _):
             return StoreNotification(
                 name: .dispatchDidFail, object: sender, actions: ActionList([action]),
                 userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error])
@@ -27,5 +27,27 @@ extension StoreEvent {
                 name: .dispatchDidFail, object: sender, actions: ActionList(),
                 userInfo: [StoreNotification.errorKey: error])
         }
+    }
+}
+
+/// Where an action failed: what a store's report of a failure nothing observes names (see
+/// ``StoreKernel/reportUnobserved(_:_:site:)``).
+enum FailureSite {
+    /// A reducer threw on the action, its asynchronous work threw, or the store refused it.
+    case action
+    /// A reducer threw on `action`, an action of the failed batch (at any depth), or the store
+    /// refused it there.
+    case inBatch(any ActionProtocol)
+    /// A middleware threw on the action.
+    case middleware
+    /// A reducer threw on an action of a transaction, whose ``StoreTransaction/commit()`` threw
+    /// the failure to its caller.
+    case transaction
+
+    /// The error a reducer threw, and where: `error` itself, or the reducer's error inside it
+    /// when it is a ``FailedInBatch``.
+    static func unwrapping(_ error: any Error) -> (any Error, FailureSite) {
+        guard let failure = error as? FailedInBatch else { return (error, .action) }
+        return (failure.error, .inBatch(failure.action))
     }
 }

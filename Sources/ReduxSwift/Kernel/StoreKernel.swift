@@ -38,6 +38,9 @@ final class StoreKernel: @unchecked Sendable {
     /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
     /// code dispatches; touched only by the owner of the state, like `engine`.
     @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
+    /// The kinds of action whose unobserved failure was reported (see
+    /// ``reportUnobserved(_:_:site:)``).
+    let reportedFailureKinds = LockedValue<Set<String>>([])
 
     init(
         engine: any AnyReductionEngine, initialSnapshot: Snapshot,
@@ -354,7 +357,10 @@ final class StoreKernel: @unchecked Sendable {
             guard let store else { return }
             for event in events {
                 if case .snapshotFailed(let error, warns: true) = event { Self.warn(error) }
-                notificationCenter.post(event.notification(from: store))
+                let observed = notificationCenter.deliver(event.notification(from: store))
+                if !observed, case .failed(let action, let error, let site) = event {
+                    reportUnobserved(action, error, site: site)
+                }
             }
         }
     }

@@ -74,16 +74,21 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// closed, including calls already queued. With a queue, notifications go through the
     /// ``Delivery`` every observer shares: one deliverer at a time, in order, and notifications
     /// that arrive while others wait merge into them (see ``MergedNotifications``).
+    ///
+    /// - Returns: Whether the notification is this observer's: `false` when it comes from a
+    ///   sender the observer does not observe.
     @inline(__always)
-    func deliver(_ notification: StoreNotification, sender: SenderBox?) {
+    @discardableResult
+    func deliver(_ notification: StoreNotification, sender: SenderBox?) -> Bool {
         if let observed = self.sender {
-            guard observed === sender else { return }
+            guard observed === sender else { return false }
         }
         if let delivery {
             delivery.offer(notification)
         } else {
             invoke(notification)
         }
+        return true
     }
 
     @inline(__always)

@@ -27,6 +27,16 @@ extension Store {
 
     /// Observes this store's ``Foundation/NSNotification/Name/dispatchDidFail`` notifications.
     ///
+    /// ```swift
+    /// let failures = store.observeFailures { notification in
+    ///     report(notification.failedAction, notification.error)
+    /// }
+    /// ```
+    ///
+    /// While a store's failures are observed, it reports none itself. A failure no observer hears
+    /// is reported in debug builds as a runtime warning, once per action type per store (see
+    /// <doc:TheDispatchPipeline>).
+    ///
     /// - Parameters:
     ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.
     ///   - block: Receives each notification, with ``StoreNotification/failedAction`` and

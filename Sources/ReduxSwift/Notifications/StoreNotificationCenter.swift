@@ -115,6 +115,13 @@ public final class StoreNotificationCenter: Sendable {
     /// are scheduled on their queues. Observers added or removed while a post is under way do not
     /// change the set that post delivers to, except that a removed observer is never called again.
     public func post(_ notification: StoreNotification) {
+        deliver(notification)
+    }
+
+    /// Posts `notification` like ``post(_:)``; returns whether an observer was registered for it:
+    /// whether it ran, or was queued to run, for at least one observer.
+    @discardableResult
+    func deliver(_ notification: StoreNotification) -> Bool {
         let objectID = notification.object.map { ObjectIdentifier($0) }
         let (lists, sender) = registry.withLock { registry in
             (
@@ -122,14 +129,20 @@ public final class StoreNotificationCenter: Sendable {
                 notification.object.flatMap { registry.senderBox(of: $0) }
             )
         }
+        var delivered = false
         switch lists.count {
         case 0:
-            return
+            return false
         case 1:
-            for case let entry? in lists[0] { entry.deliver(notification, sender: sender) }
+            for case let entry? in lists[0] where entry.deliver(notification, sender: sender) {
+                delivered = true
+            }
         default:
-            Self.forEachInRegistrationOrder(lists) { $0.deliver(notification, sender: sender) }
+            Self.forEachInRegistrationOrder(lists) { entry in
+                if entry.deliver(notification, sender: sender) { delivered = true }
+            }
         }
+        return delivered
     }
 
     /// Removes the observer that `token` stands for, if it was added to this center; the same as

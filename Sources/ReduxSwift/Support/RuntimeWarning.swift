@@ -16,6 +16,8 @@ enum RuntimeWarning {
     static let listeners = LockedValue<[UInt64: @Sendable (String) -> Void]>([:])
     private static let nextListener = LockedValue<UInt64>(0)
 
+    /// Reports `message`: in debug builds where a developer looks, and to the listeners in every
+    /// build.
     ///
     /// `releaseBuildsToo` writes the message to standard error in release builds as well: for
     /// failures that lose the user's data unless the app acts, which no build may keep quiet.

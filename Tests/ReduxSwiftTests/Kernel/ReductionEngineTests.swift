@@ -26,7 +26,8 @@ import Testing
         let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
         _ = engine.apply(TestAction.add(5), context: nil)
         let expected = engine.state
-        guard case .failed(let error, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+        guard case .failed(let error, let replayFailures, _) = engine.apply(TestAction.fail, context: nil)
+        else {
             Issue.record("expected the action to fail")
             return
         }
@@ -91,7 +92,7 @@ import Testing
         _ = engine.apply(TestAction.append("a"), context: nil)
         _ = engine.apply(Action("flaky"), context: nil)
         _ = engine.apply(TestAction.append("b"), context: nil)
-        guard case .failed(_, let replayFailures) = engine.apply(TestAction.fail, context: nil) else {
+        guard case .failed(_, let replayFailures, _) = engine.apply(TestAction.fail, context: nil) else {
             Issue.record("expected the action to fail")
             return
         }
@@ -120,7 +121,7 @@ import Testing
             switch event {
             case .changed(let runs):
                 return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
-            case .failed(let action, _):
+            case .failed(let action, _, _):
                 return "failed \(action)"
             case .lockAbandoned(let error):
                 return "\(error)"

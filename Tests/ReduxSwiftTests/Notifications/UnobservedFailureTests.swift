@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+enum Probe: ActionProtocol {
+    case ok
+    case bad
+    case worse
+}
+
+enum OtherProbe: ActionProtocol {
+    case bad
+}
+
+struct Rejection: Error {
+    let reason: String
+}
+
+/// Failures that no observer hears are reported as runtime warnings.
+@Suite(.offThePool) struct UnobservedFailureTests {
+    /// A store whose reducer counts `Probe.ok` and rejects the other probes with `marker`.
+    func makeProbeStore(marker: String, center: StoreNotificationCenter = StoreNotificationCenter())
+        -> Store<TestState>
+    {
+        let probe: Reducer<TestState> = { state, action in
+            switch action {
+            case Probe.ok: state.counter += 1
+            case Probe.bad, Probe.worse, OtherProbe.bad:
+                state.counter += 1000
+                throw Rejection(reason: marker)
+            default: break
+            }
+        }
+        return makeStore([probe, testReducer], center: center)
+    }
+
+    /// Records the runtime warnings that mention `marker` until `body` returns.
+    func warnings(mentioning marker: String, _ body: (Recorder<String>) throws -> Void) rethrows {
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains(marker) { warnings.append(message) }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        try body(warnings)
+    }
+
+    /// Returns once the store has delivered everything dispatched before: a warning comes from the
+    /// delivery of its failure, before the delivery of later changes.
+    func settle(_ store: Store<TestState>) {
+        let mark = UUID().uuidString
+        let (appends, token) = recordAppends(announcedBy: store)
+        store.dispatch(TestAction.append(mark))
+        #expect(appends.wait { $0.contains(mark) })
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aFailureNothingObservesIsReportedOncePerActionTypeNamingTheError() {
+        let marker = UUID().uuidString
+        let store = makeProbeStore(marker: marker)
+        warnings(mentioning: marker) { warnings in
+            store.dispatch(Probe.bad)
+            store.dispatch(Probe.worse)  // the same type: not reported again
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(
+                warnings.values == [
+                    "Probe.bad failed; the state is as it was before it. It threw ReduxSwiftTests.Rejection: "
+                        + "Rejection(reason: \"\(marker)\"). Nothing observes this store's failures: observe them "
+                        + "with observeFailures(queue:using:) (only the first failure of each action type is "
+                        + "reported here)."
+                ])
+            store.dispatch(OtherProbe.bad)
+            settle(store)
+            #expect(warnings.count == 2)
+            #expect(warnings.values.last?.hasPrefix("OtherProbe.bad failed;") == true)
+        }
+        #expect(store.currentState().counter == 0)
+    }
+
+    @Test func aFailureInABatchNamesTheActionThatFailedAndTheBatch() {
+        let marker = UUID().uuidString
+        let store = makeProbeStore(marker: marker)
+        warnings(mentioning: marker) { warnings in
+            var actions: [any ActionProtocol] = Array(repeating: Probe.ok, count: 998)
+            actions.insert(Probe.bad, at: 500)
+            store.dispatch(batch: actions + [ActionBatch([Probe.ok])])
+            settle(store)
+            #expect(warnings.count == 1)
+            #expect(
+                warnings.values.first?.hasPrefix(
+                    "Probe.bad failed in a batch of 1000 actions, so the whole batch was rolled back. "
+                        + "It threw ReduxSwiftTests.Rejection") == true)
+            // The failing action's type is what is reported once: alone, it is not reported again.
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(warnings.count == 1)
+        }
+        #expect(store.currentState().counter == 0)
+    }
+
+    @Test func anObserverOfTheStoresFailuresSilencesTheReportUntilItIsCancelled() {
+        let marker = UUID().uuidString
+        let store = makeProbeStore(marker: marker)
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        warnings(mentioning: marker) { warnings in
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(failures.count == 1)
+            #expect(warnings.count == 0, "the app heard it")
+            token.cancel()
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(warnings.count == 1)
+        }
+    }
+
+    @Test func anyObserverThatHearsTheFailureCountsAndOnlySuch() async throws {
+        let marker = UUID().uuidString
+        let center = StoreNotificationCenter()
+        let store = makeProbeStore(marker: marker, center: center)
+        let other = makeStore(center: center)
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains(marker) { warnings.append(message) }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+
+        // Every store's failures, then every notification of this store.
+        let everyStore = center.addObserver(forName: .dispatchDidFail, object: nil, queue: nil) { _ in }
+        store.dispatch(Probe.bad)
+        settle(store)
+        everyStore.cancel()
+        let everyName = center.addObserver(forName: nil, object: store, queue: nil) { _ in }
+        store.dispatch(Probe.bad)
+        settle(store)
+        everyName.cancel()
+        let everything = center.addObserver(forName: nil, object: nil, queue: nil) { _ in }
+        store.dispatch(Probe.bad)
+        settle(store)
+        everything.cancel()
+        // A stream of the store's failures, until it ends.
+        do {
+            let stream = store.notifications(named: .dispatchDidFail)
+            store.dispatch(Probe.bad)
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next()?.failedAction is Probe)
+            try await store.waitUntilIdle(timeout: 60)
+        }
+        #expect(warnings.count == 0)
+
+        // Observers that do not hear this store's failures: its changes, another store's failures.
+        let changes = store.observeChanges { _ in }
+        let otherFailures = other.observeFailures { _ in }
+        store.dispatch(Probe.bad)
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(warnings.count == 1)
+        withExtendedLifetime((changes, otherFailures)) {}
+    }
+
+    @Test func eachStoreReportsItsOwnFirstFailure() {
+        let marker = UUID().uuidString
+        let first = makeProbeStore(marker: marker)
+        let second = makeProbeStore(marker: marker)
+        warnings(mentioning: marker) { warnings in
+            first.dispatch(Probe.bad)
+            settle(first)
+            second.dispatch(Probe.bad)
+            settle(second)
+            #expect(warnings.count == 2)
+        }
+    }
+
+    @Test func anAsyncActionWhoseWorkThrowsIsReportedByItsIdentifier() async throws {
+        let marker = UUID().uuidString
+        let store = Store(
+            reducers: [testReducer], state: TestState(), middleware: [.asyncActions(dependencies: 0)],
+            notificationCenter: StoreNotificationCenter())
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains(marker) { warnings.append(message) }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        func load(_ name: String) -> AsyncAction<TestState, Int> {
+            AsyncAction("\(marker).\(name)") { _ in throw Rejection(reason: name) }
+        }
+        // Dispatched twice: reported where it is dispatched, and only there.
+        let twice = AsyncAction<TestState, Int>("\(marker).twice") { _ in }
+        store.dispatch(twice)
+        store.dispatch(twice)
+        store.dispatch(load("a"))
+        try await store.waitUntilIdle(timeout: 60)
+        store.dispatch(load("a"))  // the same identifier: reported once
+        store.dispatch(load("b"))
+        try await store.waitUntilIdle(timeout: 60)
+        let reported = warnings.values
+        #expect(reported.count == 3)
+        #expect(
+            reported.first == AsyncActionError(.alreadyStarted, identifier: "\(marker).twice").description)
+        #expect(
+            reported.dropFirst().sorted() == [
+                "AsyncAction(\(marker).a) failed; the state is as it was before it. It threw "
+                    + "ReduxSwiftTests.Rejection: Rejection(reason: \"a\"). Nothing observes this store's "
+                    + "failures: observe them with observeFailures(queue:using:) (only the first failure of "
+                    + "each action type is reported here).",
+                "AsyncAction(\(marker).b) failed; the state is as it was before it. It threw "
+                    + "ReduxSwiftTests.Rejection: Rejection(reason: \"b\"). Nothing observes this store's "
+                    + "failures: observe them with observeFailures(queue:using:) (only the first failure of "
+                    + "each action type is reported here).",
+            ])
+    }
+
+    @Test func aMiddlewareThatThrowsIsReportedWithTheActionItDropped() {
+        let marker = UUID().uuidString
+        let store = Store(
+            reducers: [testReducer], state: TestState(),
+            middleware: [
+                Middleware("gate") { action, context in
+                    if case .bad? = action as? Probe { throw Rejection(reason: marker) }
+                    context.next(action)
+                }
+            ], notificationCenter: StoreNotificationCenter())
+        warnings(mentioning: marker) { warnings in
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(warnings.values.count == 1)
+            #expect(
+                warnings.values.first?.hasPrefix("a middleware threw on Probe.bad, which was dropped.")
+                    == true)
+        }
+    }
+
+    @Test func aTransactionsFailureIsNotReportedSinceCommitThrowsIt() {
+        let marker = UUID().uuidString
+        let store = makeProbeStore(marker: marker)
+        let other = makeStore()
+        warnings(mentioning: marker) { warnings in
+            var transaction = StoreTransaction()
+            transaction.add(Probe.bad, to: store)
+            transaction.add(TestAction.increment, to: other)
+            #expect(throws: TransactionError.self) { try transaction.commit() }
+            settle(store)
+            #expect(warnings.count == 0, "commit() threw it to the code that committed")
+            // The same action type failing outside a transaction is reported.
+            store.dispatch(Probe.bad)
+            settle(store)
+            #expect(warnings.count == 1)
+        }
+        #expect(other.currentState().counter == 0)
+    }
+
+    @Test func aMoveToAStepTheHistoryDoesNotHaveIsReported() {
+        let store = makeStore()
+        let history = store.recordHistory()
+        warnings(mentioning: "the history has no step 4") { warnings in
+            history.jump(to: 4)
+            settle(store)
+            #expect(warnings.values.first?.hasPrefix("HistoryAction.jump failed;") == true)
+        }
+    }
+}
