@@ -57,6 +57,9 @@ public final class TestStore<State: StateProtocol & Equatable> {
     public var timeout: TimeInterval = 30
 
     private let recorder: ReductionRecorder<State>
+    /// Observes the store's failures, so that the store does not report them as failures nothing
+    /// observes: the test store reports each one itself, as a change the test must assert.
+    private let failureWatch: ObserverToken
     private var sends = 0
     /// Where failures go. Tests of this module replace it with a recorder, to check each message
     /// and location without failing; everywhere else it is the test framework.
@@ -87,6 +90,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
             reducers: reducers, state: state,
             middleware: [recorder.sendTagger] + middleware + [recorder.reductionRecorder],
             notificationCenter: StoreNotificationCenter())
+        failureWatch = store.observeFailures(queue: nil) { _ in }
     }
 
     /// Dispatches `action`, waits until the store has handled it, and checks the state change.
