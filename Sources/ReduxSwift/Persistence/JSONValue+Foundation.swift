@@ -116,6 +116,13 @@ extension JSONValue {
 
         mutating func value(_ value: Any, depth: Int) throws(Invalid) -> JSONValue {
             if let string = value as? String { return .string(string) }
+            // A Swift array or dictionary first: on Linux, the casts to `NSNumber` and `NSNull` below
+            // convert one, and everything inside it, to a Foundation collection before they fail,
+            // which made a migration's state cost as many conversions as it nests levels.
+            if !(type(of: value) is AnyClass) {
+                if let array = value as? [Any] { return try self.array(array, depth: depth) }
+                if let object = value as? [String: Any] { return try self.object(object, depth: depth) }
+            }
             // Every Swift integer and floating-point type, `Bool` and `Decimal` bridge to `NSNumber`,
             // on Linux as on Apple platforms.
             if let number = value as? NSNumber { return try self.number(number) }
