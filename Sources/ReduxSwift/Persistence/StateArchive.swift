@@ -14,7 +14,11 @@ import Foundation
 ///     static let shared = AppStore()
 ///
 ///     private init() {
-///         super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+///         super.init(
+///             reducers: AppReducers.reducers,
+///             state: Self.archive.restore(default: AppState()) { problem in
+///                 Task { @MainActor in showDataProblem(problem.description) }
+///             })
 ///     }
 /// }
 ///
@@ -29,24 +33,44 @@ import Foundation
 /// decoded. A newer version is refused with
 /// ``PersistenceError/Kind/newerVersion(found:supported:)``.
 ///
+/// ## An update migrates once
+///
+/// A ``load()`` (and so a ``restore(default:onProblem:)``) that upgrades an archive, through
+/// migrations or by filling members from ``ArchiveDefaults``, writes the upgraded archive back,
+/// after the checks of a save, so that later launches load it as it is. The archive it replaces
+/// is kept beside it first, named for its schema version (`AppState.json.previous-v1`; for
+/// `UserDefaults`, the key with that suffix, counted in the backend's size limit), and removed by
+/// the first load that reads the upgraded one. When the write-back fails, the load still succeeds,
+/// the archive stays as it was, and the failure is reported
+/// (``RestoreProblem/notWrittenBack(_:)``). When a later launch finds the upgraded archive
+/// damaged while the previous one is still kept, ``restore(default:onProblem:)`` sets the damaged
+/// one aside and upgrades the previous one again (``RestoreProblem/restoredPrevious(from:)``).
+/// ``loadFixture(at:)`` never writes back.
+///
 /// ## Nothing is lost
 ///
 /// A load that fails throws a ``PersistenceError`` naming the location and the reason, and never
-/// changes the archive. From then on, saves refuse to overwrite the unreadable data with
-/// ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``, until it is set aside with
-/// ``setAside()`` or a later ``load()`` succeeds. ``restore(default:onFailure:)`` sets it aside for
-/// you, renamed with a `.corrupt-<timestamp>` suffix, and starts from the default.
+/// changes the archive. From then on no save replaces the unreadable data, until it is set aside
+/// with ``setAside()`` or a later ``load()`` succeeds: saves go beside it, to the unmerged state
+/// (`AppState.json.unmerged`, or the key with that suffix), which
+/// ``restore(default:onProblem:)`` continues from at the next launch that still cannot read the
+/// archive, and which a build that reads the archive hands back to merge (``loadUnmerged()``).
+/// A save never replaces an unmerged state that this process has not loaded or written; it is then
+/// refused with ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``.
+/// ``restore(default:onProblem:)`` sets damaged data aside for you, renamed with a
+/// `.corrupt-<timestamp>` suffix, and starts from the default; saves then go to the archive.
 ///
-/// The refusal holds for every archive of the same file (``FileArchiveBackend``, by its
-/// standardized path) or of the same key in the same `UserDefaults` object
-/// (``UserDefaultsArchiveBackend``) in this process, whichever of them loaded, even one created
-/// later; a ``setAside()`` or a successful ``load()`` through any of them lifts it for all. These
-/// archives also take turns: a save of one never runs while another loads. Two limits:
+/// This holds for every archive of the same file (``FileArchiveBackend``, by its standardized
+/// path) or of the same key in the same `UserDefaults` object (``UserDefaultsArchiveBackend``) in
+/// this process, whichever of them loaded, even one created later; a ``setAside()`` or a
+/// successful ``load()`` through any of them ends it for all. These archives also take turns: a
+/// save of one never runs while another loads. Two limits:
 ///
 /// - Another process knows nothing of it: a process that has not itself failed to load the data
 ///   saves over it.
-/// - An archive on a backend of your own refuses only its own saves, since ReduxSwift cannot tell
-///   when two of your backends are the same storage.
+/// - An archive on a backend of your own keeps nothing beside it: it neither writes an upgraded
+///   archive back nor saves while the data cannot be read (saves are refused), and it refuses only
+///   its own saves, since ReduxSwift cannot tell when two of your backends are the same storage.
 public final class StateArchive<State: StateProtocol>: Sendable {
     /// Where the bytes are kept.
     public let backend: any ArchiveBackend
@@ -181,9 +205,15 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// let state = try archive.load() ?? AppState()
     /// ```
     ///
+    /// An archive that needed migrations or ``ArchiveDefaults`` to load is written back upgraded,
+    /// keeping the previous one beside it until the upgraded one has loaded once (see
+    /// ``StateArchive``). A write-back that fails does not fail the load: the archive stays as it
+    /// was, and a debug build reports the failure as a runtime warning (a release build prints a
+    /// line to standard error); ``restore(default:onProblem:)`` hands it to its handler instead.
+    ///
     /// - Throws: ``PersistenceError`` naming the location and what went wrong. The archive is left as
     ///   it was, and no archive of its location in this process saves over it until it is set aside
-    ///   or loads: see ``StateArchive`` for which archives that covers.
+    ///   or loads; saves go beside it instead: see ``StateArchive`` for which archives that covers.
     public func load() throws(PersistenceError) -> State? {
         var problems: [RestoreProblem] = []
         let state = try load(reporting: &problems)
@@ -547,6 +577,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///
     /// To save a store's state, use a ``PersistenceService``: it reuses the store's cached
     /// encoding instead of encoding again.
+    ///
+    /// While the archive holds data that failed to load, the save goes beside it, to the unmerged
+    /// state (see ``loadUnmerged()``).
     ///
     /// A save never writes what the next launch would refuse: before the archive is touched, it
     /// checks what ``load()`` checks (JSON that decodes as `State` again, the ``sizeLimit``; the

@@ -28,7 +28,10 @@ import Foundation
 /// and visionOS do not store 4 MiB or more, without an error, and may lose the app's other keys
 /// written with it. So a save is refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)``,
 /// before anything is written, when the archive, together with the copies set aside from it (see
-/// ``setAside(suffix:)``, whatever the suffix), would pass ``sizeLimit``. By default, in
+/// ``setAside(suffix:)``, whatever the suffix) and the values kept beside it (the previous archive
+/// kept while an upgraded one has not loaded yet, `<key>.previous-v1`, and the unmerged state
+/// saved while the archive cannot be read, `<key>.unmerged`; see ``StateArchive``), would pass
+/// ``sizeLimit``. By default, in
 /// ``platformSizeLimit``, that is:
 ///
 /// - 512 KiB on tvOS and watchOS: half the hard limit, where tvOS starts warning;
@@ -39,9 +42,11 @@ import Foundation
 ///
 /// The room left is for the app's other defaults, which the limit does not count. Setting a value
 /// aside moves it rather than copying it, so it never doubles what is stored; a copy set aside
-/// keeps counting until the app removes it. The keys of the copies are listed under
-/// `<key>#setAside`. Pass `sizeLimit:` to choose another limit, and use ``FileArchiveBackend``
-/// for a state larger than the defaults can hold.
+/// keeps counting until the app removes it. The keys of the copies and of the values kept beside
+/// the archive are listed under `<key>#setAside`. An upgrade that writes the archive back needs
+/// room for the previous archive and the upgraded one together; when they do not fit, the load
+/// still succeeds and the archive stays as it was. Pass `sizeLimit:` to choose another limit, and
+/// use ``FileArchiveBackend`` for a state larger than the defaults can hold.
 public struct UserDefaultsArchiveBackend: ArchiveBackend, SiblingStorage, @unchecked Sendable {
     // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
     // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
@@ -57,8 +62,8 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, SiblingStorage, @unche
 
     /// The key, for errors.
     public var location: String { "UserDefaults key \"\(key)\"" }
-    /// The most bytes the archive and the copies set aside under its key may hold together; `nil`
-    /// for no limit.
+    /// The most bytes the archive, the copies set aside under its key and the values kept beside it
+    /// may hold together; `nil` for no limit.
     public let sizeLimit: Int?
 
     /// The default ``sizeLimit`` on this platform: 512 KiB on tvOS and watchOS, 3 MiB on iOS,
