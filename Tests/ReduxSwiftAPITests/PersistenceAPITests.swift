@@ -91,7 +91,8 @@ final class MergingStore: Store<AppState>, @unchecked Sendable {
         try version1.write(to: url)
         func archive() -> StateArchive<AppState> {
             StateArchive(
-                file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, renaming: "count", to: "counter")])
+                file: url, schemaVersion: 2,
+                migrations: [ArchiveMigration(from: 1, renaming: "count", to: "counter")])
         }
 
         #expect(PersistedStore(archive: archive()).currentState().counter == 3)
