@@ -57,18 +57,37 @@ enum ArchiveSiblings {
         }
     }
 
-    /// The schema version an archive says it was written with, read from its first bytes where
-    /// the archives ReduxSwift writes say it (`{"schemaVersion":2,…`), or from the whole JSON.
+    /// The schema version an archive says it was written with, read from its first member where
+    /// the archives ReduxSwift writes say it (`{"schemaVersion":2,…`, or with spaces and line
+    /// breaks between), or else from the whole JSON.
     static func schemaVersion(in data: Data) -> Int? {
-        let key = Data(#"{"schemaVersion":"#.utf8)
-        if data.starts(with: key) {
-            let digits = data.dropFirst(key.count).prefix(19).prefix {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-            }
-            if !digits.isEmpty, digits.count <= 18 { return Int(String(decoding: digits, as: UTF8.self)) }
-        }
+        if let version = leadingSchemaVersion(in: data) { return version }
         struct Version: Decodable { let schemaVersion: Int }
         return try? JSONDecoder().decode(Version.self, from: data).schemaVersion
+    }
+
+    /// The version in an archive that starts `{"schemaVersion":N`, with whitespace allowed between
+    /// the tokens; `nil` for any other.
+    private static func leadingSchemaVersion(in data: Data) -> Int? {
+        var bytes = data.prefix(256)[...]
+        func skipSpace() {
+            bytes = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        }
+        func take(_ token: String) -> Bool {
+            skipSpace()
+            guard bytes.starts(with: token.utf8) else { return false }
+            bytes = bytes.dropFirst(token.utf8.count)
+            return true
+        }
+        guard take("{"), take(#""schemaVersion""#), take(":") else { return nil }
+        skipSpace()
+        let digits = bytes.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let next = bytes.dropFirst(digits.count).first
+        // A version followed by `.`, `e` or more digits than an Int holds is not one the library wrote.
+        guard !digits.isEmpty, digits.count <= 18,
+            next.map({ $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") || $0 <= 0x20 }) ?? false
+        else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
     }
 }
 

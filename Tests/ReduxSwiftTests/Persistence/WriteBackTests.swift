@@ -216,6 +216,34 @@ import Testing
         #expect(place.kept == ["", ".corrupt"])
     }
 
+    @Test func anArchiveWrittenByHandAtAnOlderVersionIsWrittenBackToo() throws {
+        let place = ArchivePlace(.file)
+        let pretty = """
+            {
+              "state" : { "notes" : [ { "id" : 1, "text" : "milk" } ] },
+              "schemaVersion" : 1
+            }
+            """
+        place.write(pretty)
+        #expect(try place.v2Archive().load() == NotesV2.State(notes: [.init(id: 1, body: "milk")]))
+        #expect(place.data(".previous-v1") == Data(pretty.utf8))
+        #expect(ArchiveSiblings.schemaVersion(in: try #require(place.data())) == 2)
+    }
+
+    @Test func theVersionIsReadFromTheFirstMemberOrElseFromTheWholeArchive() {
+        let cases: [(String, Int?)] = [
+            (#"{"schemaVersion":12,"state":{}}"#, 12),
+            ("{\n  \"schemaVersion\" : 3,\n  \"state\" : {}\n}", 3),
+            (#"{"state":{"schemaVersion":9},"schemaVersion":4}"#, 4),
+            (#"{"schemaVersion":1.5,"state":{}}"#, nil),
+            (#"{"schemaVersion":"2","state":{}}"#, nil),
+            ("not JSON", nil),
+        ]
+        for (text, version) in cases {
+            #expect(ArchiveSiblings.schemaVersion(in: Data(text.utf8)) == version, "\(text)")
+        }
+    }
+
     @Test func aPreviousArchiveThatCannotBeRemovedIsNeverOverwritten() throws {
         let place = ArchivePlace(.file)
         // Something the library cannot remove holds the name of the copy: a directory with a file.
