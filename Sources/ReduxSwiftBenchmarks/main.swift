@@ -55,6 +55,7 @@ let scenarios: [Scenario] = [
     identifierScenario,
     unchangedStateScenario,
     appUpdateScenario,
+    updateLaunchesScenario,
     payForWhatYouReadScenario,
     restoreMemoryScenario,
 ]

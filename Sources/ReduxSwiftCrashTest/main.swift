@@ -1,6 +1,6 @@
 // Kills a saving process at random moments and checks that its archive always loads.
 //
-//     swift run -c release ReduxSwiftCrashTest [--kills N]
+//     swift run -c release ReduxSwiftCrashTest [--kills N] [--beside]
 //
 // The driver starts this same executable with `--child FILE`. The child restores its state from
 // FILE, then dispatches and saves in a loop, printing `attempt N` before it dispatches the N-th
@@ -11,6 +11,11 @@
 //
 // SIGKILL ends the process, not the machine: data the kernel has accepted survives it. What this
 // proves is that no moment of a save leaves a torn, partial or unloadable file.
+//
+// With `--beside`, FILE holds an archive of a newer schema version, which the child cannot read:
+// it restores with `restore(default:onProblem:)`, so its saves go beside FILE, to FILE.unmerged,
+// and the next child continues from there. The driver checks that FILE never changes and that
+// FILE.unmerged always loads, as above.
 
 import Foundation
 import ReduxSwift
@@ -49,13 +54,19 @@ func fail(_ message: String) -> Never {
 
 // MARK: Child
 
-func runChild(file: URL) -> Never {
+func runChild(file: URL, beside: Bool) -> Never {
     let archive = StateArchive<CrashState>(file: file)
     let restored: CrashState
-    do {
-        restored = try archive.load() ?? CrashState(counter: 0)
-    } catch {
-        fail("child cannot load: \(error)")
+    if beside {
+        restored = archive.restore(default: CrashState(counter: 0)) { problem in
+            guard case .unreadable(_, _?, _) = problem else { fail("child cannot save beside: \(problem)") }
+        }
+    } else {
+        do {
+            restored = try archive.load() ?? CrashState(counter: 0)
+        } catch {
+            fail("child cannot load: \(error)")
+        }
     }
     guard restored == CrashState(counter: restored.counter) else {
         fail("child loaded an inconsistent state")
@@ -132,7 +143,10 @@ final class LineReader {
     }
 }
 
-func runDriver(kills: Int) {
+/// An archive of a schema version no child reads.
+let newerArchive = Data(#"{"schemaVersion":99,"state":{}}"#.utf8)
+
+func runDriver(kills: Int, beside: Bool) {
     let directory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
         .appendingPathComponent("ReduxSwiftCrashTest-\(UUID().uuidString)", isDirectory: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -141,11 +155,22 @@ func runDriver(kills: Int) {
     var figures = Figures()
     var expectedStart = 0
     let started = Date()
+    // Where the children's saves go.
+    var saved = file
+    if beside {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try newerArchive.write(to: file)
+        } catch {
+            fail("cannot write the newer archive: \(error)")
+        }
+        saved = URL(fileURLWithPath: file.path + ".unmerged")
+    }
 
     for round in 1...kills {
         let child = Process()
         child.executableURL = executable
-        child.arguments = ["--child", file.path]
+        child.arguments = ["--child", file.path] + (beside ? ["--beside"] : [])
         let output = Pipe()
         child.standardOutput = output
         do {
@@ -180,8 +205,13 @@ func runDriver(kills: Int) {
         let durable = reader.last("durable") ?? loaded
         let attempted = reader.last("attempt") ?? loaded
         if reader.last("durable") != nil { figures.durableReports += 1 }
+        if beside, (try? Data(contentsOf: file)) != newerArchive {
+            figures.failures += 1
+            say("round \(round): the archive the child cannot read was changed")
+            break
+        }
         do {
-            guard let state = try StateArchive<CrashState>(file: file).load() else {
+            guard let state = try StateArchive<CrashState>(file: saved).load() else {
                 if durable > 0 { throw CocoaError(.fileNoSuchFile) }
                 expectedStart = 0
                 figures.loads += 1
@@ -223,9 +253,11 @@ extension Process {
 
 // MARK: Arguments
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+let beside = arguments.contains("--beside")
+arguments.removeAll { $0 == "--beside" }
 if arguments.first == "--child", arguments.count == 2 {
-    runChild(file: URL(fileURLWithPath: arguments[1]))
+    runChild(file: URL(fileURLWithPath: arguments[1]), beside: beside)
 }
 var kills = 60
 if let index = arguments.firstIndex(of: "--kills"), index + 1 < arguments.count,
@@ -234,6 +266,6 @@ if let index = arguments.firstIndex(of: "--kills"), index + 1 < arguments.count,
 {
     kills = count
 } else if !arguments.isEmpty {
-    fail("usage: ReduxSwiftCrashTest [--kills N]")
+    fail("usage: ReduxSwiftCrashTest [--kills N] [--beside]")
 }
-runDriver(kills: kills)
+runDriver(kills: kills, beside: beside)

@@ -10,6 +10,11 @@ import Foundation
 /// Archives know which of them share a file or a `UserDefaults` key, and a load that fails through
 /// one makes all of them refuse to save over the data. They cannot know it of your own backends:
 /// an archive on one refuses only its own saves.
+///
+/// The two backends that ship also keep data beside the archive: the previous archive while an
+/// upgraded one has not loaded yet, and the unmerged state saved while the archive cannot be read
+/// (see ``StateArchive``). An archive on a backend of your own keeps neither: a load that upgrades
+/// it does not write it back, and saves are refused while it cannot be read.
 public protocol ArchiveBackend: Sendable {
     /// The archive's location for a person to read in errors, such as a file path.
     var location: String { get }

@@ -21,8 +21,7 @@ final class ArchiveLocation: @unchecked Sendable {
     private let unreadable = LockedValue(false)
 
     /// Runs `body` while no other backend call of an archive of this location runs.
-    func exclusively<Result>(_ body: () throws(PersistenceError) -> Result) throws(PersistenceError) -> Result
-    {
+    func exclusively<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         io.lock()
         defer { io.unlock() }
         return try body()
@@ -32,6 +31,25 @@ final class ArchiveLocation: @unchecked Sendable {
     var holdsUnreadableData: Bool {
         get { unreadable.withLock { $0 } }
         set { unreadable.withLock { $0 = newValue } }
+    }
+
+    /// What this process knows of the unmerged state beside the data (see ``UnmergedState``).
+    enum Unmerged {
+        /// Nothing yet: a save may create it, but not replace one that is there.
+        case unknown
+        /// This process wrote it, loaded it, or found none: the state the app runs on holds what
+        /// it held, so a save may replace it.
+        case known
+        /// It failed to load and is kept: nothing saves over it.
+        case unreadable
+    }
+
+    private let unmergedState = LockedValue(Unmerged.unknown)
+
+    /// What this process knows of the unmerged state beside the data; call it from `exclusively`.
+    var unmerged: Unmerged {
+        get { unmergedState.withLock { $0 } }
+        set { unmergedState.withLock { $0 = newValue } }
     }
 
     // MARK: Sharing

@@ -26,7 +26,7 @@ import Android
 /// the archive is read: at once when their process no longer exists, and in any case once they
 /// have not been modified for an hour, since in a sandbox (iOS, a sandboxed Mac app) another
 /// process cannot be checked.
-public struct FileArchiveBackend: ArchiveBackend {
+public struct FileArchiveBackend: ArchiveBackend, SiblingStorage {
     /// The archive file.
     public let url: URL
 
@@ -329,6 +329,38 @@ public struct FileArchiveBackend: ArchiveBackend {
         guard rename(location, target) == 0 else { throw failure(.setAside, "rename to \(target)", errno) }
         try synchronizeDirectory(url.deletingLastPathComponent().path, stage: .setAside)
         return target
+    }
+
+    // MARK: Files beside the archive
+
+    /// The file whose path is the archive's with `suffix` added.
+    func sibling(_ suffix: String) -> any SiblingStorage {
+        FileArchiveBackend(url: URL(fileURLWithPath: location + suffix))
+    }
+
+    /// Whether something is at the path; a path that cannot be examined counts as holding something.
+    func exists() -> Bool {
+        var info = stat()
+        return lstat(location, &info) == 0 || errno != ENOENT
+    }
+
+    /// Removes the file (a symbolic link, not what it points to) and flushes its directory.
+    func remove() throws(PersistenceError) {
+        guard unlink(location) == 0 else {
+            let code = errno
+            if code == ENOENT { return }
+            throw failure(.save, "unlink", code)
+        }
+        try synchronizeDirectory(url.deletingLastPathComponent().path, stage: .save)
+    }
+
+    /// The suffixes of the files in the archive's directory whose names are the archive's followed by
+    /// `prefix` and more.
+    func siblingSuffixes(startingWith prefix: String) -> [String] {
+        let start = url.lastPathComponent + prefix
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return names.filter { $0.hasPrefix(start) }.map { String($0.dropFirst(url.lastPathComponent.count)) }
     }
 
     // MARK: Temporary files

@@ -14,7 +14,11 @@ import Foundation
 ///     static let shared = AppStore()
 ///
 ///     private init() {
-///         super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+///         super.init(
+///             reducers: AppReducers.reducers,
+///             state: Self.archive.restore(default: AppState()) { problem in
+///                 Task { @MainActor in showDataProblem(problem.description) }
+///             })
 ///     }
 /// }
 ///
@@ -29,24 +33,44 @@ import Foundation
 /// decoded. A newer version is refused with
 /// ``PersistenceError/Kind/newerVersion(found:supported:)``.
 ///
+/// ## An update migrates once
+///
+/// A ``load()`` (and so a ``restore(default:onProblem:)``) that upgrades an archive, through
+/// migrations or by filling members from ``ArchiveDefaults``, writes the upgraded archive back,
+/// after the checks of a save, so that later launches load it as it is. The archive it replaces
+/// is kept beside it first, named for its schema version (`AppState.json.previous-v1`; for
+/// `UserDefaults`, the key with that suffix, counted in the backend's size limit), and removed by
+/// the first load that reads the upgraded one. When the write-back fails, the load still succeeds,
+/// the archive stays as it was, and the failure is reported
+/// (``RestoreProblem/notWrittenBack(_:)``). When a later launch finds the upgraded archive
+/// damaged while the previous one is still kept, ``restore(default:onProblem:)`` sets the damaged
+/// one aside and upgrades the previous one again (``RestoreProblem/restoredPrevious(from:)``).
+/// ``loadFixture(at:)`` never writes back.
+///
 /// ## Nothing is lost
 ///
 /// A load that fails throws a ``PersistenceError`` naming the location and the reason, and never
-/// changes the archive. From then on, saves refuse to overwrite the unreadable data with
-/// ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``, until it is set aside with
-/// ``setAside()`` or a later ``load()`` succeeds. ``restore(default:onFailure:)`` sets it aside for
-/// you, renamed with a `.corrupt-<timestamp>` suffix, and starts from the default.
+/// changes the archive. From then on no save replaces the unreadable data, until it is set aside
+/// with ``setAside()`` or a later ``load()`` succeeds: saves go beside it, to the unmerged state
+/// (`AppState.json.unmerged`, or the key with that suffix), which
+/// ``restore(default:onProblem:)`` continues from at the next launch that still cannot read the
+/// archive, and which a build that reads the archive hands back to merge (``loadUnmerged()``).
+/// A save never replaces an unmerged state that this process has not loaded or written; it is then
+/// refused with ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``.
+/// ``restore(default:onProblem:)`` sets damaged data aside for you, renamed with a
+/// `.corrupt-<timestamp>` suffix, and starts from the default; saves then go to the archive.
 ///
-/// The refusal holds for every archive of the same file (``FileArchiveBackend``, by its
-/// standardized path) or of the same key in the same `UserDefaults` object
-/// (``UserDefaultsArchiveBackend``) in this process, whichever of them loaded, even one created
-/// later; a ``setAside()`` or a successful ``load()`` through any of them lifts it for all. These
-/// archives also take turns: a save of one never runs while another loads. Two limits:
+/// This holds for every archive of the same file (``FileArchiveBackend``, by its standardized
+/// path) or of the same key in the same `UserDefaults` object (``UserDefaultsArchiveBackend``) in
+/// this process, whichever of them loaded, even one created later; a ``setAside()`` or a
+/// successful ``load()`` through any of them ends it for all. These archives also take turns: a
+/// save of one never runs while another loads. Two limits:
 ///
 /// - Another process knows nothing of it: a process that has not itself failed to load the data
 ///   saves over it.
-/// - An archive on a backend of your own refuses only its own saves, since ReduxSwift cannot tell
-///   when two of your backends are the same storage.
+/// - An archive on a backend of your own keeps nothing beside it: it neither writes an upgraded
+///   archive back nor saves while the data cannot be read (saves are refused), and it refuses only
+///   its own saves, since ReduxSwift cannot tell when two of your backends are the same storage.
 public final class StateArchive<State: StateProtocol>: Sendable {
     /// Where the bytes are kept.
     public let backend: any ArchiveBackend
@@ -82,7 +106,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     private let strictDecoder: JSONDecoder
     /// Runs backend calls one at a time and records a failed load, shared by every archive of the
     /// same file or `UserDefaults` key in this process.
-    private let sharedLocation: ArchiveLocation
+    let sharedLocation: ArchiveLocation
     /// The key under which `sharedLocation` is shared, released when this archive goes away.
     private let locationKey: ArchiveLocation.Key?
 
@@ -181,65 +205,124 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// let state = try archive.load() ?? AppState()
     /// ```
     ///
+    /// An archive that needed migrations or ``ArchiveDefaults`` to load is written back upgraded,
+    /// keeping the previous one beside it until the upgraded one has loaded once (see
+    /// ``StateArchive``). A write-back that fails does not fail the load: the archive stays as it
+    /// was, and a debug build reports the failure as a runtime warning (a release build prints a
+    /// line to standard error); ``restore(default:onProblem:)`` hands it to its handler instead.
+    ///
     /// - Throws: ``PersistenceError`` naming the location and what went wrong. The archive is left as
     ///   it was, and no archive of its location in this process saves over it until it is set aside
-    ///   or loads: see ``StateArchive`` for which archives that covers.
+    ///   or loads; saves go beside it instead: see ``StateArchive`` for which archives that covers.
     public func load() throws(PersistenceError) -> State? {
-        try sharedLocation.exclusively { () throws(PersistenceError) -> State? in
-            do throws(PersistenceError) {
-                var state: State?
-                if let data = try backend.read(limit: sizeLimit) { state = try decode(data) }
-                sharedLocation.holdsUnreadableData = false
-                return state
-            } catch {
-                sharedLocation.holdsUnreadableData = true
-                throw error
-            }
+        var problems: [RestoreProblem] = []
+        let state = try load(reporting: &problems)
+        for problem in problems {
+            RuntimeWarning.report("\(problem)", releaseBuildsToo: true)
         }
+        return state
     }
 
-    /// Loads the archived state, or starts from `defaultState` when there is none or it cannot be read.
+    /// Decodes an archive's bytes as ``load()`` does, and says whether they were upgraded: migrated
+    /// from an older schema version, or filled with the defaults of ``ArchiveDefaults`` types.
+    func decodeNotingUpgrade(_ data: Data) throws(PersistenceError) -> (state: State, upgraded: Bool) {
+        let note = ArchiveUpgradeNote()
+        let decoded = ArchiveUpgradeNote.$current.withValue(note) {
+            Result { () throws(PersistenceError) in try decode(data) }
+        }
+        let state = try decoded.get()
+        let migrated = ArchiveSiblings.schemaVersion(in: data).map { $0 < schemaVersion } ?? false
+        return (state, migrated || note.didFill)
+    }
+
+    /// Loads the archived state, or starts from `defaultState` when there is none or it cannot be read;
+    /// `onProblem` hears of anything the user should know.
     ///
     /// This is the one-liner for a store's initializer:
     ///
     /// ```swift
-    /// super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+    /// super.init(
+    ///     reducers: AppReducers.reducers,
+    ///     state: Self.archive.restore(default: AppState()) { problem in
+    ///         Task { @MainActor in showDataProblem(problem.description) }
+    ///     })
     /// ```
     ///
-    /// When the archive is damaged (empty, not JSON, or JSON that is not an archive), it is set aside
-    /// (a file is renamed with a `.corrupt-<timestamp>` suffix, a `UserDefaults` value is moved to
-    /// such a key) so that the next save cannot overwrite it, and `onFailure` hears why and where it
-    /// went. Any other archive that fails to load is left where it is, since it is not damaged: one
-    /// that needs a migration (``PersistenceError/Kind/needsMigration(path:detail:migration:)``),
-    /// one written by a newer version, or one the system does not let this process read. Saves then
-    /// refuse to overwrite it, so a later version of the app that reads it still finds it.
+    /// It loads as ``load()`` does, so an archive of an earlier version is upgraded and written back.
+    /// Then:
+    ///
+    /// - When the archive is damaged (empty, not JSON, or JSON that is not an archive), it is set
+    ///   aside (a file is renamed with a `.corrupt-<timestamp>` suffix, a `UserDefaults` value is
+    ///   moved to such a key) so that the next save cannot overwrite it
+    ///   (``RestoreProblem/setAside(_:at:)``). When the previous archive is still kept from the
+    ///   last upgrade, the state comes from it, upgraded again (``RestoreProblem/restoredPrevious(from:)``);
+    ///   otherwise from `defaultState`. Saves go to the archive's location.
+    /// - Any other archive that fails to load is left where it is, since it is not damaged: one
+    ///   that needs a migration (``PersistenceError/Kind/needsMigration(path:detail:migration:)``),
+    ///   one written by a newer version, or one the system does not let this process read
+    ///   (``RestoreProblem/unreadable(_:savingTo:resumed:)``). No save replaces it: saves go beside
+    ///   it, to the unmerged state (`AppState.json.unmerged` beside `AppState.json`), and the state
+    ///   starts from the unmerged state an earlier launch saved there, or from `defaultState`.
+    /// - When the archive loads and an unmerged state is kept beside it, `onProblem` hears
+    ///   ``RestoreProblem/unmerged(at:)`` on every launch until the app merges it: read it with
+    ///   ``loadUnmerged()``, and remove it with ``removeUnmerged()`` once the merged state is saved.
     ///
     /// - Parameters:
     ///   - defaultState: The state to start from when there is no usable archive.
-    ///   - onFailure: Receives the load error and where the data was set aside: `nil` when it was
-    ///     left where it is, or could not be moved, in which case saving stays refused. When `nil`,
-    ///     a debug build reports it as a runtime warning (a runtime issue in Xcode, a line on
+    ///   - onProblem: Receives each problem, in the order met, before this returns. When `nil`, a
+    ///     debug build reports each as a runtime warning (a runtime issue in Xcode, a line on
     ///     standard error elsewhere), and a release build prints one line to standard error.
-    /// - Returns: The archived state, or `default`.
+    /// - Returns: The archived state, the previous or unmerged state, or `default`.
     public func restore(
         default defaultState: @autoclosure () -> State,
-        onFailure: ((_ error: PersistenceError, _ keptAt: String?) -> Void)? = nil
+        onProblem: ((RestoreProblem) -> Void)? = nil
     ) -> State {
-        do {
-            return try load() ?? defaultState()
-        } catch {
-            let keptAt = error.kind.isDamage ? (try? setAside()) ?? nil : nil
-            if let onFailure {
-                onFailure(error, keptAt)
+        var problems: [RestoreProblem] = []
+        let state = restore(reporting: &problems)
+        for problem in problems {
+            if let onProblem {
+                onProblem(problem)
             } else {
-                let kept =
-                    keptAt.map { "the data was kept at \($0)" }
-                    ?? "the data is left where it is, and is not saved over"
                 RuntimeWarning.report(
-                    "\(error) Starting from the default state; \(kept). Pass onFailure: to "
-                        + "restore(default:onFailure:) to tell the user.", releaseBuildsToo: true)
+                    "\(problem) Pass onProblem: to restore(default:onProblem:) to tell the user.",
+                    releaseBuildsToo: true)
             }
-            return defaultState()
+        }
+        return state ?? defaultState()
+    }
+
+    /// Loads the archived state, or starts from `defaultState` when there is none or it cannot be
+    /// read, as ``restore(default:onProblem:)`` does; `onFailure` hears why the archive did not load.
+    ///
+    /// ```swift
+    /// let state = archive.restore(default: AppState()) { error, keptAt in
+    ///     print(error, keptAt.map { "The data was kept at \($0)." } ?? "")
+    /// }
+    /// ```
+    ///
+    /// `onFailure` receives the load's error, and where damaged data was set aside: `nil` when the
+    /// data was left where it is (saves then go beside it; see ``loadUnmerged()``). Problems that
+    /// are not a failed load (``RestoreProblem/restoredPrevious(from:)``,
+    /// ``RestoreProblem/unmerged(at:)``, ``RestoreProblem/notWrittenBack(_:)``) are reported as
+    /// runtime warnings, as with no handler; ``restore(default:onProblem:)`` hears every problem.
+    ///
+    /// - Parameters:
+    ///   - defaultState: The state to start from when there is no usable archive.
+    ///   - onFailure: Receives each failed load, or `nil` to report it as a runtime warning.
+    /// - Returns: The archived state, the previous or unmerged state, or `default`.
+    public func restore(
+        default defaultState: @autoclosure () -> State,
+        onFailure: ((_ error: PersistenceError, _ keptAt: String?) -> Void)?
+    ) -> State {
+        restore(default: defaultState()) { problem in
+            switch (problem, onFailure) {
+            case (.setAside(let error, let keptAt), let onFailure?): onFailure(error, keptAt)
+            case (.unreadable(let error, _, _), let onFailure?): onFailure(error, nil)
+            default:
+                RuntimeWarning.report(
+                    "\(problem) Pass onProblem: to restore(default:onProblem:) to tell the user.",
+                    releaseBuildsToo: true)
+            }
         }
     }
 
@@ -342,6 +425,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows every archive
     /// of its location to save again.
     ///
+    /// Saves then go to the archive's location. An unmerged state kept beside it stays where it is
+    /// (see ``loadUnmerged()``).
+    ///
     /// - Returns: The new location, or `nil` when nothing was archived.
     @discardableResult
     public func setAside() throws(PersistenceError) -> String? {
@@ -363,6 +449,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             do {
                 return try decoder.decode(T.self, from: data)
             } catch DecodingError.keyNotFound {
+                ArchiveUpgradeNote.noteFilled()
                 return try DefaultFilling.decode(T.self, from: data, like: decoder)
             }
         }
@@ -491,6 +578,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// To save a store's state, use a ``PersistenceService``: it reuses the store's cached
     /// encoding instead of encoding again.
     ///
+    /// While the archive holds data that failed to load, the save goes beside it, to the unmerged
+    /// state (see ``loadUnmerged()``).
+    ///
     /// A save never writes what the next launch would refuse: before the archive is touched, it
     /// checks what ``load()`` checks (JSON that decodes as `State` again, the ``sizeLimit``; the
     /// nesting depth holds by construction, as a state nests no deeper than `JSONEncoder` writes)
@@ -510,6 +600,22 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///   store would: the store may then fall back to this version when a later one fails.
     @discardableResult
     func save(snapshot: Snapshot, roundTripped: Bool) throws(PersistenceError) -> Bool {
+        let prepared = try prepare(snapshot: snapshot, roundTripped: roundTripped)
+        try sharedLocation.exclusively { () throws(PersistenceError) in
+            if sharedLocation.holdsUnreadableData {
+                try saveBeside(prepared.envelope)
+            } else {
+                try backend.write(prepared.envelope)
+            }
+        }
+        return prepared.decodedAsIs
+    }
+
+    /// The archive of a store snapshot's JSON, once it has passed every check of a save (see
+    /// ``save(snapshot:roundTripped:)``), and whether the check decoded its bytes as they are.
+    func prepare(snapshot: Snapshot, roundTripped: Bool) throws(PersistenceError) -> (
+        envelope: Data, decodedAsIs: Bool
+    ) {
         var json: Data
         switch snapshot.result {
         case .success(let data):
@@ -564,11 +670,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         if envelope.count > sizeLimit {
             throw failure(.save, .tooLarge(bytes: envelope.count, limit: sizeLimit))
         }
-        try sharedLocation.exclusively { () throws(PersistenceError) in
-            if sharedLocation.holdsUnreadableData { throw failure(.save, .wouldOverwriteUnreadableArchive) }
-            try backend.write(envelope)
-        }
-        return decodedAsIs
+        return (envelope, decodedAsIs)
     }
 
     private func failure(_ stage: PersistenceError.Stage, _ kind: PersistenceError.Kind)

@@ -28,7 +28,10 @@ import Foundation
 /// and visionOS do not store 4 MiB or more, without an error, and may lose the app's other keys
 /// written with it. So a save is refused with ``PersistenceError/Kind/tooLarge(bytes:limit:)``,
 /// before anything is written, when the archive, together with the copies set aside from it (see
-/// ``setAside(suffix:)``, whatever the suffix), would pass ``sizeLimit``. By default, in
+/// ``setAside(suffix:)``, whatever the suffix) and the values kept beside it (the previous archive
+/// kept while an upgraded one has not loaded yet, `<key>.previous-v1`, and the unmerged state
+/// saved while the archive cannot be read, `<key>.unmerged`; see ``StateArchive``), would pass
+/// ``sizeLimit``. By default, in
 /// ``platformSizeLimit``, that is:
 ///
 /// - 512 KiB on tvOS and watchOS: half the hard limit, where tvOS starts warning;
@@ -39,10 +42,12 @@ import Foundation
 ///
 /// The room left is for the app's other defaults, which the limit does not count. Setting a value
 /// aside moves it rather than copying it, so it never doubles what is stored; a copy set aside
-/// keeps counting until the app removes it. The keys of the copies are listed under
-/// `<key>#setAside`. Pass `sizeLimit:` to choose another limit, and use ``FileArchiveBackend``
-/// for a state larger than the defaults can hold.
-public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
+/// keeps counting until the app removes it. The keys of the copies and of the values kept beside
+/// the archive are listed under `<key>#setAside`. An upgrade that writes the archive back needs
+/// room for the previous archive and the upgraded one together; when they do not fit, the load
+/// still succeeds and the archive stays as it was. Pass `sizeLimit:` to choose another limit, and
+/// use ``FileArchiveBackend`` for a state larger than the defaults can hold.
+public struct UserDefaultsArchiveBackend: ArchiveBackend, SiblingStorage, @unchecked Sendable {
     // `@unchecked Sendable`: `defaults` is the only property that is not Sendable. Apple documents
     // `UserDefaults` as thread-safe; on Linux it is built on CFPreferences, which locks internally.
     // This type keeps no state of its own beside it.
@@ -51,11 +56,14 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
     public let defaults: UserDefaults
     /// The full key: `<namespace>.<name>`.
     public let key: String
+    /// The archive's key, for a value kept beside it: the key that lists the copies that count
+    /// toward ``sizeLimit``.
+    private let archiveKey: String
 
     /// The key, for errors.
     public var location: String { "UserDefaults key \"\(key)\"" }
-    /// The most bytes the archive and the copies set aside under its key may hold together; `nil`
-    /// for no limit.
+    /// The most bytes the archive, the copies set aside under its key and the values kept beside it
+    /// may hold together; `nil` for no limit.
     public let sizeLimit: Int?
 
     /// The default ``sizeLimit`` on this platform: 512 KiB on tvOS and watchOS, 3 MiB on iOS,
@@ -106,11 +114,22 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         precondition(sizeLimit.map { $0 >= 0 } ?? true, "sizeLimit must be 0 or more, not \(sizeLimit ?? 0)")
         self.defaults = defaults
         key = namespace.isEmpty ? name : "\(namespace).\(name)"
+        archiveKey = key
         self.sizeLimit = sizeLimit
     }
 
-    /// The key under which the keys of the copies set aside are listed.
-    private var setAsideListKey: String { key + "#setAside" }
+    /// A backend of the value kept beside `archive`'s under `suffix`, in its defaults and counted
+    /// in its size limit.
+    private init(beside archive: UserDefaultsArchiveBackend, suffix: String) {
+        defaults = archive.defaults
+        key = archive.key + suffix
+        archiveKey = archive.archiveKey
+        sizeLimit = archive.sizeLimit
+    }
+
+    /// The key under which the keys of the copies set aside, and of the values kept beside the
+    /// archive, are listed.
+    private var setAsideListKey: String { archiveKey + "#setAside" }
 
     /// Reads the data value; `nil` when the key has no value.
     public func read(limit: Int) throws(PersistenceError) -> Data? {
@@ -147,6 +166,7 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
                     .tooLarge(bytes: total, limit: sizeLimit), stage: .save, location: location)
             }
         }
+        if key != archiveKey { list(key) }
         defaults.set(data, forKey: key)
         guard defaults.synchronize() else {
             throw PersistenceError(
@@ -156,12 +176,22 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         }
     }
 
-    /// The bytes the copies set aside from this key still hold, whatever their suffix and kind of
-    /// value; a copy the app removed no longer counts.
+    /// The bytes the other values of the archive's key hold, whatever their suffix and kind of
+    /// value: the archive itself, the copies set aside from it and the values kept beside it. A
+    /// copy the app removed no longer counts.
     private func setAsideBytes() -> Int {
-        let keys = defaults.stringArray(forKey: setAsideListKey) ?? []
+        let listed = defaults.stringArray(forKey: setAsideListKey) ?? []
+        let keys = Set(listed + [archiveKey]).subtracting([key])
         return keys.reduce(0) { total, key in total + (defaults.object(forKey: key).map(Self.size(of:)) ?? 0)
         }
+    }
+
+    /// Lists `key` among the values that count toward ``sizeLimit``, and forgets those removed.
+    private func list(_ key: String) {
+        let listed = (defaults.stringArray(forKey: setAsideListKey) ?? []).filter {
+            $0 != key && defaults.object(forKey: $0) != nil
+        }
+        defaults.set(listed + [key], forKey: setAsideListKey)
     }
 
     /// The size of a property-list value as stored: its bytes for data and strings, its binary
@@ -186,11 +216,38 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, @unchecked Sendable {
         defaults.set(value, forKey: target)
         defaults.removeObject(forKey: key)
         // Listed, so that the copy counts toward ``sizeLimit`` whatever its suffix.
-        let listed = (defaults.stringArray(forKey: setAsideListKey) ?? []).filter {
-            defaults.object(forKey: $0) != nil
-        }
-        defaults.set(listed + [target], forKey: setAsideListKey)
+        list(target)
         _ = defaults.synchronize()
         return "UserDefaults key \"\(target)\""
+    }
+
+    // MARK: Values beside the archive
+
+    /// The value under this key with `suffix` added, counted in the same ``sizeLimit``.
+    func sibling(_ suffix: String) -> any SiblingStorage {
+        UserDefaultsArchiveBackend(beside: self, suffix: suffix)
+    }
+
+    /// Whether the key has a value.
+    func exists() -> Bool {
+        defaults.object(forKey: key) != nil
+    }
+
+    /// Removes the value and asks `UserDefaults` to write the change to disk.
+    func remove() throws(PersistenceError) {
+        guard exists() else { return }
+        defaults.removeObject(forKey: key)
+        guard defaults.synchronize() else {
+            throw PersistenceError(
+                .system(call: "UserDefaults.synchronize", errno: 0, message: "it returned false"),
+                stage: .save, location: location)
+        }
+    }
+
+    /// The suffixes of the listed keys beside this one that start with `prefix` and have a value.
+    func siblingSuffixes(startingWith prefix: String) -> [String] {
+        (defaults.stringArray(forKey: setAsideListKey) ?? []).filter {
+            $0.hasPrefix(key + prefix) && defaults.object(forKey: $0) != nil
+        }.map { String($0.dropFirst(key.count)) }
     }
 }

@@ -220,6 +220,11 @@ func batchExample(store: Store<AppState>) {
 
 // MARK: SavingAndRestoringState.md
 
+/// Where the article's stores tell the user of a problem with the data at launch.
+@MainActor func showDataProblem(_ message: String) {
+    _ = message
+}
+
 func archiveExample() -> Any {
     final class AppStore: Store<AppState>, @unchecked Sendable {
         static let archive = StateArchive<AppState>(
@@ -228,12 +233,42 @@ func archiveExample() -> Any {
         static let shared = AppStore()
 
         private init() {
-            super.init(reducers: AppReducers.reducers, state: Self.archive.restore(default: AppState()))
+            super.init(
+                reducers: AppReducers.reducers,
+                state: Self.archive.restore(default: AppState()) { problem in
+                    // The data could not be read, or changes wait to be merged: say so.
+                    Task { @MainActor in showDataProblem(problem.description) }
+                })
         }
     }
 
     let persistence = PersistenceService(store: AppStore.shared, archive: AppStore.archive)
     return persistence
+}
+
+/// The article's store that merges the unmerged state, on an archive of its own.
+final class MergingAppStore: Store<AppState>, @unchecked Sendable {
+    static let archive = StateArchive<AppState>(
+        file: URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("ReduxSwiftDocSnippets-\(UUID().uuidString)/AppState.json"))
+    static let shared = MergingAppStore()
+
+    private init() {
+        var state = Self.archive.restore(default: AppState()) { problem in
+            Task { @MainActor in showDataProblem(problem.description) }
+        }
+        do {
+            if let unmerged = try Self.archive.loadUnmerged() {
+                state.todos += unmerged.todos  // your rule: keep what the user did in both
+                try Self.archive.save(state)  // the merged state is in the archive first,
+                try Self.archive.removeUnmerged()  // then the unmerged one can go
+            }
+        } catch {
+            // The unmerged state stays beside the archive, and is merged at the next launch.
+            Task { @MainActor in showDataProblem("\(error)") }
+        }
+        super.init(reducers: AppReducers.reducers, state: state)
+    }
 }
 
 struct Settings: Codable, Equatable, ArchiveDefaults {

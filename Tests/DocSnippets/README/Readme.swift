@@ -222,6 +222,11 @@ func observingExamples(store: AppStore) async {
     _ = message
 }
 
+/// Where the persistence example tells the user of a problem with the data at launch.
+@MainActor func showDataProblem(_ message: String) {
+    _ = message
+}
+
 func persistenceExample() throws {
     final class AppStore: Store<AppState>, @unchecked Sendable {
         static let archive = StateArchive<AppState>(
@@ -230,7 +235,12 @@ func persistenceExample() throws {
         static let shared = AppStore()
 
         private init() {
-            super.init(reducers: CounterReducers.reducers, state: Self.archive.restore(default: AppState()))
+            super.init(
+                reducers: CounterReducers.reducers,
+                state: Self.archive.restore(default: AppState()) { problem in
+                    // The data cannot be read (changes are kept beside it), or changes wait to be merged.
+                    Task { @MainActor in showDataProblem(problem.description) }
+                })
         }
     }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import ReduxSwift
 
 /// Once data fails to load, no archive of its location in this process saves over it until it is
-/// set aside or loads.
+/// set aside or loads: saves go beside it.
 @Suite(.offThePool) struct UnreadableArchiveTests {
     let directory = TemporaryDirectory()
     let garbage = Data("garbage".utf8)
@@ -25,6 +25,17 @@ import Testing
         #expect(throws: PersistenceError.self) { try archive().load() }
     }
 
+    /// Saves through `archive` and checks that the state went beside the data, and not over it.
+    func expectSavedBeside(
+        _ archive: StateArchive<TestState>, counter: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try archive.save(TestState(counter: counter))
+        #expect(try contents() == garbage, sourceLocation: sourceLocation)
+        #expect(
+            try self.archive(directory.file("state.json.unmerged")).load() == TestState(counter: counter),
+            sourceLocation: sourceLocation)
+    }
+
     func expectSaveRefused(
         _ archive: StateArchive<TestState>, sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -39,17 +50,18 @@ import Testing
         let second = archive()
         try garbage.write(to: url)
         #expect(throws: PersistenceError.self) { try first.load() }
-        expectSaveRefused(first)
-        expectSaveRefused(second)
+        try expectSavedBeside(first, counter: 1)
+        try expectSavedBeside(second, counter: 2)
         // Another spelling of the same path, and an archive created later.
-        expectSaveRefused(archive(directory.url.appendingPathComponent("./sub/../state.json")))
-        expectSaveRefused(archive())
+        try expectSavedBeside(
+            archive(directory.url.appendingPathComponent("./sub/../state.json")), counter: 3)
+        try expectSavedBeside(archive(), counter: 4)
         #expect(try contents() == garbage)
     }
 
     @Test func theRefusalOutlivesTheArchiveThatFailedToLoad() throws {
         try failToLoadGarbage()
-        expectSaveRefused(archive())
+        try expectSavedBeside(archive(), counter: 1)
         #expect(try contents() == garbage)
     }
 
@@ -106,8 +118,9 @@ import Testing
         #expect(throws: PersistenceError.self) { try loader.load() }
         #expect(saved.wait(forCount: 1))
         #expect(savedDuringTheLoad.values == [false])
-        #expect(saved.values == [.wouldOverwriteUnreadableArchive])
+        #expect(saved.values == [nil], "saved beside the archive that failed to load")
         #expect(try contents() == Data(#"{"schemaVersion":1,"state":{"counter":1}}"#.utf8))
+        #expect(try archive(directory.file("state.json.unmerged")).load() == TestState(counter: 2))
     }
 
     @Test func aLocationIsForgottenOnceNoArchiveUsesItUnlessItsDataFailedToLoad() throws {
@@ -133,8 +146,9 @@ import Testing
         }
         defaults.set("surprise", forKey: "app.TestState")
         #expect(throws: PersistenceError.self) { try archive(defaults).load() }
-        expectSaveRefused(archive(defaults))
+        try archive(defaults).save(TestState(counter: 1))
         #expect(defaults.string(forKey: "app.TestState") == "surprise")
+        #expect(defaults.data(forKey: "app.TestState.unmerged") != nil, "saved beside it")
 
         let otherSuiteName = "ReduxSwiftTests-\(UUID().uuidString)"
         let otherDefaults = try #require(UserDefaults(suiteName: otherSuiteName))

@@ -92,8 +92,9 @@ import Testing
                 return
             }
             #expect(error?.location == #"UserDefaults key "app.TestState""#)
-            #expect(throws: PersistenceError.self) { try archive.save(TestState()) }
+            try archive.save(TestState(counter: 1))
             #expect(defaults.string(forKey: "app.TestState") == "surprise")
+            #expect(defaults.data(forKey: "app.TestState.unmerged") != nil, "the save went beside it")
         }
     }
 

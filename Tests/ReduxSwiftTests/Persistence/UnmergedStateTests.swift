@@ -1,0 +1,285 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// No edit is lost while an archive cannot be read: the app is told at launch, what the user does
+/// is saved beside the archive, never over it, and a build that reads both gets both back.
+@Suite(.offThePool) struct UnmergedStateTests {
+    /// A store of version 2's state whose actions add a note.
+    func store(_ state: NotesV2.State) -> Store<NotesV2.State> {
+        Store(
+            reducers: [
+                { state, action in
+                    if case .append(let body)? = action as? TestAction {
+                        state.notes.append(.init(id: state.notes.count + 1, body: body))
+                    }
+                }
+            ],
+            state: state)
+    }
+
+    /// Version 3's archive, which version 2 cannot read.
+    func saveVersion3(_ place: ArchivePlace) throws -> Data {
+        try place.v3Archive().save(.sample)
+        return try #require(place.data())
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func editsWhileTheArchiveCannotBeReadAreSavedBesideItAndTheAppIsTold(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        let newer = try saveVersion3(place)
+
+        let heard = Recorder<RestoreProblem>()
+        let archive = place.v2Archive()
+        let store = store(archive.restore(default: NotesV2.State(), onProblem: heard.append))
+        #expect(store.currentState() == NotesV2.State())
+        let expectedError = PersistenceError(
+            .newerVersion(found: 3, supported: 2), stage: .load, location: place.location())
+        #expect(
+            heard.values == [
+                .unreadable(expectedError, savingTo: place.location(".unmerged"), resumed: false)
+            ])
+        #expect(heard.values.first?.description.contains("changes are saved beside it") == true)
+
+        // A service saves what the user does beside the archive, and reports no failure.
+        let failures = Recorder<PersistenceError>()
+        let service = PersistenceService(store: store, archive: archive, onError: failures.append)
+        store.dispatch(TestAction.append("tea"))
+        try service.flush()
+        #expect(failures.values.isEmpty)
+        #expect(place.data() == newer, "never over the archive")
+        #expect(place.kept == ["", ".unmerged"])
+        let unmerged = StateArchive<NotesV2.State>(
+            backend: FileArchiveBackend(url: place.directory.file("copy.json")), schemaVersion: 2)
+        try #require(place.data(".unmerged")).write(to: place.directory.file("copy.json"))
+        #expect(try unmerged.load() == NotesV2.State(notes: [.init(id: 1, body: "tea")]))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aSecondLaunchThatCannotReadTheArchiveContinuesFromTheUnmergedState(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        let newer = try saveVersion3(place)
+        let first = place.v2Archive()
+        let firstStore = store(first.restore(default: NotesV2.State()) { _ in })
+        firstStore.dispatch(TestAction.append("tea"))
+        try PersistenceService(store: firstStore, archive: first).stop()
+
+        // The next launch of the same build starts where the first one stopped, and keeps saving there.
+        let heard = Recorder<RestoreProblem>()
+        let second = place.v2Archive()
+        let secondStore = store(second.restore(default: NotesV2.State(), onProblem: heard.append))
+        #expect(secondStore.currentState().notes.map(\.body) == ["tea"])
+        guard case .unreadable(_, place.location(".unmerged"), true)? = heard.values.first,
+            heard.values.count == 1
+        else {
+            Issue.record("expected unreadable, resumed, heard \(heard.values)")
+            return
+        }
+        #expect(
+            heard.values.first?.description.contains("continues from the changes saved beside it") == true)
+        secondStore.dispatch(TestAction.append("jam"))
+        try PersistenceService(store: secondStore, archive: second).stop()
+        #expect(place.data() == newer)
+
+        let third = place.v2Archive().restore(default: NotesV2.State()) { _ in }
+        #expect(third.notes.map(\.body) == ["tea", "jam"])
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aBuildThatReadsTheArchiveGetsBothBackAndTheAppMerges(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        // Version 1 cannot read what version 2 saved (a downgrade): the user adds a note meanwhile.
+        try place.v2Archive().save(.sample)
+        let version1 = place.v1Archive()
+        let oldStore = Store<NotesV1.State>(
+            reducers: [
+                { state, action in
+                    if action is TestAction { state.notes.append(.init(id: 9, text: "tea")) }
+                }
+            ],
+            state: version1.restore(default: NotesV1.State()) { _ in })
+        oldStore.dispatch(TestAction.increment)
+        try PersistenceService(store: oldStore, archive: version1).stop()
+        #expect(place.kept == ["", ".unmerged"])
+
+        // Version 2 again: the archive loads, and the unmerged state, written by version 1, waits.
+        let heard = Recorder<RestoreProblem>()
+        let archive = place.v2Archive()
+        var state = archive.restore(default: NotesV2.State(), onProblem: heard.append)
+        #expect(state == .sample)
+        #expect(heard.values == [.unmerged(at: place.location(".unmerged"))])
+        #expect(heard.values.first?.description.contains("loadUnmerged()") == true)
+
+        // The app merges, saves, and only then removes the unmerged state.
+        let unmerged = try #require(try archive.loadUnmerged())
+        #expect(unmerged == NotesV2.State(notes: [.init(id: 9, body: "tea")]), "migrated from version 1")
+        state.notes += unmerged.notes
+        try archive.save(state)
+        #expect(try archive.removeUnmerged())
+        #expect(place.kept == [""])
+
+        let later = Recorder<RestoreProblem>()
+        #expect(place.v2Archive().restore(default: NotesV2.State(), onProblem: later.append).notes.count == 3)
+        #expect(later.values.isEmpty)
+    }
+
+    @Test func theUnmergedStateIsReportedAtEveryLaunchUntilTheAppRemovesIt() throws {
+        let place = ArchivePlace(.file)
+        try place.v2Archive().save(.sample)
+        place.write(#"{"schemaVersion":2,"state":{"notes":[]}}"#, ".unmerged")
+        for _ in 0..<2 {
+            let heard = Recorder<RestoreProblem>()
+            _ = place.v2Archive().restore(default: NotesV2.State(), onProblem: heard.append)
+            #expect(heard.values == [.unmerged(at: place.location(".unmerged"))])
+        }
+        #expect(place.kept == ["", ".unmerged"], "the library never removes it on its own")
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aPersistenceServiceSavesBesideAnArchiveThatFailedToLoad(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        place.write(#"{"schemaVersion":1,"state":{"notes":[{"id":1,"title":"renamed"}]}}"#)
+        let before = place.data()
+        let archive = StateArchive<NotesV1.State>(backend: place.backend)
+        #expect(throws: PersistenceError.self) { try archive.load() }
+        let store = Store<NotesV1.State>(
+            reducers: [
+                { state, action in
+                    if action is TestAction { state.notes.append(.init(id: 2, text: "tea")) }
+                }
+            ],
+            state: NotesV1.State())
+        let failures = Recorder<PersistenceError>()
+        let service = PersistenceService(store: store, archive: archive, onError: failures.append)
+        store.dispatch(TestAction.increment)
+        try service.stop()
+        #expect(failures.values.isEmpty)
+        #expect(place.data() == before)
+        #expect(place.kept == ["", ".unmerged"])
+    }
+
+    @Test func everyArchiveOfTheLocationSavesBesideIt() throws {
+        let place = ArchivePlace(.file)
+        let newer = try saveVersion3(place)
+        let restoring = place.v2Archive()
+        _ = restoring.restore(default: NotesV2.State()) { _ in }
+        // Another archive of the same file, created later, saves beside it too.
+        let other = StateArchive<NotesV2.State>(file: place.url(), schemaVersion: 2)
+        try other.save(NotesV2.State(notes: [.init(id: 1, body: "tea")]))
+        #expect(place.data() == newer)
+        #expect(place.kept == ["", ".unmerged"])
+        // While the archive cannot be read, the unmerged state is where the app runs: it is
+        // neither handed out to merge nor removed.
+        #expect(try other.loadUnmerged() == nil)
+        #expect(try restoring.removeUnmerged() == false)
+        #expect(place.kept == ["", ".unmerged"])
+    }
+
+    @Test func aSaveNeverReplacesAnUnmergedStateThisProcessHasNotLoaded() throws {
+        let place = ArchivePlace(.file)
+        _ = try saveVersion3(place)
+        let earlier = #"{"schemaVersion":2,"state":{"notes":[{"id":1,"body":"tea"}]}}"#
+        place.write(earlier, ".unmerged")
+        // An app that loads with load() and does not continue from the unmerged state.
+        let archive = place.v2Archive()
+        #expect(throws: PersistenceError.self) { try archive.load() }
+        let error = #expect(throws: PersistenceError.self) { try archive.save(NotesV2.State()) }
+        #expect(error?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(error?.location == place.location(".unmerged"))
+        #expect(place.data(".unmerged") == Data(earlier.utf8))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aDamagedUnmergedStateIsSetAsideAndSavesStartANewOne(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        let newer = try saveVersion3(place)
+        place.write("{ torn", ".unmerged")
+        let heard = Recorder<RestoreProblem>()
+        let archive = place.v2Archive()
+        #expect(archive.restore(default: NotesV2.State(), onProblem: heard.append) == NotesV2.State())
+        let problems = heard.values
+        guard problems.count == 2, case .unreadable(_, place.location(".unmerged"), false) = problems[0],
+            case .setAside(let error, _?) = problems[1], case .notJSON = error.kind
+        else {
+            Issue.record("expected unreadable then setAside, heard \(problems)")
+            return
+        }
+        #expect(error.location == place.location(".unmerged"))
+        #expect(place.kept == ["", ".unmerged.corrupt"])
+        try archive.save(NotesV2.State(notes: [.init(id: 1, body: "tea")]))
+        #expect(place.data() == newer)
+        #expect(place.kept == ["", ".unmerged", ".unmerged.corrupt"])
+    }
+
+    @Test func anUnmergedStateThatCannotBeReadEitherIsKeptAndSavesAreRefused() throws {
+        let place = ArchivePlace(.file)
+        let newer = try saveVersion3(place)
+        let unreadable = #"{"schemaVersion":3,"state":{"notes":[]}}"#
+        place.write(unreadable, ".unmerged")
+        let heard = Recorder<RestoreProblem>()
+        let archive = place.v2Archive()
+        _ = archive.restore(default: NotesV2.State(), onProblem: heard.append)
+        let problems = heard.values
+        guard problems.count == 2, case .unreadable(let error, nil, false) = problems[0],
+            case .unreadable(let besideError, nil, false) = problems[1]
+        else {
+            Issue.record("expected two unreadable problems, heard \(problems)")
+            return
+        }
+        #expect(error.location == place.location())
+        #expect(besideError.location == place.location(".unmerged"))
+        #expect(problems[0].description.contains("no change can be saved"))
+        let refused = #expect(throws: PersistenceError.self) { try archive.save(NotesV2.State()) }
+        #expect(refused?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(place.data() == newer)
+        #expect(place.data(".unmerged") == Data(unreadable.utf8))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aDamagedArchiveIsSetAsideAndSavesGoToItsLocation(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        place.write("{ torn")
+        let heard = Recorder<RestoreProblem>()
+        let archive = place.v2Archive()
+        _ = archive.restore(default: NotesV2.State(), onProblem: heard.append)
+        guard case .setAside(_, _?)? = heard.values.first, heard.values.count == 1 else {
+            Issue.record("expected setAside, heard \(heard.values)")
+            return
+        }
+        try archive.save(.sample)
+        #expect(place.kept == ["", ".corrupt"])
+        #expect(try place.v2Archive().load() == .sample)
+    }
+
+    @Test func unmergedStateCountsTowardTheUserDefaultsSizeLimit() throws {
+        let probe = ArchivePlace(.userDefaults)
+        let newer = try saveVersion3(probe)
+        let place = ArchivePlace(.userDefaults, sizeLimit: newer.count + 20)
+        place.write(newer)
+        let archive = place.v2Archive()
+        _ = archive.restore(default: NotesV2.State()) { _ in }
+        let error = #expect(throws: PersistenceError.self) { try archive.save(.sample) }
+        guard case .tooLarge(let bytes, _)? = error?.kind else {
+            Issue.record("expected tooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(bytes > newer.count, "the archive counts")
+        #expect(error?.location == place.location(".unmerged"))
+        #expect(place.kept == [""])
+    }
+
+    @Test func aBackendOfYourOwnKeepsNothingBesideAndRefusesSaves() throws {
+        let backend = MemoryBackend(Data(#"{"schemaVersion":3,"state":{"notes":[]}}"#.utf8))
+        let heard = Recorder<RestoreProblem>()
+        let archive = StateArchive<NotesV2.State>(backend: backend, schemaVersion: 2)
+        _ = archive.restore(default: NotesV2.State(), onProblem: heard.append)
+        guard case .unreadable(_, nil, false)? = heard.values.first else {
+            Issue.record("expected unreadable with nowhere to save, heard \(heard.values)")
+            return
+        }
+        let error = #expect(throws: PersistenceError.self) { try archive.save(NotesV2.State()) }
+        #expect(error?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(try archive.loadUnmerged() == nil)
+    }
+}
