@@ -97,7 +97,8 @@ extension ArchiveMigration {
         do {
             value = try JSONValue(parsing: Data(json.utf8))
         } catch {
-            preconditionFailure("ArchiveMigration(from:adding:json:in:) got \(json), which is not JSON: \(error)")
+            preconditionFailure(
+                "ArchiveMigration(from:adding:json:in:) got \(json), which is not JSON: \(error)")
         }
         let steps = MemberPath.parse(path)
         self.init(from: version) { state in

@@ -237,7 +237,8 @@ enum DefaultFilling {
 
         var description: String {
             let lacking = groups.map { "\"\($0.member)\"" }.joined(separator: ", ")
-            let unread = Set(groups.flatMap(\.candidates)).sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            let unread = Set(groups.flatMap(\.candidates)).sorted().map { "\"\($0)\"" }.joined(
+                separator: ", ")
             return "\(String(reflecting: owner)) has no value for \(lacking) in the archive, which holds "
                 + "\(unread) there, unread by it"
         }
@@ -361,7 +362,8 @@ final class FillSession: @unchecked Sendable {
                 let key = "\(place ?? DefaultFilling.place(base.codingPath).joined()) \(groups.map(\.member))"
                 if renamedPlaces.insert(key).inserted {
                     renamedToOptionals.append(
-                        DefaultFilling.UnreadMembers(codingPath: base.codingPath, owner: T.self, groups: groups))
+                        DefaultFilling.UnreadMembers(
+                            codingPath: base.codingPath, owner: T.self, groups: groups))
                 }
             }
         }
@@ -559,7 +561,8 @@ final class FilledMembers {
 
     /// The members the object lacks so far: filled, then optionals read as `nil`.
     var lacking: [(name: String, valueType: any Decodable.Type, kind: DefaultFilling.RenameGroup.Kind)] {
-        filled.map { ($0.name, $0.valueType, .filled) } + absentOptionals.map { ($0.name, $0.valueType, .optional) }
+        filled.map { ($0.name, $0.valueType, .filled) }
+            + absentOptionals.map { ($0.name, $0.valueType, .optional) }
     }
 
     /// The archived members that the type neither knows nor read.
@@ -714,21 +717,37 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decode(type, forKey: key)
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(type, forKey: key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(type, forKey: key)
+    }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         try present(type, forKey: key)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         try present(type, forKey: key)
     }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try present(type, forKey: key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try present(type, forKey: key)
+    }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try present(type, forKey: key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try present(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try present(type, forKey: key)
+    }
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
         try present(type, forKey: key)
     }
@@ -794,7 +813,8 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
             do {
                 return try base.decode(type)
             } catch {
-                session.noteFailure(of: T.self, at: base.codingPath + [JSONPathComponent.index(index).codingKey])
+                session.noteFailure(
+                    of: T.self, at: base.codingPath + [JSONPathComponent.index(index).codingKey])
                 throw error
             }
         }

@@ -71,6 +71,8 @@ enum MigrationAdvice {
 
     /// A change to the archived state that gets past a finding, to look for the next.
     enum Fix {
+        /// Nothing: the member is filled from its type's defaults, or read as `nil`.
+        case nothing
         /// Renames `old` to `new` in the objects at `object`, a path as the member migrations take.
         case rename(old: String, new: String, object: String)
         /// Adds `member` holding `value` where it is missing.
@@ -79,7 +81,8 @@ enum MigrationAdvice {
         case addValue(of: any Decodable.Type, member: String, object: String)
         /// Replaces `member` (each of its values `levels` arrays or dictionaries down) with a value
         /// of `type`, or with `0` when the type is unknown. `place` is where one of them failed.
-        case replace(member: String, levels: Int, type: (any Decodable.Type)?, object: String, place: [any CodingKey])
+        case replace(
+            member: String, levels: Int, type: (any Decodable.Type)?, object: String, place: [any CodingKey])
     }
 
     /// A rename finding, before it is written.
@@ -108,9 +111,11 @@ enum MigrationAdvice {
         codingPathPrefix: Int, migrated: Bool = false
     ) -> PersistenceError.Kind {
         let context = Context(
-            version: schemaVersion, stateType: stateType, codingPathPrefix: codingPathPrefix, migrated: migrated)
+            version: schemaVersion, stateType: stateType, codingPathPrefix: codingPathPrefix,
+            migrated: migrated)
         let problem = findings(for: error, explained: explained, in: context)[0].problem
-        let detail = migrated ? "after migrating to version \(schemaVersion): \(problem.detail)" : problem.detail
+        let detail =
+            migrated ? "after migrating to version \(schemaVersion): \(problem.detail)" : problem.detail
         return .needsMigration(path: problem.path, detail: detail, migration: problem.migration)
     }
 
@@ -147,7 +152,8 @@ enum MigrationAdvice {
                 found.append(advice.missing(key, at: decodingContext.codingPath))
             }
         case DecodingError.typeMismatch(_, let decodingContext),
-            DecodingError.valueNotFound(_, let decodingContext), DecodingError.dataCorrupted(let decodingContext):
+            DecodingError.valueNotFound(_, let decodingContext),
+            DecodingError.dataCorrupted(let decodingContext):
             // An unfit number's error is pathless; its explanation has the path.
             var codingPath = decodingContext.codingPath
             var isUnfitNumber = false
@@ -160,7 +166,11 @@ enum MigrationAdvice {
             var type = failed.flatMap { DefaultFilling.place(codingPath) == $0.place ? $0.type : nil }
             if isUnfitNumber { type = nil }
             let kind: PersistenceError.MigrationProblem.Kind
-            if case DecodingError.dataCorrupted = underlying { kind = .invalidValue } else { kind = .changedType }
+            if case DecodingError.dataCorrupted = underlying {
+                kind = .invalidValue
+            } else {
+                kind = .changedType
+            }
             found.append(advice.value(at: codingPath, kind: kind, type: type, explained: explained))
         default:
             let detail = context.described(explained)
@@ -196,6 +206,8 @@ enum MigrationAdvice {
                     fix = .rename(old: old, new: group.member, object: objectPath)
                 } else if group.kind == .missing {
                     fix = .addValue(of: group.valueType, member: group.member, object: objectPath)
+                } else {
+                    fix = .nothing
                 }
             }
             return Finding(
@@ -225,7 +237,8 @@ enum MigrationAdvice {
         }
         let loses = group.kind == .optional ? ", and reading it as nil would lose that value" : ""
         func removal(_ name: String) -> String {
-            at.map { "ArchiveMigration(from: \(context.version), removing: \(literal(name))\($0))" } ?? context.general
+            at.map { "ArchiveMigration(from: \(context.version), removing: \(literal(name))\($0))" }
+                ?? context.general
         }
         if rename.isCertain, let old = rename.candidates.first {
             let migration =
@@ -326,7 +339,8 @@ enum MigrationAdvice {
                 problem: .init(
                     path: path, kind: .missingMember,
                     detail: "\(owner) needs a value for \(literal(member)), which the archive lacks; \(why)",
-                    migration: "ArchiveMigration(from: \(version), adding: \(literal(member)), \(value.text)\(at))"),
+                    migration:
+                        "ArchiveMigration(from: \(version), adding: \(literal(member)), \(value.text)\(at))"),
                 fix: fix,
                 addition: (objectPath, member, ObjectIdentifier(missing.valueType)))
         }
@@ -340,7 +354,9 @@ enum MigrationAdvice {
             let found = context.defaults?.value(at: object + [key])
             var text = "value: <#its value as JSON#>"
             var fix: Fix?
-            if let found, !found.varies, let argument = MigrationAdvice.argument(for: found.value), let objectPath {
+            if let found, !found.varies, let argument = MigrationAdvice.argument(for: found.value),
+                let objectPath
+            {
                 text = argument
                 fix = .add(member: member, value: found.value, object: objectPath)
             }
@@ -375,7 +391,8 @@ enum MigrationAdvice {
                 !name.stringValue.isEmpty
             else {
                 return Finding(
-                    problem: .init(path: rendered(codingPath), kind: kind, detail: detail, migration: context.general),
+                    problem: .init(
+                        path: rendered(codingPath), kind: kind, detail: detail, migration: context.general),
                     fix: nil)
             }
             let element =
@@ -389,7 +406,8 @@ enum MigrationAdvice {
                         + "\(objectPath.isEmpty ? "" : ", in: \(literal(objectPath))")) "
                         + "{ old in <#\(old) as the current type reads it#> }"),
                 fix: .replace(
-                    member: name.stringValue, levels: levels, type: type, object: objectPath, place: fullPath))
+                    member: name.stringValue, levels: levels, type: type, object: objectPath, place: fullPath)
+            )
         }
 
         /// The path, for the member migrations, of the object at `codingPath` (the state's own):
@@ -410,7 +428,9 @@ enum MigrationAdvice {
             case is any BinaryInteger.Type, is any BinaryFloatingPoint.Type: return ("value: 0", .number("0"))
             case let collection as any EmptyJSONSample.Type:
                 // An empty array, set or dictionary, written as the type writes it.
-                return collection.emptyJSON.flatMap { empty in MigrationAdvice.argument(for: empty).map { ($0, empty) } }
+                return collection.emptyJSON.flatMap { empty in
+                    MigrationAdvice.argument(for: empty).map { ($0, empty) }
+                }
             default: return nil
             }
         }
@@ -424,7 +444,9 @@ enum MigrationAdvice {
         case .bool(let flag): return "value: \(flag)"
         case .number(let text):
             if Int(text) != nil { return "value: \(text)" }
-            if let double = Double(text), double.isFinite, JSONValue.text(of: double) == text, text.contains(".") {
+            if let double = Double(text), double.isFinite, JSONValue.text(of: double) == text,
+                text.contains(".")
+            {
                 return "value: \(text)"
             }
             return "json: \(literal(text))"

@@ -26,7 +26,9 @@ struct MigrationSurvey {
         var seen: Set<String> = []
         var ending: String?
         rounds: for round in 0...Self.roundLimit {
-            guard let json = try? JSONValue(foundationObject: state, at: "state", keeping: numberTexts) else { break }
+            guard let json = try? JSONValue(foundationObject: state, at: "state", keeping: numberTexts) else {
+                break
+            }
             let data = json.data
             let error: any Error
             do {
@@ -69,12 +71,15 @@ struct MigrationSurvey {
         if let ending, !problems.isEmpty {
             let last = problems.removeLast()
             problems.append(
-                .init(path: last.path, kind: last.kind, detail: "\(last.detail). \(ending)", migration: last.migration))
+                .init(
+                    path: last.path, kind: last.kind, detail: "\(last.detail). \(ending)",
+                    migration: last.migration))
         }
         guard context.migrated else { return problems }
         return problems.map {
             .init(
-                path: $0.path, kind: $0.kind, detail: "after migrating to version \(context.version): \($0.detail)",
+                path: $0.path, kind: $0.kind,
+                detail: "after migrating to version \(context.version): \($0.detail)",
                 migration: $0.migration)
         }
     }
@@ -109,7 +114,8 @@ struct MigrationSurvey {
         }
         return findings.map { finding in
             if let original = finding.rename {
-                let place = Place(object: original.object, valueType: ObjectIdentifier(original.group.valueType))
+                let place = Place(
+                    object: original.object, valueType: ObjectIdentifier(original.group.valueType))
                 var rename = original
                 rename.candidates = (candidates[place] ?? []).sorted()
                 rename.values = values[place] ?? rename.values
@@ -137,6 +143,8 @@ struct MigrationSurvey {
     private func apply(_ fix: MigrationAdvice.Fix, to state: inout [String: Any]) -> Bool {
         var numberTexts = NumberTexts()
         switch fix {
+        case .nothing:
+            break
         case .rename(let old, let new, let object):
             guard let steps = MemberPath.steps(of: object) else { return false }
             try? MemberPath.forEachObject(at: steps, in: &state) { object in
@@ -163,7 +171,9 @@ struct MigrationSurvey {
                 var hints: [JSONValue] = []
                 if let found = context.defaults?.value(at: place), !found.varies { hints.append(found.value) }
                 hints += Self.values(of: member, levels: levels, at: steps, in: state)
-                guard let standIn = StandIn(decoder: decoder).value(of: type, hints: hints) else { return false }
+                guard let standIn = StandIn(decoder: decoder).value(of: type, hints: hints) else {
+                    return false
+                }
                 value = standIn
             } else {
                 // A number that does not fit: 0 fits every number type.
@@ -257,7 +267,8 @@ struct DefaultStateValues {
                 }
                 value = element
             case .object(let members) where MemberPath.isDictionaryKey(key):
-                guard let member = members[key.stringValue] ?? members.keys.min().flatMap({ members[$0] }) else {
+                guard let member = members[key.stringValue] ?? members.keys.min().flatMap({ members[$0] })
+                else {
                     return nil
                 }
                 value = member
@@ -341,7 +352,9 @@ extension JSONValue {
                 guard let element = value.child(String(key.intValue ?? -1)) else { return nil }
                 value = element
             } else {
-                guard case .object(let members) = value, let member = members[key.stringValue] else { return nil }
+                guard case .object(let members) = value, let member = members[key.stringValue] else {
+                    return nil
+                }
                 value = member
             }
         }
@@ -356,7 +369,8 @@ extension JSONValue {
         switch self {
         case .array(var elements) where MemberPath.isPosition(key):
             let index = key.intValue ?? -1
-            guard elements.indices.contains(index), let changed = elements[index].setting(value, at: rest) else {
+            guard elements.indices.contains(index), let changed = elements[index].setting(value, at: rest)
+            else {
                 return nil
             }
             elements[index] = changed

@@ -122,7 +122,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         self.stage = stage
         self.location = location
         if case .needsMigration(let path, let detail, let migration) = kind {
-            migrationProblems = [MigrationProblem(path: path, kind: .other, detail: detail, migration: migration)]
+            migrationProblems = [
+                MigrationProblem(path: path, kind: .other, detail: detail, migration: migration)
+            ]
         } else {
             migrationProblems = []
         }

@@ -495,7 +495,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             .problems(in: state, numberTexts: numberTexts)
         guard let problem = problems.first else { return failure(.load, first) }
         return PersistenceError(
-            .needsMigration(path: problem.path, detail: problem.detail, migration: problem.migration), stage: .load,
+            .needsMigration(path: problem.path, detail: problem.detail, migration: problem.migration),
+            stage: .load,
             location: backend.location, migrationProblems: problems)
     }
 
@@ -562,7 +563,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 MigrationAdvice.kind(
                     for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
                     codingPathPrefix: 0, migrated: true),
-                state: state, numberTexts: numberTexts, floats: floats, migrated: true, defaultState: defaultState)
+                state: state, numberTexts: numberTexts, floats: floats, migrated: true,
+                defaultState: defaultState)
         }
     }
 

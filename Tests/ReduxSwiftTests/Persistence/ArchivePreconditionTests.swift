@@ -31,7 +31,8 @@ import Testing
         let archive = StateArchive<TestState>(
             backend: MemoryBackend(), schemaVersion: 3,
             migrations: [
-                ArchiveMigration(from: 2) { _ in }, ArchiveMigration(from: 1) { _ in }, ArchiveMigration(from: 1) { _ in },
+                ArchiveMigration(from: 2) { _ in }, ArchiveMigration(from: 1) { _ in },
+                ArchiveMigration(from: 1) { _ in },
             ])
         #expect(archive.schemaVersion == 3)
     }

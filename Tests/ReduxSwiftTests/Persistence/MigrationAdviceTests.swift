@@ -54,7 +54,8 @@ enum ExpensesV2 {
     ) -> PersistenceError? {
         let error = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) { try body() }
         guard case .needsMigration? = error?.kind else {
-            Issue.record("expected needsMigration, got \(String(describing: error))", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected needsMigration, got \(String(describing: error))", sourceLocation: sourceLocation)
             return nil
         }
         return error
@@ -82,7 +83,9 @@ enum ExpensesV2 {
                 "state.expenses[0].tags", "state.expenses[0].memo", "state.defaultCurrency",
             ])
         #expect(
-            error.migrationProblems.map(\.kind) == [.missingMember, .renamedMember(from: ["note"]), .missingMember])
+            error.migrationProblems.map(\.kind) == [
+                .missingMember, .renamedMember(from: ["note"]), .missingMember,
+            ])
         // The kind names the first, as before.
         #expect(
             error.kind
@@ -141,7 +144,8 @@ enum ExpensesV2 {
         var reported: PersistenceError?
         _ = StateArchive<State>(file: url).restore(default: State()) { error, _ in reported = error }
         let problem = try #require(reported?.migrationProblems.first)
-        #expect(problem.migration.hasPrefix(#"ArchiveMigration(from: 1, adding: "id", value: <#"#), "\(problem)")
+        #expect(
+            problem.migration.hasPrefix(#"ArchiveMigration(from: 1, adding: "id", value: <#"#), "\(problem)")
         #expect(problem.detail.contains("differs each time"), "\(problem.detail)")
     }
 
@@ -157,7 +161,9 @@ enum ExpensesV2 {
         }
         struct StateV2: StateProtocol, Equatable { var cards: [CardV2] }
         try StateArchive<StateV1>(file: url).save(
-            StateV1(cards: [CardV1(title: "Kyoto", subtitle: "temples"), CardV1(title: "Oslo", subtitle: "fjords")]))
+            StateV1(cards: [
+                CardV1(title: "Kyoto", subtitle: "temples"), CardV1(title: "Oslo", subtitle: "fjords"),
+            ]))
 
         let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
         // JSONEncoder writes members in no fixed order, so the archive cannot tell which old
@@ -168,9 +174,13 @@ enum ExpensesV2 {
                 #"ArchiveMigration(from: 1, renaming: \#(choice), to: "name", in: "cards[]")"#,
                 #"ArchiveMigration(from: 1, renaming: \#(choice), to: "caption", in: "cards[]")"#,
             ])
-        #expect(error.migrationProblems.map(\.kind) == Array(repeating: .renamedMember(from: ["subtitle", "title"]), count: 2))
+        #expect(
+            error.migrationProblems.map(\.kind)
+                == Array(repeating: .renamedMember(from: ["subtitle", "title"]), count: 2))
         let detail = error.migrationProblems[0].detail
-        #expect(detail.contains(#""title" ("Kyoto")"#) && detail.contains(#""subtitle" ("temples")"#), "\(detail)")
+        #expect(
+            detail.contains(#""title" ("Kyoto")"#) && detail.contains(#""subtitle" ("temples")"#), "\(detail)"
+        )
         #expect(detail.contains("cannot tell"), "\(detail)")
 
         // Pasted with the developer's choice, every old value lands where it belongs.
@@ -180,9 +190,13 @@ enum ExpensesV2 {
         lines = lines.replacingOccurrences(
             of: #"renaming: \#(choice), to: "caption""#, with: #"renaming: "subtitle", to: "caption""#)
         let archive = StateArchive<StateV2>(
-            file: directory.file("live.json"), schemaVersion: 2, migrations: try PastedMigrations.migrations(lines))
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: try PastedMigrations.migrations(lines))
         let loaded = try archive.loadFixture(at: url)
-        #expect(loaded.cards == [CardV2(name: "Kyoto", caption: "temples"), CardV2(name: "Oslo", caption: "fjords")])
+        #expect(
+            loaded.cards == [
+                CardV2(name: "Kyoto", caption: "temples"), CardV2(name: "Oslo", caption: "fjords"),
+            ])
     }
 
     @Test func twoRenamesOfTheSameTypeInADefaultsTypeAreOfferedToChooseToo() throws {
@@ -221,7 +235,8 @@ enum ExpensesV2 {
         struct StateV1: StateProtocol { var expenses: [ExpenseV1] }
         struct ExpenseV2: Codable, Equatable { var memo: String? }
         struct StateV2: StateProtocol, Equatable { var expenses: [ExpenseV2] }
-        try StateArchive<StateV1>(file: url).save(StateV1(expenses: [ExpenseV1(note: "a"), ExpenseV1(note: "b")]))
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(expenses: [ExpenseV1(note: "a"), ExpenseV1(note: "b")]))
         let before = try Data(contentsOf: url)
 
         let archive = StateArchive<StateV2>(file: url)
@@ -231,7 +246,8 @@ enum ExpensesV2 {
         #expect(error.migrationProblems.first?.kind == .renamedMember(from: ["note"]))
         #expect(error.migrationProblems.first?.path == "state.expenses[0].memo")
         let detail = error.migrationProblems.first?.detail ?? ""
-        #expect(detail.contains(#"ArchiveMigration(from: 1, removing: "note", in: "expenses[]")"#), "\(detail)")
+        #expect(
+            detail.contains(#"ArchiveMigration(from: 1, removing: "note", in: "expenses[]")"#), "\(detail)")
         // The loss is never made permanent: the archive stays, and no save overwrites it.
         _ = archive.restore(default: StateV2(expenses: [])) { _, _ in }
         #expect(throws: PersistenceError.self) { try archive.save(StateV2(expenses: [])) }
@@ -240,6 +256,40 @@ enum ExpensesV2 {
         let migrated = StateArchive<StateV2>(
             file: directory.file("live.json"), schemaVersion: 2, migrations: try error.pastedMigrations())
         #expect(try migrated.loadFixture(at: url).expenses.map(\.memo) == ["a", "b"])
+    }
+
+    @Test func aRenameToAnOptionalInALargeArchiveIsCaughtByALaunchThatNeedsNothingElse() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        let items = (0..<5_000).map { #"{"id":\#($0),"note":"n\#($0)"}"# }
+        try write(#"{"items":[\#(items.joined(separator: ","))]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "items[]")"#
+            ])
+    }
+
+    @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
+        struct Card: Codable, Equatable, ArchiveDefaults {
+            var name = ""
+            var caption = ""
+        }
+        struct State: StateProtocol, Equatable {
+            var card: Card
+            var count: Int  // added, with no default
+        }
+        try write(#"{"card":{"title":"Kyoto"}}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "card")"##,
+                ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "caption", in: "card")"##,
+                #"ArchiveMigration(from: 1, adding: "count", value: 0)"#,
+            ])
     }
 
     @Test func aRenameToAnOptionalIsCaughtAfterMigrationsToo() throws {
@@ -251,7 +301,10 @@ enum ExpensesV2 {
         let archive = StateArchive<StateV2>(
             file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, renaming: "n", to: "count")])
         let error = try #require(migrationError { _ = try archive.load() })
-        #expect(error.migrationProblems.map(\.migration) == [#"ArchiveMigration(from: 2, renaming: "note", to: "memo")"#])
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 2, renaming: "note", to: "memo")"#
+            ])
         #expect(error.migrationProblems.first?.detail.hasPrefix("after migrating to version 2") == true)
     }
 
@@ -328,7 +381,8 @@ enum ExpensesV2 {
                 #"ArchiveMigration(from: 1, converting: "amount", in: "expenses[]") { old in <#old as the current type reads it#> }"#,
                 #"ArchiveMigration(from: 1, converting: "category", in: "expenses[]") { old in <#old as the current type reads it#> }"#,
             ])
-        #expect(error.migrationProblems.map(\.path) == ["state.expenses[0].amount", "state.expenses[1].category"])
+        #expect(
+            error.migrationProblems.map(\.path) == ["state.expenses[0].amount", "state.expenses[1].category"])
         #expect(error.migrationProblems[1].detail.contains("gifts"), "\(error.migrationProblems[1].detail)")
     }
 
@@ -402,8 +456,13 @@ enum ExpensesV2 {
             try #require(error.suggestedMigrations).replacingOccurrences(
                 of: "value: <#\(placeholder)#>", with: #"value: "calm""#))
         let next = try #require(
-            migrationError { _ = try StateArchive<State>(file: url, schemaVersion: 2, migrations: pasted).load() })
-        #expect(next.migrationProblems.map(\.migration) == [#"ArchiveMigration(from: 2, adding: "count", value: 0)"#])
+            migrationError {
+                _ = try StateArchive<State>(file: url, schemaVersion: 2, migrations: pasted).load()
+            })
+        #expect(
+            next.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 2, adding: "count", value: 0)"#
+            ])
     }
 
     @Test func theDescriptionListsEveryChangeAndOneBlockToPaste() throws {

@@ -19,7 +19,9 @@ enum PastedMigrations {
         _ text: String, choices: [String: String?] = [:]
     ) throws -> [ArchiveMigration] {
         var lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard lines.first == "[", lines.last == "]" else { throw Unreadable(description: "not an array: \(text)") }
+        guard lines.first == "[", lines.last == "]" else {
+            throw Unreadable(description: "not an array: \(text)")
+        }
         lines = Array(lines.dropFirst().dropLast())
         var migrations: [ArchiveMigration] = []
         for line in lines {
@@ -65,12 +67,18 @@ enum PastedMigrations {
             return ArchiveMigration(from: version, removing: member, in: path)
         case "adding":
             guard let member = try string("adding") else { break }
-            if let json = try string("json") { return ArchiveMigration(from: version, adding: member, json: json, in: path) }
+            if let json = try string("json") {
+                return ArchiveMigration(from: version, adding: member, json: json, in: path)
+            }
             switch arguments.first(where: { $0.label == "value" })?.value {
-            case .string(let text)?: return ArchiveMigration(from: version, adding: member, value: text, in: path)
-            case .bool(let flag)?: return ArchiveMigration(from: version, adding: member, value: flag, in: path)
+            case .string(let text)?:
+                return ArchiveMigration(from: version, adding: member, value: text, in: path)
+            case .bool(let flag)?:
+                return ArchiveMigration(from: version, adding: member, value: flag, in: path)
             case .number(let text)?:
-                if let integer = Int(text) { return ArchiveMigration(from: version, adding: member, value: integer, in: path) }
+                if let integer = Int(text) {
+                    return ArchiveMigration(from: version, adding: member, value: integer, in: path)
+                }
                 if let double = Double(text) {
                     return ArchiveMigration(from: version, adding: member, value: double, in: path)
                 }
@@ -133,7 +141,9 @@ enum PastedMigrations {
             if index < text.count, text[index] == "\"" || text[index] == "#" { return .string(try string()) }
             let start = index
             while index < text.count, "-+.0123456789eE".contains(text[index]) { index += 1 }
-            guard index > start else { throw Unreadable(description: "no value at \(String(text[start...]))") }
+            guard index > start else {
+                throw Unreadable(description: "no value at \(String(text[start...]))")
+            }
             return .number(String(text[start..<index]))
         }
 
