@@ -269,6 +269,10 @@ final class FillSession: @unchecked Sendable {
     /// The objects holding a member renamed to an optional, each place once.
     var renamedToOptionals: [DefaultFilling.UnreadMembers] = []
     private var renamedPlaces: Set<String> = []
+    /// Per type: the members its own encoding was seen to write, which are never old names, and
+    /// the members it was encoded to look for.
+    private var written: [ObjectIdentifier: Set<String>] = [:]
+    private var asked: [ObjectIdentifier: Set<String>] = [:]
     /// How many more objects a checking decode looks at.
     private var objectsLeft = DefaultFilling.Sample.objects
     /// Per key type: whether it is a dictionary's.
@@ -348,16 +352,14 @@ final class FillSession: @unchecked Sendable {
         // like: loading would hide the old value. Members the type's own encoding writes are not
         // old names.
         if !unknown.isEmpty {
-            let written = Self.membersWritten(by: value)
-            let groups = DefaultFilling.RenameGroup.groups(
-                of: members.lacking, unread: unknown.filter { !(written?.contains($0) ?? false) }
-            ) { valueType, old in decodes(valueType, member: old, in: archived) }
+            var groups = renameGroups(of: members, unread: unknown, in: archived, value: value)
             if groups.contains(where: { $0.kind == .filled }) {
                 throw DefaultFilling.UnreadMembers(codingPath: base.codingPath, owner: T.self, groups: groups)
             }
+            groups.removeAll { $0.kind != .optional }
             if !groups.isEmpty {
-                // Nothing was filled: the value is the one `JSONDecoder` decodes, so the decode goes
-                // on, to find every such place, and fails at its end.
+                // Only optionals read as nil: the value is the one the decode gives anyway, so the
+                // decode goes on, to find every such place, and fails at its end.
                 let place = MemberPath.generalized(base.codingPath + [AnyMemberKey(stringValue: "")])?.path
                 let key = "\(place ?? DefaultFilling.place(base.codingPath).joined()) \(groups.map(\.member))"
                 if renamedPlaces.insert(key).inserted {
@@ -382,14 +384,35 @@ final class FillSession: @unchecked Sendable {
         return value
     }
 
-    /// The names of the members `value`'s own encoding writes at its top level, or `nil` when it
-    /// cannot tell.
-    private static func membersWritten(by value: Any) -> Set<String>? {
+    /// The rename groups of an object that decoded as `value` while lacking `members`' filled
+    /// members and absent optionals: `unread` are the members of `archived` it neither knows nor
+    /// read. Members the type's own encoding writes are not old names.
+    private func renameGroups<T>(
+        of members: FilledMembers, unread: [String], in archived: KeyedDecodingContainer<AnyMemberKey>,
+        value: T
+    ) -> [DefaultFilling.RenameGroup] {
+        func grouped(_ unread: [String]) -> [DefaultFilling.RenameGroup] {
+            DefaultFilling.RenameGroup.groups(of: members.lacking, unread: unread) { valueType, old in
+                decodes(valueType, member: old, in: archived)
+            }
+        }
+        let type = ObjectIdentifier(T.self)
+        var groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        // An unread member of the lacking member's type: the type's own encoding may write it
+        // (a member for other readers of the file). A value is encoded to tell only for members
+        // not asked about before for its type.
+        let candidates = Set(groups.flatMap(\.candidates))
+        guard !candidates.isSubset(of: asked[type] ?? []) else { return groups }
+        asked[type, default: []].formUnion(candidates)
         guard let encodable = value as? any Encodable,
             let data = try? SnapshotCoder.makeJSONEncoder().encode(encodable),
-            case .object(let members)? = try? JSONValue(parsing: data)
-        else { return nil }
-        return Set(members.keys)
+            case .object(let writes)? = try? JSONValue(parsing: data)
+        else { return groups }
+        written[type, default: []].formUnion(writes.keys)
+        if !candidates.isDisjoint(with: writes.keys) {
+            groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        }
+        return groups
     }
 
     /// The JSON of a value made by `type`'s `init()`, and the scope under which members read from
@@ -446,9 +469,9 @@ final class FillSession: @unchecked Sendable {
     func decodes<Value: Decodable>(
         _ valueType: Value.Type, member old: String, in raw: KeyedDecodingContainer<AnyMemberKey>
     ) -> Bool {
-        let saved = (lastMissing, lastFailed, renamedToOptionals.count, objectsLeft)
+        let saved = (lastMissing, lastFailed, renamedToOptionals.count, objectsLeft, renamedPlaces)
         defer {
-            (lastMissing, lastFailed, objectsLeft) = (saved.0, saved.1, saved.3)
+            (lastMissing, lastFailed, objectsLeft, renamedPlaces) = (saved.0, saved.1, saved.3, saved.4)
             renamedToOptionals.removeSubrange(saved.2...)
         }
         guard let decoder = try? raw.superDecoder(forKey: AnyMemberKey(stringValue: old)) else {

@@ -160,9 +160,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///         .appendingPathComponent("ExpenseState.json"),
     ///     schemaVersion: 2,
     ///     migrations: [
-    ///         ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
     ///         ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
     ///         ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+    ///         ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
     ///     ])
     /// ```
     ///
@@ -211,7 +211,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             do throws(PersistenceError) {
                 var state: State?
                 if let data = try backend.read(limit: sizeLimit) {
-                    state = try decodeKeepingJSON(data, defaultState: defaultState).state
+                    state = try decode(data, defaultState: defaultState)
                 }
                 sharedLocation.holdsUnreadableData = false
                 return state
@@ -423,6 +423,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         case strings(Int)
         /// An archive an earlier version wrote, which does not say: read as writing none first.
         case unknown
+    }
+
+    private func decode(_ data: Data, defaultState: () -> State? = { nil }) throws(PersistenceError) -> State
+    {
+        try decodeKeepingJSON(data, defaultState: defaultState).state
     }
 
     /// The state in `data`, and the JSON of the state it was decoded from, after migrations.
