@@ -6,7 +6,8 @@ import Foundation
 /// makes of it, changes the archived state the way the advised migration would (or, where that
 /// migration needs a value only the app knows, with a stand-in value of the right type), and
 /// decodes again, until the state decodes, nothing more can be changed, or ``roundLimit`` decodes
-/// have run. It runs only after a load has failed, on a copy of the archived state.
+/// have run. It runs only after a load has failed, on a copy of the archived state, held as a
+/// ``JSONValue`` so that every value it does not change keeps its text.
 struct MigrationSurvey {
     /// The most decodes one survey runs.
     static let roundLimit = 32
@@ -20,15 +21,13 @@ struct MigrationSurvey {
 
     /// The changes `state` (the archived state, after the registered migrations) needs, in the
     /// order they were found; empty when it decodes as it is.
-    func problems(in state: [String: Any], numberTexts: NumberTexts) -> [PersistenceError.MigrationProblem] {
+    func problems(in state: JSONValue) -> [PersistenceError.MigrationProblem] {
         var state = state
         var findings: [MigrationAdvice.Finding] = []
         var seen: Set<String> = []
         var ending: String?
         rounds: for round in 0...Self.roundLimit {
-            guard let json = try? JSONValue(foundationObject: state, at: "state", keeping: numberTexts) else {
-                break
-            }
+            let json = state
             let data = json.data
             let error: any Error
             do {
@@ -139,28 +138,28 @@ struct MigrationSurvey {
         }
     }
 
-    /// Changes `state` as `fix` says; `false` when it cannot, for want of a stand-in value.
-    private func apply(_ fix: MigrationAdvice.Fix, to state: inout [String: Any]) -> Bool {
-        var numberTexts = NumberTexts()
+    /// Changes `state` as `fix` says, as the member migration of the same name changes a state;
+    /// `false` when it cannot, for want of a stand-in value.
+    private func apply(_ fix: MigrationAdvice.Fix, to state: inout JSONValue) -> Bool {
         switch fix {
         case .nothing:
-            break
+            return true
         case .rename(let old, let new, let object):
             guard let steps = MemberPath.steps(of: object) else { return false }
-            try? MemberPath.forEachObject(at: steps, in: &state) { object in
-                if let value = object.removeValue(forKey: old) { object[new] = value }
+            state.forEachObject(at: steps[...]) { members in
+                if let value = members.removeValue(forKey: old) { members[new] = value }
             }
         case .add(let member, let value, let object):
             guard let steps = MemberPath.steps(of: object) else { return false }
-            try? MemberPath.forEachObject(at: steps, in: &state) { object in
-                if object[member] == nil { object[member] = value.foundationObject(recording: &numberTexts) }
+            state.forEachObject(at: steps[...]) { members in
+                if members[member] == nil { members[member] = value }
             }
         case .addValue(let type, let member, let object):
             guard let steps = MemberPath.steps(of: object),
                 let value = StandIn(decoder: decoder).value(of: type, hints: [])
             else { return false }
-            try? MemberPath.forEachObject(at: steps, in: &state) { object in
-                if object[member] == nil { object[member] = value.foundationObject(recording: &numberTexts) }
+            state.forEachObject(at: steps[...]) { members in
+                if members[member] == nil { members[member] = value }
             }
         case .replace(let member, let levels, let type, let object, let place):
             guard let steps = MemberPath.steps(of: object) else { return false }
@@ -179,11 +178,9 @@ struct MigrationSurvey {
                 // A number that does not fit: 0 fits every number type.
                 value = .number("0")
             }
-            try? MemberPath.forEachObject(at: steps, in: &state) { object in
-                guard let old = object[member] else { return }
-                object[member] = Self.replacing(old, levels: levels) {
-                    value.foundationObject(recording: &numberTexts)
-                }
+            state.forEachObject(at: steps[...]) { members in
+                guard let old = members[member] else { return }
+                members[member] = old.replacingElements(levels: levels, with: value)
             }
         }
         return true
@@ -192,37 +189,27 @@ struct MigrationSurvey {
     /// Up to 16 different values of `member` in the objects at `steps` (each of its elements,
     /// `levels` down).
     private static func values(
-        of member: String, levels: Int, at steps: [MemberPath.Step], in state: [String: Any]
+        of member: String, levels: Int, at steps: [MemberPath.Step], in state: JSONValue
     ) -> [JSONValue] {
         var found: [JSONValue] = []
-        var copy = state
-        func collect(_ value: Any, levels: Int) {
+        func collect(_ value: JSONValue, levels: Int) {
             guard found.count < 16 else { return }
-            if levels == 0 {
-                if let json = try? JSONValue(foundationObject: value, at: "state"), !found.contains(json) {
-                    found.append(json)
-                }
-            } else if let array = value as? [Any] {
-                for element in array { collect(element, levels: levels - 1) }
-            } else if let object = value as? [String: Any] {
-                for key in object.keys.sorted() { collect(object[key]!, levels: levels - 1) }
+            switch (levels, value) {
+            case (0, _):
+                if !found.contains(value) { found.append(value) }
+            case (_, .array(let elements)):
+                for element in elements { collect(element, levels: levels - 1) }
+            case (_, .object(let members)):
+                for key in members.keys.sorted() { collect(members[key]!, levels: levels - 1) }
+            default:
+                break
             }
         }
-        try? MemberPath.forEachObject(at: steps, in: &copy) { object in
-            if let value = object[member] { collect(value, levels: levels) }
+        var copy = state
+        copy.forEachObject(at: steps[...]) { members in
+            if let value = members[member] { collect(value, levels: levels) }
         }
         return found
-    }
-
-    /// `value` with each of its elements `levels` arrays or dictionaries down replaced by what
-    /// `make` returns; `value` itself when `levels` is 0.
-    private static func replacing(_ value: Any, levels: Int, with make: () -> Any) -> Any {
-        guard levels > 0 else { return make() }
-        if let array = value as? [Any] { return array.map { replacing($0, levels: levels - 1, with: make) } }
-        if let object = value as? [String: Any] {
-            return object.mapValues { replacing($0, levels: levels - 1, with: make) }
-        }
-        return value
     }
 }
 
@@ -385,6 +372,58 @@ extension JSONValue {
             return .object(members)
         default:
             return nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// Runs `body` on the members of every object at `steps` below this value, as
+    /// ``MemberPath/forEachObject(at:in:_:)`` does on a migration's state.
+    mutating func forEachObject(
+        at steps: ArraySlice<MemberPath.Step>, _ body: (inout [String: JSONValue]) -> Void
+    ) {
+        switch (steps.first, self) {
+        case (nil, .object(var members)):
+            // One reference to the storage, so that the change is made in place.
+            self = .null
+            body(&members)
+            self = .object(members)
+        case (.member(let name)?, .object(var members)):
+            guard var child = members[name] else { return }
+            self = .null
+            members[name] = .null
+            child.forEachObject(at: steps.dropFirst(), body)
+            members[name] = child
+            self = .object(members)
+        case (.each?, .array(var elements)):
+            self = .null
+            for index in elements.indices { elements[index].forEachObject(at: steps.dropFirst(), body) }
+            self = .array(elements)
+        case (.each?, .object(var members)):
+            self = .null
+            for key in Array(members.keys) {
+                guard var child = members[key] else { continue }
+                members[key] = .null
+                child.forEachObject(at: steps.dropFirst(), body)
+                members[key] = child
+            }
+            self = .object(members)
+        default:
+            break
+        }
+    }
+
+    /// This value with each of its elements `levels` arrays or objects down replaced by
+    /// `replacement`; `replacement` itself when `levels` is 0.
+    func replacingElements(levels: Int, with replacement: JSONValue) -> JSONValue {
+        guard levels > 0 else { return replacement }
+        switch self {
+        case .array(let elements):
+            return .array(elements.map { $0.replacingElements(levels: levels - 1, with: replacement) })
+        case .object(let members):
+            return .object(members.mapValues { $0.replacingElements(levels: levels - 1, with: replacement) })
+        default:
+            return self
         }
     }
 }

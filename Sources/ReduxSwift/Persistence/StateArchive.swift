@@ -455,13 +455,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 case .object(let envelope)? = try? JSONValue(parsing: data),
                 let archived = envelope["state"]
             else { throw failure(.load, kind) }
-            var numberTexts = NumberTexts()
-            guard let state = archived.foundationObject(recording: &numberTexts) as? [String: Any] else {
-                throw failure(.load, kind)
-            }
             throw needsMigration(
-                kind, state: state, numberTexts: numberTexts, floats: floats, migrated: false,
-                defaultState: defaultState)
+                kind, state: archived, floats: floats, migrated: false, defaultState: defaultState)
         }
         if let state = envelope.state { return (state, nil) }
         if envelope.schemaVersion > schemaVersion {
@@ -474,8 +469,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// every change a ``MigrationSurvey`` finds in `state`, the archived state after the
     /// registered migrations.
     private func needsMigration(
-        _ first: PersistenceError.Kind, state: [String: Any], numberTexts: NumberTexts, floats: ArchiveFloats,
-        migrated: Bool, defaultState: () -> State?
+        _ first: PersistenceError.Kind, state: JSONValue, floats: ArchiveFloats, migrated: Bool,
+        defaultState: () -> State?
     ) -> PersistenceError {
         let lenient: JSONDecoder
         let decode: (Data) throws -> Void
@@ -496,8 +491,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let context = MigrationAdvice.Context(
             version: schemaVersion, stateType: State.self, codingPathPrefix: 0, migrated: migrated,
             defaults: DefaultStateValues(defaultState))
-        let problems = MigrationSurvey(context: context, decode: decode, decoder: lenient)
-            .problems(in: state, numberTexts: numberTexts)
+        let problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
         guard let problem = problems.first else { return failure(.load, first) }
         return PersistenceError(
             .needsMigration(path: problem.path, detail: problem.detail, migration: problem.migration),
@@ -564,12 +558,12 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 data in
                 _ = try decodeFillingDefaults(State.self, from: data, floats: floats)
             }
+            let first = MigrationAdvice.kind(
+                for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
+                codingPathPrefix: 0, migrated: true)
+            guard let state = try? JSONValue(parsing: migrated) else { throw failure(.load, first) }
             throw needsMigration(
-                MigrationAdvice.kind(
-                    for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
-                    codingPathPrefix: 0, migrated: true),
-                state: state, numberTexts: numberTexts, floats: floats, migrated: true,
-                defaultState: defaultState)
+                first, state: state, floats: floats, migrated: true, defaultState: defaultState)
         }
     }
 
