@@ -48,14 +48,15 @@
 ///   how `JSONEncoder` saves `nil`. Filling it would turn a saved `nil` into the default.
 /// - A load that fills a member refuses an archive whose object there holds a member the type
 ///   neither knows nor reads, when that member's value reads as a value of the filled member's
-///   type: that is what a rename looks like, and filling would hide the old value. The error,
+///   type: that is what a rename looks like, and filling would hide the old value. An optional the
+///   archive lacks beside such a member is refused the same way, since reading it as `nil` would
+///   lose the old value. The error,
 ///   ``PersistenceError/Kind/needsMigration(path:detail:migration:)``, shows the migration that
 ///   renames it, and the one that removes it, for a property removed in the same update as one of
-///   the same type was added.
-/// - A rename that also changes the type, or that renames to an optional, cannot be told from a
-///   removal and an addition, so it loads, without the old value. Keep archives of released
-///   versions as fixtures: ``StateArchive/loadFixture(at:)`` fails on any value the current types
-///   drop.
+///   the same type was added; when several members could be the old name, it asks which.
+/// - A rename that also changes the type cannot be told from a removal and an addition, so it
+///   loads, without the old value. Keep archives of released versions as fixtures:
+///   ``StateArchive/loadFixture(at:)`` fails on any value the current types drop.
 ///
 /// Loads that need no filling decode exactly as `JSONDecoder` does; the first save after a filled
 /// load writes the complete state. Other changes need nothing either: a new enum case, a

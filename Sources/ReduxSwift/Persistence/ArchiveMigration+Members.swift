@@ -1,3 +1,5 @@
+import Foundation
+
 /// One-line migrations of the common changes: a member renamed, removed, added or converted, in
 /// every object at a path.
 ///
@@ -18,7 +20,8 @@
 /// ```
 ///
 /// When a load needs a migration, its ``PersistenceError/Kind/needsMigration(path:detail:migration:)``
-/// error shows the line to add.
+/// error shows the line to add, and ``PersistenceError/suggestedMigrations`` the lines for every
+/// change the load found.
 extension ArchiveMigration {
     /// Creates a migration that renames the member `old` to `new` in every object at `path`.
     ///
@@ -71,6 +74,38 @@ extension ArchiveMigration {
         self.init(from: version) { state in
             try MemberPath.forEachObject(at: steps, in: &state) { object in
                 if object[member] == nil { object[member] = value }
+            }
+        }
+    }
+
+    /// Creates a migration that adds the member `member`, holding the value written as JSON in
+    /// `json`, to every object at `path` that lacks it.
+    ///
+    /// ```swift
+    /// ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")
+    /// ArchiveMigration(from: 1, adding: "limits", json: #"{"daily":50,"currency":"EUR"}"#)
+    /// ```
+    ///
+    /// The JSON is the member's value as the state's own encoding writes it, which is how a
+    /// ``PersistenceError/migrationProblems`` entry shows an array, an object or `null`. Each
+    /// object gets its own copy.
+    ///
+    /// - Precondition: `json` is valid JSON, and `path` is well formed (see
+    ///   ``init(from:renaming:to:in:)``). The program stops otherwise.
+    public init(from version: Int, adding member: String, json: String, in path: String = "") {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: Data(json.utf8))
+        } catch {
+            preconditionFailure(
+                "ArchiveMigration(from:adding:json:in:) got \(json), which is not JSON: \(error)")
+        }
+        let steps = MemberPath.parse(path)
+        self.init(from: version) { state in
+            try MemberPath.forEachObject(at: steps, in: &state) { object in
+                guard object[member] == nil else { return }
+                var numberTexts = NumberTexts()
+                object[member] = value.foundationObject(recording: &numberTexts)
             }
         }
     }
@@ -248,7 +283,13 @@ enum MemberPath {
     /// Whether `key` is a dictionary's key rather than a member a type declares: the key types of
     /// the standard library's `Dictionary` coding and of `JSONDecoder`'s own.
     static func isDictionaryKey(_ key: any CodingKey) -> Bool {
-        key.stringValue != "super" && dictionaryKeyTypes.contains(String(describing: type(of: key)))
+        key.stringValue != "super" && isDictionaryKeyType(type(of: key))
+    }
+
+    /// Whether `keys` is the key type of the standard library's `Dictionary` coding or of
+    /// `JSONDecoder`'s own.
+    static func isDictionaryKeyType(_ keys: any CodingKey.Type) -> Bool {
+        dictionaryKeyTypes.contains(String(describing: keys))
     }
 
     private static let dictionaryKeyTypes: Set<String> = ["_DictionaryCodingKey", "_JSONKey", "_CodingKey"]

@@ -85,8 +85,9 @@ public struct ArchiveMigration: Sendable {
     /// }
     /// ```
     ///
-    /// A ``StateArchive`` takes at most one migration from each version, each from a version below
-    /// its schema version; its initializer stops the program otherwise.
+    /// A ``StateArchive`` takes migrations from versions below its schema version (its initializer
+    /// stops the program otherwise), any number from each, and runs those from one version in the
+    /// order given.
     ///
     /// - Parameters:
     ///   - version: The schema version the archived state has before this migration runs.

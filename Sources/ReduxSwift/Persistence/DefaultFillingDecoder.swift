@@ -6,25 +6,93 @@ import Foundation
 /// It wraps the `Decoder` of a `JSONDecoder` decode: every value of a type `JSONDecoder` decodes
 /// itself (numbers, strings, `Date`, `Data`, `URL`, `Decimal`) is decoded by it, with its
 /// strategies; every other value gets a wrapped decoder for its own place, so the filling reaches
-/// any depth. A load uses it only after `JSONDecoder` alone reported a missing key.
+/// any depth. A load fills with it only after `JSONDecoder` alone reported a missing key.
+///
+/// Both ways of decoding look for renames: a member the type lacks (filled, or an optional read as
+/// `nil`) while the archived object holds one the type neither knows nor reads, whose value reads
+/// as the lacking member's type, is what a rename looks like, and loading would lose the old value.
 enum DefaultFilling {
     /// The `userInfo` key under which the decode's ``FillSession`` travels.
     static let sessionKey = CodingUserInfoKey(rawValue: "ReduxSwift.DefaultFilling.session")!
 
-    /// Decodes `T` from `data` with `decoder`'s strategies, filling missing members.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, like decoder: JSONDecoder) throws -> T {
+    /// How a decode treats what the archive lacks.
+    enum Mode {
+        /// Members that ``ArchiveDefaults`` types lack take their defaults, and every object is
+        /// looked at for renames.
+        case filling
+        /// Nothing is filled: the value is what `JSONDecoder` decodes, or its error. A sample of the
+        /// objects is looked at for a member renamed to an optional (see ``Sample``); the rest is
+        /// decoded by `JSONDecoder` alone, so that a load costs about what `JSONDecoder` costs.
+        case checking
+    }
+
+    /// Which objects a ``Mode/checking`` decode looks at: those of the first few levels, and of
+    /// each array and dictionary the first elements and a few spread over the rest, up to a total.
+    enum Sample {
+        /// Elements looked at first in each array or dictionary.
+        static let first = 8
+        /// Elements looked at further on in each array, evenly spread.
+        static let spread = 8
+        /// Objects looked at in all.
+        static let objects = 2048
+        /// The deepest level looked at, in coding-path components.
+        static let depth = 48
+
+        /// Whether element `index` of `count` is looked at.
+        static func includes(_ index: Int, of count: Int?) -> Bool {
+            if index < first { return true }
+            guard let count, count > first + spread else { return false }
+            return index % (count / spread) == 0
+        }
+    }
+
+    /// Decodes `T` from `data` with `decoder`'s strategies, filling missing members in the
+    /// ``Mode/filling`` mode.
+    ///
+    /// - Throws: ``Failure``, wrapping what `JSONDecoder` or the types threw, or
+    ///   ``RenamedToOptional`` when the value decoded but an object holds a member renamed to an
+    ///   optional.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, like decoder: JSONDecoder, mode: Mode = .filling
+    ) throws -> T {
         let filling = JSONDecoder()
         filling.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
         filling.dateDecodingStrategy = decoder.dateDecodingStrategy
         filling.dataDecodingStrategy = decoder.dataDecodingStrategy
         filling.keyDecodingStrategy = decoder.keyDecodingStrategy
         filling.userInfo = decoder.userInfo
-        let session = FillSession(decoder: decoder)
+        let session = FillSession(decoder: decoder, mode: mode)
         filling.userInfo[sessionKey] = session
+        let value: T
         do {
-            return try filling.decode(Root<T>.self, from: data).value
+            value = try filling.decode(Root<T>.self, from: data).value
         } catch {
-            throw Failure(underlying: error, missing: session.lastMissing)
+            throw Failure(
+                underlying: error, missing: session.lastMissing, failed: session.lastFailed,
+                renamedToOptionals: session.renamedToOptionals)
+        }
+        guard session.renamedToOptionals.isEmpty else {
+            throw Failure(
+                underlying: RenamedToOptional(), missing: nil, failed: nil,
+                renamedToOptionals: session.renamedToOptionals)
+        }
+        return value
+    }
+
+    /// Thrown for a value that decoded while an object holds a member renamed to an optional; the
+    /// ``Failure`` that wraps it lists them.
+    struct RenamedToOptional: Error, CustomStringConvertible {
+        var description: String { "a member was renamed to an optional, which would load as nil" }
+    }
+
+    /// The context of a `DecodingError`, or `nil` for another error.
+    static func context(of error: any Error) -> DecodingError.Context? {
+        switch error {
+        case DecodingError.keyNotFound(_, let context), DecodingError.typeMismatch(_, let context),
+            DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            return context
+        default:
+            return nil
         }
     }
 
@@ -33,26 +101,93 @@ enum DefaultFilling {
         (error as? Failure)?.underlying ?? error
     }
 
-    /// Why a filling decode failed, with what it knows of a missing member.
+    /// Why a decode failed, with what it knows of the cause.
     struct Failure: Error {
         /// What `JSONDecoder`, the state's own code or the filling threw.
         let underlying: any Error
         /// The last member that was missing with no default; the cause when `underlying` is its
         /// `keyNotFound`.
         let missing: MissingMember?
+        /// The last value that failed to decode, with its type: the cause when its place is the
+        /// place `underlying` names.
+        let failed: FailedValue?
+        /// The objects found holding a member renamed to an optional before the decode ended,
+        /// each place once.
+        let renamedToOptionals: [UnreadMembers]
     }
 
     /// A member an archive lacks, which the type that reads it has no default for.
-    struct MissingMember {
+    ///
+    /// `@unchecked Sendable`, as ``FailedValue`` and ``RenameGroup`` are, because it names a
+    /// `Decodable` metatype and travels in an error. The invariant that makes it safe: the load
+    /// whose decode made it reads it on the same thread, and uses the type only as that decode did.
+    struct MissingMember: @unchecked Sendable {
         let owner: Any.Type
         /// Whether `owner` is an ``ArchiveDefaults`` type, whose `init()` gave no value for it.
         let ownerIsDefaultsType: Bool
         let member: String
-        let valueType: Any.Type
+        let valueType: any Decodable.Type
         let codingPath: [any CodingKey]
-        /// A member of the archived object that the type does not know, whose value reads as a
-        /// `valueType`: likely the member's name before a rename.
-        let renamedFrom: String?
+        /// The members of the same object that may have been renamed, `member`'s own among them
+        /// when it may have been: the object's members that the type lacks (this one, the ones
+        /// filled and the optionals read as `nil` before it), each with the unread members whose
+        /// values read as its type.
+        let renames: [RenameGroup]
+    }
+
+    /// A value that failed to decode: its type, and its place as ``place(_:)`` writes it.
+    /// (`@unchecked Sendable` for the reason and with the invariant ``MissingMember`` gives.)
+    struct FailedValue: @unchecked Sendable {
+        let type: any Decodable.Type
+        let place: [String]
+    }
+
+    /// A coding path's keys, with array positions told apart from names, to compare places.
+    static func place(_ codingPath: [any CodingKey]) -> [String] {
+        codingPath.map { MemberPath.isPosition($0) ? "[\($0.intValue ?? 0)]" : "." + $0.stringValue }
+    }
+
+    /// A member an object lacks, with the unread members of the object that may be its name
+    /// before a rename. (`@unchecked Sendable` for the reason and with the invariant
+    /// ``MissingMember`` gives.)
+    struct RenameGroup: @unchecked Sendable {
+        /// How the type read the member it lacks.
+        enum Kind {
+            /// Taken from the ``ArchiveDefaults`` type's `init()`.
+            case filled
+            /// An optional, read as `nil`.
+            case optional
+            /// Missing, with no default: the decode failed on it.
+            case missing
+        }
+
+        let member: String
+        /// The member's type; for an optional, the type it wraps.
+        let valueType: any Decodable.Type
+        let kind: Kind
+        /// The unread members whose values read as `valueType`, by name.
+        let candidates: [String]
+        /// Whether `candidates` is one member that no other member the object lacks could take:
+        /// only then does the archive tell which member was renamed to which.
+        let isCertain: Bool
+
+        /// The groups of `lacking`, the members an object lacks, in the order the type read
+        /// them; `reads` tells whether an unread member's value reads as a lacking member's type.
+        static func groups(
+            of lacking: [(name: String, valueType: any Decodable.Type, kind: Kind)], unread: [String],
+            reads: (any Decodable.Type, String) -> Bool
+        ) -> [RenameGroup] {
+            guard !unread.isEmpty else { return [] }
+            let candidates = lacking.map { member in unread.filter { reads(member.valueType, $0) } }
+            var takers: [String: Int] = [:]
+            for names in candidates { for name in names { takers[name, default: 0] += 1 } }
+            return zip(lacking, candidates).compactMap { member, names in
+                guard !names.isEmpty else { return nil }
+                return RenameGroup(
+                    member: member.name, valueType: member.valueType, kind: member.kind, candidates: names,
+                    isCertain: names.count == 1 && takers[names[0]] == 1)
+            }
+        }
     }
 
     /// Thrown where a container has no view of its object's every member.
@@ -92,31 +227,32 @@ enum DefaultFilling {
         return false
     }
 
-    /// A load filled `filled` from the type's defaults, but the archive's object there also holds
-    /// `unread`, which the type did not read: a rename, or a removal beside an addition.
+    /// An object lacks members (filled from the type's defaults, or optionals read as `nil`)
+    /// while it holds members the type does not read whose values read as their types: a rename,
+    /// or a removal beside an addition.
     struct UnreadMembers: Error, CustomStringConvertible {
         let codingPath: [any CodingKey]
-        let typeName: String
-        let filled: [String]
-        let unread: [String]
+        let owner: Any.Type
+        let groups: [RenameGroup]
 
         var description: String {
-            "\(typeName) has no value for \(Self.list(filled)) in the archive, which holds "
-                + "\(Self.list(unread)) there, unread by \(typeName)"
-        }
-
-        static func list(_ names: [String]) -> String {
-            names.map { "\"\($0)\"" }.joined(separator: ", ")
+            let lacking = groups.map { "\"\($0.member)\"" }.joined(separator: ", ")
+            let unread = Set(groups.flatMap(\.candidates)).sorted().map { "\"\($0)\"" }.joined(
+                separator: ", ")
+            return "\(String(reflecting: owner)) has no value for \(lacking) in the archive, which holds "
+                + "\(unread) there, unread by it"
         }
     }
 }
 
-/// The bookkeeping of one filling decode.
+/// The bookkeeping of one filling or checking decode.
 ///
 /// `@unchecked Sendable` because it travels in a `JSONDecoder`'s `userInfo`, which asks for
 /// `Sendable` values. The invariant that makes it safe: a session is created for one call of
-/// ``DefaultFilling/decode(_:from:like:)`` and used only by that decode, on the thread running it.
+/// ``DefaultFilling/decode(_:from:like:mode:)`` and used only by that decode, on the thread
+/// running it.
 final class FillSession: @unchecked Sendable {
+    let mode: DefaultFilling.Mode
     private let decoder: JSONDecoder
     /// Reads members of defaults values, with the archive decoder's strategies.
     private let probe: JSONDecoder
@@ -128,6 +264,19 @@ final class FillSession: @unchecked Sendable {
     private var values: [MemberKey: Any] = [:]
     /// The last member found missing with no default, for the error's explanation.
     var lastMissing: DefaultFilling.MissingMember?
+    /// The last value that failed to decode, for the error's explanation.
+    var lastFailed: DefaultFilling.FailedValue?
+    /// The objects holding a member renamed to an optional, each place once.
+    var renamedToOptionals: [DefaultFilling.UnreadMembers] = []
+    private var renamedPlaces: Set<String> = []
+    /// Per type: the members its own encoding was seen to write, which are never old names, and
+    /// the members it was encoded to look for.
+    private var written: [ObjectIdentifier: Set<String>] = [:]
+    private var asked: [ObjectIdentifier: Set<String>] = [:]
+    /// How many more objects a checking decode looks at.
+    private var objectsLeft = DefaultFilling.Sample.objects
+    /// Per key type: whether it is a dictionary's.
+    private var dictionaryKeyTypes: [ObjectIdentifier: Bool] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -141,7 +290,8 @@ final class FillSession: @unchecked Sendable {
         let valueType: ObjectIdentifier
     }
 
-    init(decoder: JSONDecoder) {
+    init(decoder: JSONDecoder, mode: DefaultFilling.Mode) {
+        self.mode = mode
         self.decoder = decoder
         probe = JSONDecoder()
         probe.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
@@ -150,24 +300,73 @@ final class FillSession: @unchecked Sendable {
         probe.userInfo = decoder.userInfo
     }
 
+    /// Whether a checking decode leaves the value at element `index` of `count` (`nil` for one
+    /// that is not an element) and `depth` to `JSONDecoder` alone; never in a filling decode.
+    func decodesNatively(index: Int?, of count: Int? = nil, depth: @autoclosure () -> Int) -> Bool {
+        guard mode == .checking else { return false }
+        if objectsLeft <= 0 { return true }
+        if let index, !DefaultFilling.Sample.includes(index, of: count) { return true }
+        return depth() >= DefaultFilling.Sample.depth
+    }
+
+    /// Whether `keys` is the key type of a dictionary rather than of a type's members.
+    func isDictionaryKeyType(_ keys: any CodingKey.Type) -> Bool {
+        let id = ObjectIdentifier(keys)
+        if let known = dictionaryKeyTypes[id] { return known }
+        let isDictionary = MemberPath.isDictionaryKeyType(keys)
+        dictionaryKeyTypes[id] = isDictionary
+        return isDictionary
+    }
+
+    /// Notes that a value of `type` at `codingPath` failed to decode.
+    func noteFailure(of type: any Decodable.Type, at codingPath: [any CodingKey]) {
+        lastFailed = DefaultFilling.FailedValue(type: type, place: DefaultFilling.place(codingPath))
+    }
+
     /// Decodes a value of `type` from `base`, the `JSONDecoder` decoder of its place.
     func decode<T: Decodable>(_ type: T.Type, from base: any Decoder) throws -> T {
-        let defaultsType = T.self as? any ArchiveDefaults.Type
+        let defaultsType = mode == .filling ? T.self as? any ArchiveDefaults.Type : nil
         let members = FilledMembers(
             owner: T.self, isDefaultsType: defaultsType != nil,
             source: defaultsType.map { .type($0, self) } ?? .none)
-        let value = try T(from: FillingDecoder(base: base, session: self, members: members))
-        guard !members.filled.isEmpty else { return value }
-        // A member filled while the archived object holds one the type does not know, of the
-        // filled member's type, is what a rename looks like: filling would hide the old value.
-        let archived = try base.container(keyedBy: AnyMemberKey.self)
+        if mode == .checking { objectsLeft -= 1 }
+        let value: T
+        do {
+            value = try T(from: FillingDecoder(base: base, session: self, members: members))
+        } catch {
+            // The type's own code refused the value it was given, such as an enum a case it lacks.
+            if let context = DefaultFilling.context(of: error),
+                DefaultFilling.place(context.codingPath) == DefaultFilling.place(base.codingPath)
+            {
+                noteFailure(of: T.self, at: base.codingPath)
+            }
+            throw error
+        }
+        guard !members.filled.isEmpty || !members.absentOptionals.isEmpty,
+            let archived = try? base.container(keyedBy: AnyMemberKey.self)
+        else { return value }
         let names = archived.allKeys.map(\.stringValue)
         let unknown = members.unknown(in: names)
-        for old in unknown {
-            for filled in members.filled where decodes(filled.valueType, member: old, in: archived) {
-                throw DefaultFilling.UnreadMembers(
-                    codingPath: base.codingPath, typeName: String(reflecting: T.self), filled: [filled.name],
-                    unread: [old])
+        // A member the type lacks (filled, or an optional read as nil) while the archived object
+        // holds one the type does not read, of the lacking member's type, is what a rename looks
+        // like: loading would hide the old value. Members the type's own encoding writes are not
+        // old names.
+        if !unknown.isEmpty {
+            var groups = renameGroups(of: members, unread: unknown, in: archived, value: value)
+            if groups.contains(where: { $0.kind == .filled }) {
+                throw DefaultFilling.UnreadMembers(codingPath: base.codingPath, owner: T.self, groups: groups)
+            }
+            groups.removeAll { $0.kind != .optional }
+            if !groups.isEmpty {
+                // Only optionals read as nil: the value is the one the decode gives anyway, so the
+                // decode goes on, to find every such place, and fails at its end.
+                let place = MemberPath.generalized(base.codingPath + [AnyMemberKey(stringValue: "")])?.path
+                let key = "\(place ?? DefaultFilling.place(base.codingPath).joined()) \(groups.map(\.member))"
+                if renamedPlaces.insert(key).inserted {
+                    renamedToOptionals.append(
+                        DefaultFilling.UnreadMembers(
+                            codingPath: base.codingPath, owner: T.self, groups: groups))
+                }
             }
         }
         // An object none of whose members the type knows is not an older value of the type but a
@@ -183,6 +382,37 @@ final class FillSession: @unchecked Sendable {
                 ))
         }
         return value
+    }
+
+    /// The rename groups of an object that decoded as `value` while lacking `members`' filled
+    /// members and absent optionals: `unread` are the members of `archived` it neither knows nor
+    /// read. Members the type's own encoding writes are not old names.
+    private func renameGroups<T>(
+        of members: FilledMembers, unread: [String], in archived: KeyedDecodingContainer<AnyMemberKey>,
+        value: T
+    ) -> [DefaultFilling.RenameGroup] {
+        func grouped(_ unread: [String]) -> [DefaultFilling.RenameGroup] {
+            DefaultFilling.RenameGroup.groups(of: members.lacking, unread: unread) { valueType, old in
+                decodes(valueType, member: old, in: archived)
+            }
+        }
+        let type = ObjectIdentifier(T.self)
+        var groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        // An unread member of the lacking member's type: the type's own encoding may write it
+        // (a member for other readers of the file). A value is encoded to tell only for members
+        // not asked about before for its type.
+        let candidates = Set(groups.flatMap(\.candidates))
+        guard !candidates.isSubset(of: asked[type] ?? []) else { return groups }
+        asked[type, default: []].formUnion(candidates)
+        guard let encodable = value as? any Encodable,
+            let data = try? SnapshotCoder.makeJSONEncoder().encode(encodable),
+            case .object(let writes)? = try? JSONValue(parsing: data)
+        else { return groups }
+        written[type, default: []].formUnion(writes.keys)
+        if !candidates.isDisjoint(with: writes.keys) {
+            groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        }
+        return groups
     }
 
     /// The JSON of a value made by `type`'s `init()`, and the scope under which members read from
@@ -239,10 +469,16 @@ final class FillSession: @unchecked Sendable {
     func decodes<Value: Decodable>(
         _ valueType: Value.Type, member old: String, in raw: KeyedDecodingContainer<AnyMemberKey>
     ) -> Bool {
-        let saved = lastMissing
-        defer { lastMissing = saved }
+        let saved = (lastMissing, lastFailed, renamedToOptionals.count, objectsLeft, renamedPlaces)
+        defer {
+            (lastMissing, lastFailed, objectsLeft, renamedPlaces) = (saved.0, saved.1, saved.3, saved.4)
+            renamedToOptionals.removeSubrange(saved.2...)
+        }
         guard let decoder = try? raw.superDecoder(forKey: AnyMemberKey(stringValue: old)) else {
             return false
+        }
+        if DefaultFilling.isDecodedDirectly(Value.self) {
+            return (try? decoder.singleValueContainer().decode(Value.self)) != nil
         }
         return (try? decode(Value.self, from: decoder)) != nil
     }
@@ -295,6 +531,10 @@ final class FilledMembers {
     /// though it does not name them in its coding keys.
     var read: Set<String> = []
     var filled: [Filled] = []
+    /// Optional members the archived object lacks, read as `nil`, with the types they wrap.
+    var absentOptionals: [Filled] = []
+    /// How many values of a dictionary have been decoded, for a checking decode's sample.
+    private var valuesDecoded = 0
     /// The coding keys of the type's first keyed container, which tell the members it knows.
     var knownKeys: (any CodingKey.Type)?
 
@@ -334,6 +574,18 @@ final class FilledMembers {
     func tracksReads(with keys: any CodingKey.Type) -> Bool {
         guard let knownKeys else { return false }
         return ObjectIdentifier(knownKeys) != ObjectIdentifier(keys)
+    }
+
+    /// The position of the next value of a dictionary this object is.
+    func nextValueIndex() -> Int {
+        defer { valuesDecoded += 1 }
+        return valuesDecoded
+    }
+
+    /// The members the object lacks so far: filled, then optionals read as `nil`.
+    var lacking: [(name: String, valueType: any Decodable.Type, kind: DefaultFilling.RenameGroup.Kind)] {
+        filled.map { ($0.name, $0.valueType, .filled) }
+            + absentOptionals.map { ($0.name, $0.valueType, .optional) }
     }
 
     /// The archived members that the type neither knows nor read.
@@ -400,6 +652,20 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let raw: RawView
     /// Whether reads are recorded: the container's keys are not the type's own.
     let tracksReads: Bool
+    /// Whether the container reads a dictionary, whose values a checking decode samples.
+    let isDictionary: Bool
+
+    init(
+        base: KeyedDecodingContainer<Key>, session: FillSession, members: FilledMembers, raw: RawView,
+        tracksReads: Bool
+    ) {
+        self.base = base
+        self.session = session
+        self.members = members
+        self.raw = raw
+        self.tracksReads = tracksReads
+        isDictionary = session.mode == .checking && session.isDictionaryKeyType(Key.self)
+    }
 
     var codingPath: [any CodingKey] { base.codingPath }
     var allKeys: [Key] { base.allKeys }
@@ -422,22 +688,23 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func filling<T: Decodable>(_ type: T.Type, forKey key: Key, _ decode: () throws -> T) throws -> T
     {
         noteRead(key)
-        guard !base.contains(key) else { return try decode() }
+        guard session.mode == .filling, !base.contains(key) else { return try decode() }
         if let value = session.defaultValue(T.self, member: key.stringValue, in: members) {
             members.filled.append(FilledMembers.Filled(name: key.stringValue, valueType: T.self))
             return value
         }
         // `JSONDecoder`'s own error, unchanged, since the type's code may catch it; the session
         // remembers what was missing, and what it may have been renamed from, for the explanation.
-        var renamedFrom: String?
+        var renames: [DefaultFilling.RenameGroup] = []
         if let raw = try? raw.container() {
-            renamedFrom = members.unknown(in: raw.allKeys.map(\.stringValue)).first { old in
-                session.decodes(T.self, member: old, in: raw)
-            }
+            let unread = members.unknown(in: raw.allKeys.map(\.stringValue))
+            renames = DefaultFilling.RenameGroup.groups(
+                of: members.lacking + [(key.stringValue, T.self, .missing)], unread: unread
+            ) { valueType, old in session.decodes(valueType, member: old, in: raw) }
         }
         session.lastMissing = DefaultFilling.MissingMember(
             owner: members.owner, ownerIsDefaultsType: members.isDefaultsType, member: key.stringValue,
-            valueType: T.self, codingPath: base.codingPath, renamedFrom: renamedFrom)
+            valueType: T.self, codingPath: base.codingPath, renames: renames)
         return try decode()
     }
 
@@ -447,10 +714,74 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try filling(type, forKey: key) {
             // A missing member gets `JSONDecoder`'s own error.
             if DefaultFilling.isDecodedDirectly(T.self) || !base.contains(key) {
+                do {
+                    return try base.decode(type, forKey: key)
+                } catch {
+                    session.noteFailure(of: T.self, at: base.codingPath + [key])
+                    throw error
+                }
+            }
+            let index = isDictionary ? members.nextValueIndex() : nil
+            if session.decodesNatively(index: index, depth: base.codingPath.count) {
                 return try base.decode(type, forKey: key)
             }
             return try session.decode(T.self, from: base.superDecoder(forKey: key))
         }
+    }
+
+    /// Decodes an optional member as `JSONDecoder` does, noting it when the object lacks it.
+    private func present<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        noteRead(key)
+        guard base.contains(key) else {
+            members.absentOptionals.append(FilledMembers.Filled(name: key.stringValue, valueType: T.self))
+            return nil
+        }
+        if try base.decodeNil(forKey: key) { return nil }
+        return try decode(type, forKey: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try present(type, forKey: key)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try present(type, forKey: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -500,7 +831,19 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     /// Decodes an element; the protocol's `decode(_:)` for `Bool`, `String` and the number types too.
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // At the end, `JSONDecoder`'s own error.
-        if DefaultFilling.isDecodedDirectly(T.self) || base.isAtEnd { return try base.decode(type) }
+        if DefaultFilling.isDecodedDirectly(T.self) || base.isAtEnd {
+            let index = base.currentIndex
+            do {
+                return try base.decode(type)
+            } catch {
+                session.noteFailure(
+                    of: T.self, at: base.codingPath + [JSONPathComponent.index(index).codingKey])
+                throw error
+            }
+        }
+        if session.decodesNatively(index: base.currentIndex, of: base.count, depth: base.codingPath.count) {
+            return try base.decode(type)
+        }
         return try session.decode(T.self, from: base.superDecoder())
     }
 
@@ -545,7 +888,15 @@ struct FillingSingleValueContainer: SingleValueDecodingContainer {
 
     /// Decodes the value; the protocol's `decode(_:)` for `Bool`, `String` and the number types too.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if DefaultFilling.isDecodedDirectly(T.self) { return try base.decode(type) }
+        if DefaultFilling.isDecodedDirectly(T.self) {
+            do {
+                return try base.decode(type)
+            } catch {
+                session.noteFailure(of: T.self, at: base.codingPath)
+                throw error
+            }
+        }
+        if session.decodesNatively(index: nil, depth: base.codingPath.count) { return try base.decode(type) }
         return try session.decode(T.self, from: decoder)
     }
 }

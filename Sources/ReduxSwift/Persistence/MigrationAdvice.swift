@@ -1,14 +1,106 @@
 import Foundation
 
-/// Turns the error of a state that does not decode from its archive into
-/// ``PersistenceError/Kind/needsMigration(path:detail:migration:)``: where, why, and the one-line
-/// ``ArchiveMigration`` that fixes it.
+/// Turns the error of a state that does not decode from its archive into what it needs: for each
+/// change found, where, why, and the one-line ``ArchiveMigration`` that fixes it (a
+/// ``PersistenceError/MigrationProblem``), with a way for ``MigrationSurvey`` to get past it and look
+/// for the next.
 ///
-/// A migration shown with a placeholder, `<#…#>` as Xcode writes one, needs a value only the app
-/// knows; everything else in it is ready to paste.
+/// A migration shown with a placeholder, `<#…#>` as Xcode writes one, needs a value or a choice
+/// only the app knows; everything else in it is ready to paste.
 enum MigrationAdvice {
-    /// The kind for `error`, thrown while decoding the state; `codingPathPrefix` keys (the
-    /// envelope's `state`) come before the state's own.
+    /// What the advice is written for.
+    struct Context {
+        /// The version the program writes; the migrations are from it.
+        let version: Int
+        let stateType: Any.Type
+        /// Keys (the envelope's `state`) that come before the state's own in coding paths.
+        let codingPathPrefix: Int
+        /// Whether the state was decoded after migrations.
+        var migrated = false
+        /// The state's default values, for the members a migration adds.
+        var defaults: DefaultStateValues?
+        /// The archived value of a member of the object at a coding path (the state's own), for a
+        /// person to tell members apart.
+        var archivedValue: ((_ object: [any CodingKey], _ member: String) -> JSONValue?)?
+
+        /// A migration with only a body, for changes the member migrations cannot write.
+        var general: String {
+            "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
+        }
+
+        /// `error`, thrown while decoding the state, as a sentence whose path starts at the state,
+        /// such as `Cannot decode AppState at state.expenses[3].amount: …`.
+        func described(_ error: any Error) -> String {
+            var error = error
+            if codingPathPrefix == 0 {
+                // Decoded from the state's own JSON: the path starts below the envelope's "state".
+                let state = AnyMemberKey(stringValue: "state")
+                func prefixed(_ context: DecodingError.Context) -> DecodingError.Context {
+                    .init(
+                        codingPath: [state] + context.codingPath, debugDescription: context.debugDescription,
+                        underlyingError: context.underlyingError)
+                }
+                switch error {
+                case DecodingError.typeMismatch(let type, let context):
+                    error = DecodingError.typeMismatch(type, prefixed(context))
+                case DecodingError.valueNotFound(let type, let context):
+                    error = DecodingError.valueNotFound(type, prefixed(context))
+                case DecodingError.keyNotFound(let key, let context):
+                    error = DecodingError.keyNotFound(key, prefixed(context))
+                case DecodingError.dataCorrupted(let context):
+                    error = DecodingError.dataCorrupted(prefixed(context))
+                default:
+                    break
+                }
+            }
+            return SnapshotError(.decodingFailed, stateType: stateType, underlyingError: error).description
+        }
+    }
+
+    /// One change a decode found the archive needs.
+    struct Finding {
+        var problem: PersistenceError.MigrationProblem
+        /// How to change the archived state to look past it, or `nil` when nothing can.
+        var fix: Fix?
+        /// For a rename, what the advice was written from, to write it again once other renames
+        /// and additions of the same object are known.
+        var rename: Rename?
+        /// For a member added, its object and type, for the same purpose.
+        var addition: (object: String, member: String, valueType: ObjectIdentifier)?
+    }
+
+    /// A change to the archived state that gets past a finding, to look for the next.
+    enum Fix {
+        /// Nothing: the member is filled from its type's defaults, or read as `nil`.
+        case nothing
+        /// Renames `old` to `new` in the objects at `object`, a path as the member migrations take.
+        case rename(old: String, new: String, object: String)
+        /// Adds `member` holding `value` where it is missing.
+        case add(member: String, value: JSONValue, object: String)
+        /// Adds `member` holding a value of `type` where it is missing.
+        case addValue(of: any Decodable.Type, member: String, object: String)
+        /// Replaces `member` (each of its values `levels` arrays or dictionaries down) with a value
+        /// of `type`, or with `0` when the type is unknown. `place` is where one of them failed.
+        case replace(
+            member: String, levels: Int, type: (any Decodable.Type)?, object: String, place: [any CodingKey])
+    }
+
+    /// A rename finding, before it is written.
+    struct Rename {
+        /// The path of the object, as the member migrations take it.
+        let object: String
+        let codingPath: [any CodingKey]
+        let owner: Any.Type
+        let group: DefaultFilling.RenameGroup
+        /// The candidates' archived values, for a person to tell them apart.
+        var values: [String: String]
+        /// Whether other members of the object of the same type may be the new names, so that the
+        /// archive cannot tell which member was renamed to which.
+        var isCertain: Bool
+        var candidates: [String]
+    }
+
+    /// The kind for `error`, thrown while decoding the state: its first finding.
     ///
     /// - Parameters:
     ///   - explained: `error`, or the error ``UnfitNumber`` found behind it.
@@ -18,120 +110,357 @@ enum MigrationAdvice {
         for error: any Error, explained: any Error, stateType: Any.Type, schemaVersion: Int,
         codingPathPrefix: Int, migrated: Bool = false
     ) -> PersistenceError.Kind {
-        let advice = Advice(
-            version: schemaVersion, stateType: stateType, codingPathPrefix: codingPathPrefix)
-        let kind = advice.kind(for: error, explained: explained)
-        guard migrated, case .needsMigration(let path, let detail, let migration) = kind else { return kind }
-        return .needsMigration(
-            path: path, detail: "after migrating to version \(schemaVersion): \(detail)", migration: migration
-        )
+        let context = Context(
+            version: schemaVersion, stateType: stateType, codingPathPrefix: codingPathPrefix,
+            migrated: migrated)
+        let problem = findings(for: error, explained: explained, in: context)[0].problem
+        let detail =
+            migrated ? "after migrating to version \(schemaVersion): \(problem.detail)" : problem.detail
+        return .needsMigration(path: problem.path, detail: detail, migration: problem.migration)
+    }
+
+    /// Every change that `error`, thrown while decoding the state, shows: the members renamed to
+    /// optionals found before it, then its cause. Never empty.
+    static func findings(for error: any Error, explained: any Error, in context: Context) -> [Finding] {
+        var underlying = error
+        var missing: DefaultFilling.MissingMember?
+        var failed: DefaultFilling.FailedValue?
+        var found: [Finding] = []
+        if let failure = error as? DefaultFilling.Failure {
+            underlying = failure.underlying
+            missing = failure.missing
+            failed = failure.failed
+            for unread in failure.renamedToOptionals {
+                found += renames(unread.groups, at: unread.codingPath, owner: unread.owner, in: context)
+            }
+        }
+        let advice = Advice(context: context)
+        switch underlying {
+        case is DefaultFilling.RenamedToOptional where !found.isEmpty:
+            break
+        case let unread as DefaultFilling.UnreadMembers:
+            found += renames(unread.groups, at: unread.codingPath, owner: unread.owner, in: context)
+        case DecodingError.keyNotFound(let key, let decodingContext):
+            if let missing, missing.member == key.stringValue,
+                missing.codingPath.map(\.stringValue) == decodingContext.codingPath.map(\.stringValue)
+            {
+                found += renames(missing.renames, at: missing.codingPath, owner: missing.owner, in: context)
+                if !missing.renames.contains(where: { $0.member == missing.member }) {
+                    found.append(advice.missing(missing))
+                }
+            } else {
+                found.append(advice.missing(key, at: decodingContext.codingPath))
+            }
+        case DecodingError.typeMismatch(_, let decodingContext),
+            DecodingError.valueNotFound(_, let decodingContext),
+            DecodingError.dataCorrupted(let decodingContext):
+            // An unfit number's error is pathless; its explanation has the path.
+            var codingPath = decodingContext.codingPath
+            var isUnfitNumber = false
+            if codingPath.isEmpty, case DecodingError.dataCorrupted(let explanation) = explained,
+                !explanation.codingPath.isEmpty
+            {
+                codingPath = explanation.codingPath
+                isUnfitNumber = true
+            }
+            var type = failed.flatMap { DefaultFilling.place(codingPath) == $0.place ? $0.type : nil }
+            if isUnfitNumber { type = nil }
+            let kind: PersistenceError.MigrationProblem.Kind
+            if case DecodingError.dataCorrupted = underlying {
+                kind = .invalidValue
+            } else {
+                kind = .changedType
+            }
+            found.append(advice.value(at: codingPath, kind: kind, type: type, explained: explained))
+        default:
+            let detail = context.described(explained)
+            found.append(
+                Finding(
+                    problem: .init(path: "state", kind: .other, detail: detail, migration: context.general),
+                    fix: nil))
+        }
+        return found
+    }
+
+    /// The findings of the renames an object may hold; each gets a fix that renames one candidate
+    /// not taken by an earlier one, to look past it.
+    static func renames(
+        _ groups: [DefaultFilling.RenameGroup], at codingPath: [any CodingKey], owner: Any.Type,
+        in context: Context
+    ) -> [Finding] {
+        let object = Array(codingPath.dropFirst(context.codingPathPrefix))
+        var taken: Set<String> = []
+        return groups.map { group in
+            let objectPath = Advice.objectPath(for: object)
+            var values: [String: String] = [:]
+            for name in group.candidates {
+                if let value = context.archivedValue?(object, name) { values[name] = abbreviated(value) }
+            }
+            let rename = Rename(
+                object: objectPath ?? "", codingPath: object, owner: owner, group: group, values: values,
+                isCertain: group.isCertain, candidates: group.candidates)
+            var fix: Fix?
+            if let objectPath {
+                if let old = group.candidates.first(where: { !taken.contains($0) }) {
+                    taken.insert(old)
+                    fix = .rename(old: old, new: group.member, object: objectPath)
+                } else if group.kind == .missing {
+                    fix = .addValue(of: group.valueType, member: group.member, object: objectPath)
+                } else {
+                    fix = .nothing
+                }
+            }
+            return Finding(
+                problem: problem(for: rename, in: context, alsoLacking: groups.map(\.member)), fix: fix,
+                rename: rename)
+        }
+    }
+
+    /// The problem a rename finding describes; `alsoLacking` names the members of the object that
+    /// compete for the same old names.
+    static func problem(for rename: Rename, in context: Context, alsoLacking: [String] = [])
+        -> PersistenceError.MigrationProblem
+    {
+        let group = rename.group
+        let owner = String(reflecting: rename.owner)
+        let path = rendered(rename.codingPath + [AnyMemberKey(stringValue: group.member)])
+        let objectPath = Advice.objectPath(for: rename.codingPath)
+        let at = objectPath.map { $0.isEmpty ? "" : ", in: \(literal($0))" }
+        let valueType = String(reflecting: group.valueType)
+        let lacks: String
+        switch group.kind {
+        case .filled: lacks = "\(owner) has no value for \(literal(group.member)) in the archive"
+        case .optional:
+            lacks = "\(owner) reads \(literal(group.member)) as nil, since the archive lacks it"
+        case .missing:
+            lacks = "\(owner) needs a value for \(literal(group.member)), which the archive lacks"
+        }
+        let loses = group.kind == .optional ? ", and reading it as nil would lose that value" : ""
+        func removal(_ name: String) -> String {
+            at.map { "ArchiveMigration(from: \(context.version), removing: \(literal(name))\($0))" }
+                ?? context.general
+        }
+        if rename.isCertain, let old = rename.candidates.first {
+            let migration =
+                at.map {
+                    "ArchiveMigration(from: \(context.version), renaming: \(literal(old)), to: \(literal(group.member))\($0))"
+                } ?? context.general
+            return .init(
+                path: path, kind: .renamedMember(from: [old]),
+                detail: "\(lacks); it holds \(literal(old)) there, which \(owner) does not read and whose "
+                    + "value reads as \(valueType): a rename\(loses); if \(literal(old)) was removed rather "
+                    + "than renamed, migrate with \(removal(old)) instead",
+                migration: migration)
+        }
+        let held = rename.candidates.map { name in
+            literal(name) + (rename.values[name].map { " (\($0))" } ?? "")
+        }
+        let choice =
+            rename.candidates.count == 1
+            ? "<#\(literal(rename.candidates[0])), or delete this line#>"
+            : "<#\(rename.candidates.map(literal).joined(separator: " or "))#>"
+        let others = alsoLacking.filter { $0 != group.member }
+        let competing =
+            others.isEmpty ? "" : ", as \(owner) also lacks \(others.map(literal).joined(separator: ", "))"
+        let migration =
+            at.map {
+                "ArchiveMigration(from: \(context.version), renaming: \(choice), to: \(literal(group.member))\($0))"
+            } ?? context.general
+        return .init(
+            path: path, kind: .renamedMember(from: rename.candidates),
+            detail: "\(lacks); it holds \(listed(held)) there, which \(owner) does not read and whose "
+                + "values read as \(valueType)\(competing): \(literal(group.member)) may have been renamed from "
+                + (rename.candidates.count == 1 ? "it" : "one of them")
+                + "\(loses), and the archive cannot tell which member became which (JSONEncoder writes an "
+                + "object's members in no fixed order), so the migration asks you to choose; delete it if "
+                + "\(literal(group.member)) is new, and remove a member that was dropped with "
+                + removal(rename.candidates[0]),
+            migration: migration)
+    }
+
+    private static func listed(_ items: [String]) -> String {
+        switch items.count {
+        case 0: return ""
+        case 1: return items[0]
+        default: return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+        }
     }
 
     private struct Advice {
-        let version: Int
-        let stateType: Any.Type
-        let codingPathPrefix: Int
+        let context: Context
 
-        /// A migration with only a body, for changes the member migrations cannot write.
-        var general: String {
-            "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
-        }
+        var version: Int { context.version }
 
-        func kind(for error: any Error, explained: any Error) -> PersistenceError.Kind {
-            var underlying = error
-            var missing: DefaultFilling.MissingMember?
-            if let failure = error as? DefaultFilling.Failure {
-                underlying = failure.underlying
-                missing = failure.missing
+        /// The advice for a member missing with no default and no rename behind it.
+        func missing(_ missing: DefaultFilling.MissingMember) -> Finding {
+            let object = Array(missing.codingPath.dropFirst(context.codingPathPrefix))
+            let path = rendered(object + [AnyMemberKey(stringValue: missing.member)])
+            let member = missing.member
+            let owner = String(reflecting: missing.owner)
+            guard let objectPath = Self.objectPath(for: object) else {
+                return Finding(
+                    problem: .init(
+                        path: path, kind: .missingMember,
+                        detail: "\(owner) needs a value for \(literal(member)), which the archive lacks",
+                        migration: context.general),
+                    fix: nil)
             }
-            switch underlying {
-            case let unread as DefaultFilling.UnreadMembers:
-                let object = Array(unread.codingPath.dropFirst(codingPathPrefix))
-                let old = unread.unread[0]
-                let new = unread.filled[0]
-                let path = rendered(object + [AnyMemberKey(stringValue: new)])
-                guard let at = argument(for: object) else {
-                    return .needsMigration(path: path, detail: "\(unread)", migration: general)
-                }
-                return .needsMigration(
-                    path: path,
-                    detail: "\(unread); if \(literal(old)) was removed rather than renamed, migrate with "
-                        + "ArchiveMigration(from: \(version), removing: \(literal(old))\(at)) instead",
-                    migration:
-                        "ArchiveMigration(from: \(version), renaming: \(literal(old)), to: \(literal(new))\(at))"
-                )
-            case DecodingError.keyNotFound(let key, let context):
-                let object = Array(context.codingPath.dropFirst(codingPathPrefix))
-                let path = rendered(object + [key])
-                let member = key.stringValue
-                guard let missing, missing.member == member,
-                    missing.codingPath.map(\.stringValue) == context.codingPath.map(\.stringValue)
-                else {
-                    return .needsMigration(
-                        path: path, detail: "the archive has no value for \(literal(member))",
-                        migration: adding(member, sample: "<#its value as JSON#>", at: object))
-                }
-                let owner = String(reflecting: missing.owner)
-                if let old = missing.renamedFrom {
-                    let renaming = argument(for: object).map {
-                        "ArchiveMigration(from: \(version), renaming: \(literal(old)), to: \(literal(member))\($0))"
-                    }
-                    return .needsMigration(
-                        path: path,
-                        detail: "\(owner) needs a value for \(literal(member)), which the archive lacks; it "
-                            + "holds \(literal(old)) there, which \(owner) does not read and whose value "
-                            + "reads as \(String(reflecting: missing.valueType)): a rename",
-                        migration: renaming ?? general)
-                }
-                let why =
-                    missing.ownerIsDefaultsType
-                    ? "\(owner)() gives no value for it to fill it with"
-                    : "conform \(owner) to ArchiveDefaults so that it takes the value \(owner)() gives "
-                        + "it, or add it with the migration shown"
-                return .needsMigration(
-                    path: path,
+            let found = context.defaults?.value(at: object + [AnyMemberKey(stringValue: member)])
+            let value: (text: String, json: JSONValue?)
+            let source: String
+            if let found, !found.varies, let text = MigrationAdvice.argument(for: found.value) {
+                value = (text, found.value)
+                source = "the migration shown adds it with the value it has in the default state"
+            } else if let found, found.varies {
+                value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
+                source =
+                    "its value in the default state differs each time the state is made (such as a UUID() "
+                    + "or a Date()), so give it one in the migration shown"
+            } else if let sample = sample(of: missing.valueType) {
+                value = sample
+                source =
+                    "the migration shown adds it with a sample value"
+                    + (context.defaults == nil
+                        ? " (restore(default:) names the value of the default state instead)" : "")
+            } else {
+                value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
+                source = "give it a value in the migration shown"
+            }
+            let why =
+                missing.ownerIsDefaultsType
+                ? "\(owner)() gives no value for it to fill it with"
+                : "conform \(owner) to ArchiveDefaults so that it takes the value \(owner)() gives "
+                    + "it, or add it: \(source)"
+            let at = objectPath.isEmpty ? "" : ", in: \(literal(objectPath))"
+            let fix: Fix =
+                value.json.map { .add(member: member, value: $0, object: objectPath) }
+                ?? .addValue(of: missing.valueType, member: member, object: objectPath)
+            return Finding(
+                problem: .init(
+                    path: path, kind: .missingMember,
                     detail: "\(owner) needs a value for \(literal(member)), which the archive lacks; \(why)",
-                    migration: adding(member, sample: sample(of: missing.valueType), at: object))
-            case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-                DecodingError.dataCorrupted(let context):
-                // An unfit number's error is pathless; its explanation has the path.
-                var codingPath = Array(context.codingPath.dropFirst(codingPathPrefix))
-                if codingPath.isEmpty, case DecodingError.dataCorrupted(let found) = explained {
-                    codingPath = Array(found.codingPath.dropFirst(codingPathPrefix))
-                }
-                let detail = SnapshotError(.decodingFailed, stateType: stateType, underlyingError: explained)
-                    .description
-                guard let (objectPath, member) = MemberPath.generalized(codingPath), let member,
-                    !member.isEmpty
-                else {
-                    return .needsMigration(path: rendered(codingPath), detail: detail, migration: general)
-                }
-                return .needsMigration(
-                    path: rendered(codingPath), detail: detail,
-                    migration: "ArchiveMigration(from: \(version), converting: \(literal(member))"
-                        + "\(objectPath.isEmpty ? "" : ", in: \(literal(objectPath))")) "
-                        + "{ old in <#old as the current type reads it#> }")
-            default:
-                let detail = SnapshotError(.decodingFailed, stateType: stateType, underlyingError: explained)
-                    .description
-                return .needsMigration(path: "state", detail: detail, migration: general)
+                    migration:
+                        "ArchiveMigration(from: \(version), adding: \(literal(member)), \(value.text)\(at))"),
+                fix: fix,
+                addition: (objectPath, member, ObjectIdentifier(missing.valueType)))
+        }
+
+        /// The advice for a member missing where the filling decode did not see it.
+        func missing(_ key: any CodingKey, at codingPath: [any CodingKey]) -> Finding {
+            let object = Array(codingPath.dropFirst(context.codingPathPrefix))
+            let path = rendered(object + [key])
+            let member = key.stringValue
+            let objectPath = Self.objectPath(for: object)
+            let found = context.defaults?.value(at: object + [key])
+            var text = "value: <#its value as JSON#>"
+            var fix: Fix?
+            if let found, !found.varies, let argument = MigrationAdvice.argument(for: found.value),
+                let objectPath
+            {
+                text = argument
+                fix = .add(member: member, value: found.value, object: objectPath)
             }
+            let migration =
+                objectPath.map {
+                    "ArchiveMigration(from: \(version), adding: \(literal(member)), \(text)"
+                        + "\($0.isEmpty ? "" : ", in: \(literal($0))"))"
+                } ?? context.general
+            return Finding(
+                problem: .init(
+                    path: path, kind: .missingMember,
+                    detail: "the archive has no value for \(literal(member))", migration: migration),
+                fix: fix)
         }
 
-        /// `ArchiveMigration(from:adding:value:in:)` for `member` of the object at `object`.
-        private func adding(_ member: String, sample: String, at object: [any CodingKey]) -> String {
-            guard let at = argument(for: object) else { return general }
-            return "ArchiveMigration(from: \(version), adding: \(literal(member)), value: \(sample)\(at))"
+        /// The advice for a value the current type does not read: a changed type, an enum case it
+        /// lacks, a number that does not fit.
+        func value(
+            at fullPath: [any CodingKey], kind: PersistenceError.MigrationProblem.Kind,
+            type: (any Decodable.Type)?, explained: any Error
+        ) -> Finding {
+            let codingPath = Array(fullPath.dropFirst(context.codingPathPrefix))
+            let detail = context.described(explained)
+            // An element of an array or a dictionary is converted through the member that holds it.
+            var member = codingPath
+            var levels = 0
+            while let last = member.last, MemberPath.isPosition(last) || MemberPath.isDictionaryKey(last) {
+                member.removeLast()
+                levels += 1
+            }
+            guard let name = member.last, let objectPath = Self.objectPath(for: Array(member.dropLast())),
+                !name.stringValue.isEmpty
+            else {
+                return Finding(
+                    problem: .init(
+                        path: rendered(codingPath), kind: kind, detail: detail, migration: context.general),
+                    fix: nil)
+            }
+            let element =
+                levels == 0
+                ? "" : "an element of \(literal(name.stringValue)), which the migration converts whole: "
+            let old = levels == 0 ? "old" : "old, with the element,"
+            return Finding(
+                problem: .init(
+                    path: rendered(codingPath), kind: kind, detail: element + detail,
+                    migration: "ArchiveMigration(from: \(version), converting: \(literal(name.stringValue))"
+                        + "\(objectPath.isEmpty ? "" : ", in: \(literal(objectPath))")) "
+                        + "{ old in <#\(old) as the current type reads it#> }"),
+                fix: .replace(
+                    member: name.stringValue, levels: levels, type: type, object: objectPath, place: fullPath)
+            )
         }
 
-        /// `, in: "path"` for the object at `codingPath`, nothing for the state itself, or `nil`
-        /// when the path cannot be written.
-        private func argument(for codingPath: [any CodingKey]) -> String? {
+        /// The path, for the member migrations, of the object at `codingPath` (the state's own):
+        /// `""` for the state, or `nil` when the path cannot be written.
+        static func objectPath(for codingPath: [any CodingKey]) -> String? {
             guard let (path, member) = MemberPath.generalized(codingPath + [AnyMemberKey(stringValue: "")])
             else { return nil }
             _ = member
-            return path.isEmpty ? "" : ", in: \(literal(path))"
+            return path
         }
+
+        /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
+        /// when there is none to give.
+        private func sample(of type: any Decodable.Type) -> (text: String, json: JSONValue?)? {
+            switch type {
+            case is Bool.Type: return ("value: false", .bool(false))
+            case is String.Type: return (#"value: """#, .string(""))
+            case is any BinaryInteger.Type, is any BinaryFloatingPoint.Type: return ("value: 0", .number("0"))
+            case let collection as any EmptyJSONSample.Type:
+                // An empty array, set or dictionary, written as the type writes it.
+                return collection.emptyJSON.flatMap { empty in
+                    MigrationAdvice.argument(for: empty).map { ($0, empty) }
+                }
+            default: return nil
+            }
+        }
+    }
+
+    /// The argument of `ArchiveMigration(from:adding:…)` that adds `value`: `value:` with a Swift
+    /// literal for a string, a boolean or a number Swift writes alike, `json:` otherwise.
+    static func argument(for value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): return "value: \(literal(text))"
+        case .bool(let flag): return "value: \(flag)"
+        case .number(let text):
+            if Int(text) != nil { return "value: \(text)" }
+            if let double = Double(text), double.isFinite, JSONValue.text(of: double) == text,
+                text.contains(".")
+            {
+                return "value: \(text)"
+            }
+            return "json: \(literal(text))"
+        case .null, .array, .object:
+            return "json: \(rawLiteral(value.description))"
+        }
+    }
+
+    /// `text` as a Swift string literal, raw (`#"…"#`) when it holds quotes or backslashes.
+    static func rawLiteral(_ text: String) -> String {
+        guard text.contains("\"") || text.contains("\\") else { return literal(text) }
+        var hashes = "#"
+        while text.contains("\"" + hashes) { hashes += "#" }
+        return hashes + "\"" + text + "\"" + hashes
     }
 
     /// The kind for values of a fixture that the current types do not keep: `lost` are the changes
@@ -253,14 +582,24 @@ enum MigrationAdvice {
         }
         return result + "\""
     }
+}
 
-    /// A value to write for a member of `type`, for the migration to show.
-    private static func sample(of type: Any.Type) -> String {
-        switch type {
-        case is Bool.Type: return "false"
-        case is String.Type: return "\"\""
-        case is any BinaryInteger.Type, is any BinaryFloatingPoint.Type: return "0"
-        default: return "<#a \(String(reflecting: type)) as JSON#>"
-        }
-    }
+/// A collection whose empty value is a sample for a member a migration adds.
+protocol EmptyJSONSample {
+    /// The JSON of an empty value, or `nil` when it cannot tell how the type writes it.
+    static var emptyJSON: JSONValue? { get }
+}
+
+extension Array: EmptyJSONSample {
+    static var emptyJSON: JSONValue? { .array([]) }
+}
+
+extension Set: EmptyJSONSample {
+    static var emptyJSON: JSONValue? { .array([]) }
+}
+
+extension Dictionary: EmptyJSONSample {
+    /// An object for `String` and `Int` keys, as `JSONEncoder` writes them; other keys depend on
+    /// the key type.
+    static var emptyJSON: JSONValue? { Key.self == String.self || Key.self == Int.self ? .object([:]) : nil }
 }

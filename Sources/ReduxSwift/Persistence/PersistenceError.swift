@@ -43,8 +43,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         /// migrations need its state to be an object and it is not. The detail says what was found.
         case wrongShape(detail: String)
         /// The archive is one of this state's, written by an earlier version of its types, and the
-        /// current types cannot read a value in it without a migration: a member was renamed or
-        /// changed type, or is missing from a type that is not ``ArchiveDefaults``.
+        /// current types cannot read a value in it without a migration: a member was renamed
+        /// (to an optional too) or changed type, an enum holds a case it no longer has, or a
+        /// member is missing from a type that is not ``ArchiveDefaults``.
         ///
         /// `path` is where, such as `state.cart.lines[3].giftWrap`; `detail` says what was found;
         /// `migration` is the Swift code of an ``ArchiveMigration`` that fixes it, to register
@@ -56,8 +57,13 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         /// in: "cart.lines[]").
         /// ```
         ///
-        /// The archive is not damaged, so ``StateArchive/restore(default:onFailure:)`` leaves it
-        /// where it is, and saves refuse to overwrite it until a load succeeds.
+        /// These are the first change a load found. A load looks for every change the archive
+        /// needs, and ``PersistenceError/migrationProblems`` lists them all, in the same form;
+        /// ``PersistenceError/suggestedMigrations`` is their migrations, ready to paste.
+        ///
+        /// The archive is not damaged, so ``StateArchive/restore(default:onProblem:)`` leaves it
+        /// where it is: no save replaces it until a load succeeds, and saves go beside it, to the
+        /// unmerged state (see ``StateArchive/loadUnmerged()``).
         case needsMigration(path: String, detail: String, migration: String)
         /// The archive was written by a newer schema version than this program knows.
         case newerVersion(found: Int, supported: Int)
@@ -68,9 +74,11 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case migrationFailed(from: Int, detail: String)
         /// The state could not be encoded as JSON.
         case encodingFailed(detail: String)
-        /// A save was refused because the archive holds data that failed to load, through this
-        /// archive or another of the same location in this process, and has not been set aside;
-        /// saving would overwrite it.
+        /// A save was refused because it would overwrite data that failed to load and has not been
+        /// set aside: the archive, when its backend cannot keep data beside it (a backend of the
+        /// app's own), or the unmerged state kept beside it, when it failed to load or this process
+        /// has neither loaded nor written it (as after a failed ``StateArchive/load()``, which does
+        /// not resume it as ``StateArchive/restore(default:onProblem:)`` does).
         case wouldOverwriteUnreadableArchive
         /// The operating system refused a call, such as `"write"`, with its `errno` and message.
         case system(call: String, errno: Int32, message: String)
@@ -82,6 +90,25 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     public let stage: Stage
     /// The file path or `UserDefaults` key of the archive.
     public let location: String
+    /// Every change an archive needs before the current types can read it, for an error whose kind
+    /// is ``Kind/needsMigration(path:detail:migration:)``; empty for any other.
+    ///
+    /// A load that needs a migration looks past each change it finds (applying the migration it
+    /// shows, or a stand-in value where the migration needs the app's) to find the next, so one
+    /// launch names them all. The first is the one ``kind`` names:
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try archive.load()
+    /// } catch {
+    ///     for problem in error.migrationProblems {
+    ///         print(problem.path, problem.migration)
+    ///         // state.defaultCurrency ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")
+    ///         // state.expenses[0].memo ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")
+    ///     }
+    /// }
+    /// ```
+    public let migrationProblems: [MigrationProblem]
 
     /// Creates an error; archive backends use it to report their own failures.
     ///
@@ -97,6 +124,41 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         self.kind = kind
         self.stage = stage
         self.location = location
+        if case .needsMigration(let path, let detail, let migration) = kind {
+            migrationProblems = [
+                MigrationProblem(path: path, kind: .other, detail: detail, migration: migration)
+            ]
+        } else {
+            migrationProblems = []
+        }
+    }
+
+    /// An error needing the migrations of `problems`, the first of which `kind` names.
+    init(_ kind: Kind, stage: Stage, location: String, migrationProblems problems: [MigrationProblem]) {
+        self.kind = kind
+        self.stage = stage
+        self.location = location
+        migrationProblems = problems
+    }
+
+    /// The migrations of every problem in ``migrationProblems``, in order, as a Swift array literal
+    /// ready to paste as a ``StateArchive``'s `migrations:` argument (or into it); `nil` when there
+    /// are none.
+    ///
+    /// ```swift
+    /// [
+    ///     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+    ///     ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+    ///     ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+    /// ]
+    /// ```
+    ///
+    /// A ``StateArchive`` runs the migrations from one version in the order given. A line with a
+    /// placeholder, `<#…#>`, needs a value or a choice only the app knows, and does not compile
+    /// until it has one.
+    public var suggestedMigrations: String? {
+        guard !migrationProblems.isEmpty else { return nil }
+        return "[\n" + migrationProblems.map { "    \($0.migration),\n" }.joined() + "]"
     }
 
     /// A sentence naming the stage, the location and what went wrong, such as
@@ -107,6 +169,15 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .load: verb = "load"
         case .save: verb = "save"
         case .setAside: verb = "set aside"
+        }
+        if migrationProblems.count > 1, let migrations = suggestedMigrations {
+            let version = Self.migrationVersion(migrationProblems[0].migration).map { "to \($0 + 1) " } ?? ""
+            let listed = migrationProblems.enumerated().map { index, problem in
+                "\n\(index + 1). At \(problem.path): \(problem.detail)"
+            }
+            return "Cannot \(verb) \(location): it needs a migration for each of these "
+                + "\(migrationProblems.count) changes:\(listed.joined())\nRaise schemaVersion \(version)and add "
+                + "these migrations:\nmigrations: \(migrations)"
         }
         let explanation = Self.explain(kind, stage: stage)
         // A detail quoted from another error may already end the sentence.
@@ -161,6 +232,61 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .system(let call, let errno, let message):
             return "\(call) failed: \(message) (errno \(errno))"
         }
+    }
+}
+
+extension PersistenceError {
+    /// One change an archive needs before the current types can read it: where, what, and the
+    /// ``ArchiveMigration`` that makes it.
+    ///
+    /// ``PersistenceError/migrationProblems`` lists those a load found:
+    ///
+    /// ```swift
+    /// if let problem = error.migrationProblems.first, case .renamedMember(let old) = problem.kind {
+    ///     print("\(problem.path) was called \(old) before")  // state.expenses[0].memo was called ["note"] before
+    /// }
+    /// ```
+    public struct MigrationProblem: Sendable, Equatable, CustomStringConvertible {
+        /// What changed.
+        public enum Kind: Sendable, Equatable {
+            /// The archive lacks a member the current type needs and has no default for.
+            case missingMember
+            /// The archive lacks the member (or it is an optional, which would read as `nil`) but
+            /// holds, in the same object, members the current type does not read whose values read
+            /// as its type: its name before a rename is one of `from`. With several names, or when
+            /// another member the object lacks could take the same name, the archive cannot tell
+            /// which became which, and the migration asks the app to choose.
+            case renamedMember(from: [String])
+            /// The archived value has a type the current type does not read, such as a string
+            /// where it reads a number.
+            case changedType
+            /// The archived value has the right JSON type but the current type refuses it: an enum
+            /// case it no longer has, or a number its field cannot hold.
+            case invalidValue
+            /// Another change, which only a migration with a body can make.
+            case other
+        }
+
+        /// Where, such as `state.expenses[0].memo`: the first place the load met it; the migration
+        /// applies to every object of the same path.
+        public let path: String
+        /// What changed.
+        public let kind: Kind
+        /// What the load found, and why the migration fixes it.
+        public let detail: String
+        /// The Swift code of an ``ArchiveMigration`` that makes the change, for the next schema
+        /// version; a placeholder, `<#…#>`, marks what only the app knows.
+        public let migration: String
+
+        init(path: String, kind: Kind, detail: String, migration: String) {
+            self.path = path
+            self.kind = kind
+            self.detail = detail
+            self.migration = migration
+        }
+
+        /// `path: detail`, then the migration.
+        public var description: String { "\(path): \(detail). \(migration)" }
     }
 }
 

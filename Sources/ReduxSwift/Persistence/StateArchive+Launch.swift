@@ -19,13 +19,17 @@ extension StateArchive {
     /// An archive that loads removes the previous archives kept beside it: it has loaded once. One
     /// that was upgraded (migrated, or filled with defaults) is then written back, after the
     /// checks of a save, with its bytes kept beside it as the previous archive of its version.
-    func load(reporting problems: inout [RestoreProblem]) throws(PersistenceError) -> State? {
+    /// A load that needs migrations takes the values of members they add from the state
+    /// `defaultState` makes, when it makes one.
+    func load(reporting problems: inout [RestoreProblem], advisingFrom defaultState: () -> State?)
+        throws(PersistenceError) -> State?
+    {
         try sharedLocation.exclusively { () throws(PersistenceError) -> State? in
             let data: Data?
             var loaded: (state: State, upgraded: Bool)?
             do throws(PersistenceError) {
                 data = try backend.read(limit: sizeLimit)
-                if let data { loaded = try decodeNotingUpgrade(data) }
+                if let data { loaded = try decodeNotingUpgrade(data, advisingFrom: defaultState) }
             } catch {
                 sharedLocation.holdsUnreadableData = true
                 throw error
@@ -133,10 +137,12 @@ extension StateArchive {
 
     /// Restores as ``restore(default:onProblem:)`` does, adding what the user should hear of to
     /// `problems`; `nil` when it starts from the default.
-    func restore(reporting problems: inout [RestoreProblem]) -> State? {
+    func restore(reporting problems: inout [RestoreProblem], advisingFrom defaultState: () -> State?)
+        -> State?
+    {
         var state: State?
         do {
-            state = try load(reporting: &problems)
+            state = try load(reporting: &problems, advisingFrom: defaultState)
         } catch {
             let moved: String?
             do throws(PersistenceError) {

@@ -98,7 +98,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// The largest archive, in bytes, that ``load()`` reads; larger ones are refused unread.
     public let sizeLimit: Int
 
-    private let migrations: [Int: ArchiveMigration]
+    /// The migrations from each version, in the order given.
+    private let migrations: [Int: [ArchiveMigration]]
     /// Reads an archive that writes a float as a string, as most do (see
     /// ``EncodedSnapshot/floatStrings``).
     private let decoder: JSONDecoder
@@ -121,14 +122,16 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///     schemaVersion: 2, migrations: [ArchiveMigration(from: 1, removing: "legacyFlag")])
     /// ```
     ///
-    /// - Precondition: `schemaVersion` is 1 or more, and `migrations` has at most one migration
-    ///   from each version, each from a version below `schemaVersion`. The program stops otherwise.
+    /// - Precondition: `schemaVersion` is 1 or more, and each migration is from a version below
+    ///   `schemaVersion`. The program stops otherwise.
     ///
     /// - Parameters:
     ///   - backend: Where the bytes are kept.
     ///   - schemaVersion: The version of the state's JSON shape that this program writes. Raise it
-    ///     when the shape changes, and add a migration from the previous version.
-    ///   - migrations: One migration from each older version you still accept, to the next one.
+    ///     when the shape changes, and add migrations from the previous version.
+    ///   - migrations: The migrations from each older version you still accept to the next one.
+    ///     Several from the same version run in the order given, so that the lines a
+    ///     ``PersistenceError/suggestedMigrations`` shows can be pasted as they are.
     ///   - excludesUnderscoredKeys: Whether to leave out object members whose names start with `_`.
     ///   - sizeLimit: The largest archive to read, in bytes.
     public init(
@@ -139,16 +142,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         sizeLimit: Int = StateArchive.defaultSizeLimit
     ) {
         precondition(schemaVersion >= 1, "schemaVersion must be 1 or more, not \(schemaVersion)")
-        var table: [Int: ArchiveMigration] = [:]
+        var table: [Int: [ArchiveMigration]] = [:]
         for migration in migrations {
             precondition(
                 migration.fromVersion < schemaVersion,
                 "A migration from version \(migration.fromVersion) cannot exist at schema version \(schemaVersion)"
             )
-            precondition(
-                table.updateValue(migration, forKey: migration.fromVersion) == nil,
-                "StateArchive got two migrations from version \(migration.fromVersion); give it one from each version"
-            )
+            table[migration.fromVersion, default: []].append(migration)
         }
         self.backend = backend
         self.schemaVersion = schemaVersion
@@ -174,15 +174,31 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// let archive = StateArchive<AppState>(file: URL(fileURLWithPath: "/var/lib/myapp/state.json"))
     /// ```
     ///
-    /// - Precondition: `url` is a file URL; `schemaVersion` is 1 or more; and `migrations` has at
-    ///   most one migration from each version, each from a version below `schemaVersion`. The
-    ///   program stops otherwise.
+    /// An app whose state changed shape raises the schema version and passes the migrations from
+    /// the previous one, such as those a failed load suggests
+    /// (``PersistenceError/suggestedMigrations``):
+    ///
+    /// ```swift
+    /// let archive = StateArchive<ExpenseState>(
+    ///     file: FileArchiveBackend.defaultDirectory(forApplication: "Expenses")
+    ///         .appendingPathComponent("ExpenseState.json"),
+    ///     schemaVersion: 2,
+    ///     migrations: [
+    ///         ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+    ///         ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+    ///         ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+    ///     ])
+    /// ```
+    ///
+    /// - Precondition: `url` is a file URL; `schemaVersion` is 1 or more; and each migration is
+    ///   from a version below `schemaVersion`. The program stops otherwise.
     ///
     /// - Parameters:
     ///   - url: The archive file. The file and its directories need not exist yet.
     ///   - schemaVersion: The version of the state's JSON shape that this program writes. Raise it
-    ///     when the shape changes, and add a migration from the previous version.
-    ///   - migrations: One migration from each older version you still accept, to the next one.
+    ///     when the shape changes, and add migrations from the previous version.
+    ///   - migrations: The migrations from each older version you still accept to the next one.
+    ///     Several from the same version run in the order given.
     ///   - excludesUnderscoredKeys: Whether to leave out object members whose names start with `_`.
     ///   - sizeLimit: The largest archive to read, in bytes.
     public convenience init(
@@ -216,7 +232,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///   or loads; saves go beside it instead: see ``StateArchive`` for which archives that covers.
     public func load() throws(PersistenceError) -> State? {
         var problems: [RestoreProblem] = []
-        let state = try load(reporting: &problems)
+        let state = try load(reporting: &problems, advisingFrom: { nil })
         for problem in problems {
             RuntimeWarning.report("\(problem)", releaseBuildsToo: true)
         }
@@ -225,10 +241,15 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Decodes an archive's bytes as ``load()`` does, and says whether they were upgraded: migrated
     /// from an older schema version, or filled with the defaults of ``ArchiveDefaults`` types.
-    func decodeNotingUpgrade(_ data: Data) throws(PersistenceError) -> (state: State, upgraded: Bool) {
+    ///
+    /// A load that needs migrations takes the values of members they add from the state
+    /// `defaultState` makes, when it makes one.
+    func decodeNotingUpgrade(_ data: Data, advisingFrom defaultState: () -> State? = { nil })
+        throws(PersistenceError) -> (state: State, upgraded: Bool)
+    {
         let note = ArchiveUpgradeNote()
         let decoded = ArchiveUpgradeNote.$current.withValue(note) {
-            Result { () throws(PersistenceError) in try decode(data) }
+            Result { () throws(PersistenceError) in try decode(data, defaultState: defaultState) }
         }
         let state = try decoded.get()
         let migrated = ArchiveSiblings.schemaVersion(in: data).map { $0 < schemaVersion } ?? false
@@ -267,6 +288,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///   ``RestoreProblem/unmerged(at:)`` on every launch until the app merges it: read it with
     ///   ``loadUnmerged()``, and remove it with ``removeUnmerged()`` once the merged state is saved.
     ///
+    /// When the archive needs migrations, the error names every change it needs
+    /// (``PersistenceError/migrationProblems``), and a migration that adds a member gives it the
+    /// value it has in `defaultState`, which is how the member's declared default reaches the
+    /// advice.
+    ///
     /// - Parameters:
     ///   - defaultState: The state to start from when there is no usable archive.
     ///   - onProblem: Receives each problem, in the order met, before this returns. When `nil`, a
@@ -278,7 +304,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         onProblem: ((RestoreProblem) -> Void)? = nil
     ) -> State {
         var problems: [RestoreProblem] = []
-        let state = restore(reporting: &problems)
+        let state = restore(reporting: &problems, advisingFrom: { defaultState() })
         for problem in problems {
             if let onProblem {
                 onProblem(problem)
@@ -364,7 +390,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         let loaded: (state: State, json: Data?)
         do {
-            loaded = try decodeKeepingJSON(data)
+            loaded = try decodeKeepingJSON(data) { nil }
         } catch {
             throw fail(error.kind)
         }
@@ -438,8 +464,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
     }
 
-    /// Decodes `type` as `JSONDecoder` does; when a member is missing, decodes again, taking
-    /// missing members of ``ArchiveDefaults`` types from their defaults.
+    /// Decodes `type` as `JSONDecoder` does, looking at a sample of its objects for a member
+    /// renamed to an optional; when a member is missing, decodes again, taking missing members of
+    /// ``ArchiveDefaults`` types from their defaults.
     ///
     /// `floats` says how the JSON writes the floats JSON cannot hold.
     private func decodeFillingDefaults<T: Decodable>(_ type: T.Type, from data: Data, floats: ArchiveFloats)
@@ -447,10 +474,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     {
         func decode(with decoder: JSONDecoder) throws -> T {
             do {
-                return try decoder.decode(T.self, from: data)
-            } catch DecodingError.keyNotFound {
-                ArchiveUpgradeNote.noteFilled()
-                return try DefaultFilling.decode(T.self, from: data, like: decoder)
+                return try DefaultFilling.decode(T.self, from: data, like: decoder, mode: .checking)
+            } catch let failure as DefaultFilling.Failure {
+                switch failure.underlying {
+                case DecodingError.keyNotFound:
+                    ArchiveUpgradeNote.noteFilled()
+                    return try DefaultFilling.decode(T.self, from: data, like: decoder)
+                case is DefaultFilling.RenamedToOptional:
+                    throw failure
+                default:
+                    // What `JSONDecoder` threw, as it threw it.
+                    throw failure.underlying
+                }
             }
         }
         switch floats {
@@ -474,12 +509,17 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         case unknown
     }
 
-    private func decode(_ data: Data) throws(PersistenceError) -> State {
-        try decodeKeepingJSON(data).state
+    private func decode(_ data: Data, defaultState: () -> State? = { nil }) throws(PersistenceError) -> State
+    {
+        try decodeKeepingJSON(data, defaultState: defaultState).state
     }
 
     /// The state in `data`, and the JSON of the state it was decoded from, after migrations.
-    private func decodeKeepingJSON(_ data: Data) throws(PersistenceError) -> (state: State, json: Data?) {
+    /// `defaultState` makes the state whose values the advice of a load that needs migrations
+    /// gives the members it adds.
+    private func decodeKeepingJSON(_ data: Data, defaultState: () -> State?) throws(PersistenceError) -> (
+        state: State, json: Data?
+    ) {
         if data.isEmpty { throw failure(.load, .empty) }
         let envelope: ArchiveFormat.Envelope<State>
         // An archive that says it writes floats as strings is read so; any other may be one an earlier
@@ -495,18 +535,57 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 _ = try decodeFillingDefaults(
                     ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
             }
-            throw failure(.load, kind)
+            guard case .needsMigration = kind,
+                case .object(let envelope)? = try? JSONValue(parsing: data),
+                let archived = envelope["state"]
+            else { throw failure(.load, kind) }
+            throw needsMigration(
+                kind, state: archived, floats: floats, migrated: false, defaultState: defaultState)
         }
         if let state = envelope.state { return (state, nil) }
         if envelope.schemaVersion > schemaVersion {
             throw failure(.load, .newerVersion(found: envelope.schemaVersion, supported: schemaVersion))
         }
-        return try migrate(data, from: envelope.schemaVersion, floats: floats)
+        return try migrate(data, from: envelope.schemaVersion, floats: floats, defaultState: defaultState)
     }
 
-    private func migrate(_ data: Data, from version: Int, floats: ArchiveFloats) throws(PersistenceError) -> (
-        state: State, json: Data?
-    ) {
+    /// The error of a state that needs migrations, `first` being the first change found: it names
+    /// every change a ``MigrationSurvey`` finds in `state`, the archived state after the
+    /// registered migrations.
+    private func needsMigration(
+        _ first: PersistenceError.Kind, state: JSONValue, floats: ArchiveFloats, migrated: Bool,
+        defaultState: () -> State?
+    ) -> PersistenceError {
+        let lenient: JSONDecoder
+        let decode: (Data) throws -> Void
+        switch floats {
+        case .strings(let variant):
+            lenient = SnapshotCoder.decoder(floatStrings: variant, strict: strictDecoder, lenient: decoder)
+            decode = { _ = try DefaultFilling.decode(State.self, from: $0, like: lenient) }
+        case .unknown:
+            lenient = decoder
+            decode = { [strictDecoder] data in
+                do {
+                    _ = try DefaultFilling.decode(State.self, from: data, like: strictDecoder)
+                } catch {
+                    _ = try DefaultFilling.decode(State.self, from: data, like: lenient)
+                }
+            }
+        }
+        let context = MigrationAdvice.Context(
+            version: schemaVersion, stateType: State.self, codingPathPrefix: 0, migrated: migrated,
+            defaults: DefaultStateValues(defaultState))
+        let problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
+        guard let problem = problems.first else { return failure(.load, first) }
+        return PersistenceError(
+            .needsMigration(path: problem.path, detail: problem.detail, migration: problem.migration),
+            stage: .load,
+            location: backend.location, migrationProblems: problems)
+    }
+
+    private func migrate(
+        _ data: Data, from version: Int, floats: ArchiveFloats, defaultState: () -> State?
+    ) throws(PersistenceError) -> (state: State, json: Data?) {
         // Read with the library's reader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
         // must decode as it was saved. `numberTexts` keeps the text of such numbers for the way back.
@@ -532,11 +611,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     detail: "migrations need the archived state to be a JSON object, not \(archived.kind)"))
         }
         for step in version..<schemaVersion {
-            guard let migration = migrations[step] else {
+            guard let steps = migrations[step] else {
                 throw failure(.load, .missingMigration(from: step))
             }
             do {
-                try migration.body(&state)
+                for migration in steps { try migration.body(&state) }
             } catch {
                 throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
             }
@@ -563,11 +642,12 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 data in
                 _ = try decodeFillingDefaults(State.self, from: data, floats: floats)
             }
-            throw failure(
-                .load,
-                MigrationAdvice.kind(
-                    for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
-                    codingPathPrefix: 0, migrated: true))
+            let first = MigrationAdvice.kind(
+                for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
+                codingPathPrefix: 0, migrated: true)
+            guard let state = try? JSONValue(parsing: migrated) else { throw failure(.load, first) }
+            throw needsMigration(
+                first, state: state, floats: floats, migrated: true, defaultState: defaultState)
         }
     }
 

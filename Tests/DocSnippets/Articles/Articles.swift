@@ -308,11 +308,81 @@ extension CartLine {
     }
 }
 
+nonisolated struct Expense: Codable, Equatable {
+    var title: String
+    var amount: Double
+    var tags: [String] = []  // added in version 2
+    var memo: String  // "note" in version 1
+}
+
+struct ExpenseState: StateProtocol, Equatable {
+    var expenses: [Expense] = []
+    var defaultCurrency = "EUR"  // added in version 2
+}
+
+enum ExpenseArchive {
+    static let archive = StateArchive<ExpenseState>(
+        file: FileArchiveBackend.defaultDirectory(forApplication: "Expenses")
+            .appendingPathComponent("ExpenseState.json"),
+        schemaVersion: 2,  // raised from 1: the shape of the state changed
+        migrations: [
+            ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+            ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+            ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+        ])
+}
+
+@Suite struct SavingArticleMigrationTests {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/ExpenseState-1.0.json")
+
+    @Test func theFirstLaunchOfVersion2NamesTheArticlesThreeChangesAndMigrations() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ArticleSnippets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("ExpenseState.json")
+        try FileManager.default.copyItem(at: fixture, to: url)
+        var reported: PersistenceError?
+        _ = StateArchive<ExpenseState>(file: url).restore(default: ExpenseState()) { error, _ in
+            reported = error
+        }
+        let error = try #require(reported)
+        #expect(
+            error.description.contains(
+                "it needs a migration for each of these 3 changes:\n1. At state.expenses[0].tags: "))
+        #expect(
+            error.suggestedMigrations == """
+                [
+                    ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+                    ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+                    ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+                ]
+                """)
+        #expect(
+            error.description.hasSuffix(
+                "Raise schemaVersion to 2 and add these migrations:\nmigrations: \(error.suggestedMigrations ?? "")"
+            ))
+    }
+
+    @Test func theArticlesArchiveLoadsEveryOldValueWhereItBelongs() throws {
+        let state = try ExpenseArchive.archive.loadFixture(at: fixture)
+        #expect(
+            state
+                == ExpenseState(
+                    expenses: [
+                        Expense(title: "Lunch", amount: 12.5, memo: "with Ada"),
+                        Expense(title: "Train", amount: 31, memo: "to Lyon"),
+                    ], defaultCurrency: "EUR"))
+    }
+}
+
 func memberMigrationsExample() -> [ArchiveMigration] {
     let migrations = [
         ArchiveMigration(from: 1, renaming: "title", to: "name", in: "cart.lines[]"),
         ArchiveMigration(from: 2, removing: "legacyFlag"),
         ArchiveMigration(from: 3, adding: "currency", value: "EUR"),
+        ArchiveMigration(from: 3, adding: "limits", json: #"{"daily":50}"#),
         ArchiveMigration(from: 4, converting: "quantity", in: "cart.lines[]") {
             Int($0 as? String ?? "") ?? 1
         },

@@ -184,9 +184,19 @@ extension JSONValue {
     let directory = TemporaryDirectory()
 
     @Test func withNothingMissingTheFillingDecoderDecodesWhatJSONDecoderDecodes() {
+        compareWithJSONDecoder(mode: .filling, test: "filling-equal")
+    }
+
+    /// The decode of a launch that needs neither filling nor migrations, which looks at a sample
+    /// of the objects for a rename to an optional.
+    @Test func theCheckingDecodeOfAPlainLaunchDecodesWhatJSONDecoderDecodes() {
+        compareWithJSONDecoder(mode: .checking, test: "checking-equal")
+    }
+
+    func compareWithJSONDecoder(mode: DefaultFilling.Mode, test: String) {
         for seed in DifferentialSeeds.all {
-            var random = Draw(DifferentialSeeds.generator(seed: seed, test: "filling-equal"))
-            var report = DifferentialReport(test: "filling-equal", seed: seed)
+            var random = Draw(DifferentialSeeds.generator(seed: seed, test: test))
+            var report = DifferentialReport(test: test, seed: seed)
             let cases = 400
             for index in 0..<cases {
                 let value = random.piece()
@@ -195,7 +205,8 @@ extension JSONValue {
                     try ReferenceCoders.decoder().decode(Holder<Piece>.self, from: data)
                 }
                 let filled = Result {
-                    try DefaultFilling.decode(Holder<Piece>.self, from: data, like: ReferenceCoders.decoder())
+                    try DefaultFilling.decode(
+                        Holder<Piece>.self, from: data, like: ReferenceCoders.decoder(), mode: mode)
                 }
                 switch (foundation, filled) {
                 case (.success(let expected), .success(let got)):

@@ -14,14 +14,6 @@ import Testing
         }
     }
 
-    @Test func twoMigrationsFromOneVersionAreAProgrammerError() async {
-        await #expect(processExitsWith: .failure) {
-            _ = StateArchive<TestState>(
-                backend: MemoryBackend(), schemaVersion: 3,
-                migrations: [ArchiveMigration(from: 1) { _ in }, ArchiveMigration(from: 1) { _ in }])
-        }
-    }
-
     @Test func aMigrationFromTheSchemaVersionOrLaterIsAProgrammerError() async {
         await #expect(processExitsWith: .failure) {
             _ = StateArchive<TestState>(
@@ -35,10 +27,13 @@ import Testing
         }
     }
 
-    @Test func oneMigrationFromEachVersionBelowTheSchemaVersionIsAccepted() {
+    @Test func migrationsFromEachVersionBelowTheSchemaVersionAreAccepted() {
         let archive = StateArchive<TestState>(
             backend: MemoryBackend(), schemaVersion: 3,
-            migrations: [ArchiveMigration(from: 2) { _ in }, ArchiveMigration(from: 1) { _ in }])
+            migrations: [
+                ArchiveMigration(from: 2) { _ in }, ArchiveMigration(from: 1) { _ in },
+                ArchiveMigration(from: 1) { _ in },
+            ])
         #expect(archive.schemaVersion == 3)
     }
 }

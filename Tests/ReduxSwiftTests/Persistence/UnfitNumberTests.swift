@@ -69,9 +69,9 @@ import Testing
         /// Where the value is and how it is written.
         var pathAndNumber: (String, String) {
             switch self {
-            case .largestUInt64: return ("count", "18446744073709551615")
-            case .float: return ("count", "1.5")
-            case .largestUInt64InAnArray: return ("values[1]", "18446744073709551615")
+            case .largestUInt64: return ("state.count", "18446744073709551615")
+            case .float: return ("state.count", "1.5")
+            case .largestUInt64InAnArray: return ("state.values[1]", "18446744073709551615")
             }
         }
     }

@@ -157,7 +157,7 @@ import Testing
             backend: place.backend, schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }],
             excludesUnderscoredKeys: true)
         var problems: [RestoreProblem] = []
-        #expect(try archive.load(reporting: &problems) == Cached(_cache: 4))
+        #expect(try archive.load(reporting: &problems, advisingFrom: { nil }) == Cached(_cache: 4))
         guard case .notWrittenBack(let error)? = problems.first, case .encodingFailed = error.kind else {
             Issue.record("expected notWrittenBack(.encodingFailed), got \(problems)")
             return

@@ -1,0 +1,429 @@
+import Foundation
+
+/// Finds every change an archived state needs before the current types can read it, in one load.
+///
+/// A decode stops at the first thing it cannot read. The survey takes what ``MigrationAdvice``
+/// makes of it, changes the archived state the way the advised migration would (or, where that
+/// migration needs a value only the app knows, with a stand-in value of the right type), and
+/// decodes again, until the state decodes, nothing more can be changed, or ``roundLimit`` decodes
+/// have run. It runs only after a load has failed, on a copy of the archived state, held as a
+/// ``JSONValue`` so that every value it does not change keeps its text.
+struct MigrationSurvey {
+    /// The most decodes one survey runs.
+    static let roundLimit = 32
+
+    let context: MigrationAdvice.Context
+    /// Decodes the state from its JSON as the load does, filling defaults; throws what the load's
+    /// decode throws.
+    let decode: (Data) throws -> Void
+    /// Decodes values of the state's types with the load's strategies, for stand-ins.
+    let decoder: JSONDecoder
+
+    /// The changes `state` (the archived state, after the registered migrations) needs, in the
+    /// order they were found; empty when it decodes as it is.
+    func problems(in state: JSONValue) -> [PersistenceError.MigrationProblem] {
+        var state = state
+        var findings: [MigrationAdvice.Finding] = []
+        var seen: Set<String> = []
+        var ending: String?
+        rounds: for round in 0...Self.roundLimit {
+            let json = state
+            let data = json.data
+            let error: any Error
+            do {
+                try decode(data)
+                break
+            } catch let thrown {
+                error = thrown
+            }
+            if round == Self.roundLimit {
+                ending = "The search for more stopped after \(Self.roundLimit) rounds: more may follow."
+                break
+            }
+            let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: data, under: []) {
+                do {
+                    try decode($0)
+                } catch {
+                    throw DefaultFilling.unwrapped(error)
+                }
+            }
+            var context = self.context
+            context.archivedValue = { object, member in json.value(at: object)?.child(member) }
+            let new = MigrationAdvice.findings(for: error, explained: explained, in: context).filter {
+                seen.insert("\($0.problem.path) \($0.problem.migration)").inserted
+            }
+            if new.isEmpty {
+                ending = "The search for more stopped here: the state still fails to decode after it."
+                break
+            }
+            findings += new
+            for finding in new {
+                guard let fix = finding.fix, apply(fix, to: &state) else {
+                    ending =
+                        "The search for more stopped here: it cannot look past this change without the "
+                        + "app's code, so more may follow once it is made."
+                    break rounds
+                }
+            }
+        }
+        var problems = Self.settlingRenames(findings, in: context)
+        if let ending, !problems.isEmpty {
+            let last = problems.removeLast()
+            problems.append(
+                .init(
+                    path: last.path, kind: last.kind, detail: "\(last.detail). \(ending)",
+                    migration: last.migration))
+        }
+        guard context.migrated else { return problems }
+        return problems.map {
+            .init(
+                path: $0.path, kind: $0.kind,
+                detail: "after migrating to version \(context.version): \($0.detail)",
+                migration: $0.migration)
+        }
+    }
+
+    /// The problems of `findings`, each rename written again knowing every other member its
+    /// object lacks: a rename is certain only when its object lacks no other member of the same
+    /// type, and no other member could have been its old name.
+    static func settlingRenames(
+        _ findings: [MigrationAdvice.Finding], in context: MigrationAdvice.Context
+    ) -> [PersistenceError.MigrationProblem] {
+        struct Place: Hashable {
+            let object: String
+            let valueType: ObjectIdentifier
+        }
+        var candidates: [Place: Set<String>] = [:]
+        var lacking: [Place: [String]] = [:]
+        var values: [Place: [String: String]] = [:]
+        for finding in findings {
+            if let rename = finding.rename {
+                let place = Place(object: rename.object, valueType: ObjectIdentifier(rename.group.valueType))
+                candidates[place, default: []].formUnion(rename.candidates)
+                if !(lacking[place]?.contains(rename.group.member) ?? false) {
+                    lacking[place, default: []].append(rename.group.member)
+                }
+                values[place, default: [:]].merge(rename.values) { first, _ in first }
+            } else if let addition = finding.addition {
+                let place = Place(object: addition.object, valueType: addition.valueType)
+                if !(lacking[place]?.contains(addition.member) ?? false) {
+                    lacking[place, default: []].append(addition.member)
+                }
+            }
+        }
+        return findings.map { finding in
+            if let original = finding.rename {
+                let place = Place(
+                    object: original.object, valueType: ObjectIdentifier(original.group.valueType))
+                var rename = original
+                rename.candidates = (candidates[place] ?? []).sorted()
+                rename.values = values[place] ?? rename.values
+                let members = lacking[place] ?? [rename.group.member]
+                rename.isCertain = original.isCertain && rename.candidates.count == 1 && members.count == 1
+                return MigrationAdvice.problem(for: rename, in: context, alsoLacking: members)
+            }
+            if let addition = finding.addition {
+                let place = Place(object: addition.object, valueType: addition.valueType)
+                if let old = candidates[place], !old.isEmpty {
+                    let names = old.sorted().map(MigrationAdvice.literal).joined(separator: " or ")
+                    let problem = finding.problem
+                    return .init(
+                        path: problem.path, kind: problem.kind,
+                        detail: problem.detail + "; or it was renamed from \(names), which a rename of this "
+                            + "object may name: the archive cannot tell which member became which",
+                        migration: problem.migration)
+                }
+            }
+            return finding.problem
+        }
+    }
+
+    /// Changes `state` as `fix` says, as the member migration of the same name changes a state;
+    /// `false` when it cannot, for want of a stand-in value.
+    private func apply(_ fix: MigrationAdvice.Fix, to state: inout JSONValue) -> Bool {
+        switch fix {
+        case .nothing:
+            return true
+        case .rename(let old, let new, let object):
+            guard let steps = MemberPath.steps(of: object) else { return false }
+            state.forEachObject(at: steps[...]) { members in
+                if let value = members.removeValue(forKey: old) { members[new] = value }
+            }
+        case .add(let member, let value, let object):
+            guard let steps = MemberPath.steps(of: object) else { return false }
+            state.forEachObject(at: steps[...]) { members in
+                if members[member] == nil { members[member] = value }
+            }
+        case .addValue(let type, let member, let object):
+            guard let steps = MemberPath.steps(of: object),
+                let value = StandIn(decoder: decoder).value(of: type, hints: [])
+            else { return false }
+            state.forEachObject(at: steps[...]) { members in
+                if members[member] == nil { members[member] = value }
+            }
+        case .replace(let member, let levels, let type, let object, let place):
+            guard let steps = MemberPath.steps(of: object) else { return false }
+            let value: JSONValue
+            if let type {
+                // Values the archive holds in the same places, and the default state's, may be
+                // values of the type where no value can be made up (an enum's case).
+                var hints: [JSONValue] = []
+                if let found = context.defaults?.value(at: place), !found.varies { hints.append(found.value) }
+                hints += Self.values(of: member, levels: levels, at: steps, in: state)
+                guard let standIn = StandIn(decoder: decoder).value(of: type, hints: hints) else {
+                    return false
+                }
+                value = standIn
+            } else {
+                // A number that does not fit: 0 fits every number type.
+                value = .number("0")
+            }
+            state.forEachObject(at: steps[...]) { members in
+                guard let old = members[member] else { return }
+                members[member] = old.replacingElements(levels: levels, with: value)
+            }
+        }
+        return true
+    }
+
+    /// Up to 16 different values of `member` in the objects at `steps` (each of its elements,
+    /// `levels` down).
+    private static func values(
+        of member: String, levels: Int, at steps: [MemberPath.Step], in state: JSONValue
+    ) -> [JSONValue] {
+        var found: [JSONValue] = []
+        func collect(_ value: JSONValue, levels: Int) {
+            guard found.count < 16 else { return }
+            switch (levels, value) {
+            case (0, _):
+                if !found.contains(value) { found.append(value) }
+            case (_, .array(let elements)):
+                for element in elements { collect(element, levels: levels - 1) }
+            case (_, .object(let members)):
+                for key in members.keys.sorted() { collect(members[key]!, levels: levels - 1) }
+            default:
+                break
+            }
+        }
+        var copy = state
+        copy.forEachObject(at: steps[...]) { members in
+            if let value = members[member] { collect(value, levels: levels) }
+        }
+        return found
+    }
+}
+
+/// The JSON of a state's default value, which tells the value of a member the state declares with
+/// a default, at every place the default state has: the state itself, its nested values, and the
+/// elements of its arrays and dictionaries where it has some.
+struct DefaultStateValues {
+    /// The default state's JSON, and that of a second one made the same way, to tell values that
+    /// differ each time (a `UUID()`, a `Date()`) from declared defaults.
+    let first: JSONValue
+    let second: JSONValue?
+
+    /// The values of the states `make` returns, or `nil` when it returns none or they cannot be
+    /// encoded.
+    init?<State: Encodable>(_ make: () -> State?) {
+        let encoder = SnapshotCoder.makeJSONEncoder()
+        func json() -> JSONValue? {
+            make().flatMap { try? encoder.encode($0) }.flatMap { try? JSONValue(parsing: $0) }
+        }
+        guard let first = json() else { return nil }
+        self.first = first
+        second = json()
+    }
+
+    /// The default value at `codingPath` (the state's own): in an array, the element at the same
+    /// position or else the first; in a dictionary, the value of the same key or else of the first
+    /// key; `varies` when a second default state has another value there.
+    func value(at codingPath: [any CodingKey]) -> (value: JSONValue, varies: Bool)? {
+        guard let value = Self.value(in: first, at: codingPath) else { return nil }
+        let other = second.flatMap { Self.value(in: $0, at: codingPath) }
+        return (value, other != value)
+    }
+
+    private static func value(in root: JSONValue, at codingPath: [any CodingKey]) -> JSONValue? {
+        var value = root
+        for key in codingPath {
+            switch value {
+            case .array(let elements) where MemberPath.isPosition(key):
+                let index = key.intValue ?? 0
+                guard let element = elements.indices.contains(index) ? elements[index] : elements.first else {
+                    return nil
+                }
+                value = element
+            case .object(let members) where MemberPath.isDictionaryKey(key):
+                guard let member = members[key.stringValue] ?? members.keys.min().flatMap({ members[$0] })
+                else {
+                    return nil
+                }
+                value = member
+            case .object(let members):
+                guard let member = members[key.stringValue] else { return nil }
+                value = member
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+}
+
+/// Makes up a value of a type, to look past a change whose migration needs one the app knows.
+struct StandIn {
+    let decoder: JSONDecoder
+
+    /// The most levels of members a made-up value fills in.
+    private static let depthLimit = 4
+
+    /// JSON that decodes as `type`: the first of `hints` that does, the value of `init()` of an
+    /// ``ArchiveDefaults`` type, the first case of a `CaseIterable` one, or the simplest JSON of
+    /// each kind with missing members filled in the same way; `nil` when none does.
+    func value(of type: any Decodable.Type, hints: [JSONValue], depth: Int = 0) -> JSONValue? {
+        var candidates = hints
+        if let made = Self.made(type) { candidates.append(made) }
+        candidates += [.object([:]), .array([]), .string(""), .number("0"), .bool(false)]
+        for candidate in candidates {
+            if let value = completed(candidate, as: type, depth: depth) { return value }
+        }
+        return nil
+    }
+
+    /// `candidate`, with the members `type` misses in it added, when it then decodes as `type`.
+    private func completed(_ candidate: JSONValue, as type: any Decodable.Type, depth: Int) -> JSONValue? {
+        func decodes<T: Decodable>(_: T.Type, _ json: JSONValue) throws {
+            _ = try DefaultFilling.decode(T.self, from: json.data, like: decoder)
+        }
+        var json = candidate
+        for _ in 0..<16 {
+            do {
+                try decodes(type, json)
+                return json
+            } catch {
+                guard depth < Self.depthLimit, let failure = error as? DefaultFilling.Failure,
+                    let missing = failure.missing,
+                    case DecodingError.keyNotFound(let key, let context) = failure.underlying,
+                    key.stringValue == missing.member,
+                    let member = value(of: missing.valueType, hints: [], depth: depth + 1),
+                    let filled = json.setting(member, at: context.codingPath + [key])
+                else { return nil }
+                json = filled
+            }
+        }
+        return nil
+    }
+
+    /// The JSON of a value of `type` that the type itself makes, if it makes one.
+    private static func made(_ type: any Decodable.Type) -> JSONValue? {
+        func encode(_ value: any Encodable) -> JSONValue? {
+            (try? SnapshotCoder.makeJSONEncoder().encode(value)).flatMap { try? JSONValue(parsing: $0) }
+        }
+        if let defaults = type as? any ArchiveDefaults.Type {
+            return encode(defaults.init())
+        }
+        if let cases = type as? any (CaseIterable & Encodable).Type {
+            func first<C: CaseIterable & Encodable>(_: C.Type) -> (any Encodable)? { C.allCases.first }
+            return first(cases).flatMap(encode)
+        }
+        return nil
+    }
+}
+
+extension JSONValue {
+    /// The value at `codingPath`: object members by name, array elements by position.
+    func value(at codingPath: [any CodingKey]) -> JSONValue? {
+        var value = self
+        for key in codingPath {
+            if MemberPath.isPosition(key), case .array = value {
+                guard let element = value.child(String(key.intValue ?? -1)) else { return nil }
+                value = element
+            } else {
+                guard case .object(let members) = value, let member = members[key.stringValue] else {
+                    return nil
+                }
+                value = member
+            }
+        }
+        return value
+    }
+
+    /// This value with `value` at `codingPath`, whose last key names a member of an object that
+    /// exists; `nil` when there is no such object.
+    func setting(_ value: JSONValue, at codingPath: [any CodingKey]) -> JSONValue? {
+        guard let key = codingPath.first else { return value }
+        let rest = Array(codingPath.dropFirst())
+        switch self {
+        case .array(var elements) where MemberPath.isPosition(key):
+            let index = key.intValue ?? -1
+            guard elements.indices.contains(index), let changed = elements[index].setting(value, at: rest)
+            else {
+                return nil
+            }
+            elements[index] = changed
+            return .array(elements)
+        case .object(var members):
+            if rest.isEmpty {
+                members[key.stringValue] = value
+            } else {
+                guard let changed = members[key.stringValue]?.setting(value, at: rest) else { return nil }
+                members[key.stringValue] = changed
+            }
+            return .object(members)
+        default:
+            return nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// Runs `body` on the members of every object at `steps` below this value, as
+    /// ``MemberPath/forEachObject(at:in:_:)`` does on a migration's state.
+    mutating func forEachObject(
+        at steps: ArraySlice<MemberPath.Step>, _ body: (inout [String: JSONValue]) -> Void
+    ) {
+        switch (steps.first, self) {
+        case (nil, .object(var members)):
+            // One reference to the storage, so that the change is made in place.
+            self = .null
+            body(&members)
+            self = .object(members)
+        case (.member(let name)?, .object(var members)):
+            guard var child = members[name] else { return }
+            self = .null
+            members[name] = .null
+            child.forEachObject(at: steps.dropFirst(), body)
+            members[name] = child
+            self = .object(members)
+        case (.each?, .array(var elements)):
+            self = .null
+            for index in elements.indices { elements[index].forEachObject(at: steps.dropFirst(), body) }
+            self = .array(elements)
+        case (.each?, .object(var members)):
+            self = .null
+            for key in Array(members.keys) {
+                guard var child = members[key] else { continue }
+                members[key] = .null
+                child.forEachObject(at: steps.dropFirst(), body)
+                members[key] = child
+            }
+            self = .object(members)
+        default:
+            break
+        }
+    }
+
+    /// This value with each of its elements `levels` arrays or objects down replaced by
+    /// `replacement`; `replacement` itself when `levels` is 0.
+    func replacingElements(levels: Int, with replacement: JSONValue) -> JSONValue {
+        guard levels > 0 else { return replacement }
+        switch self {
+        case .array(let elements):
+            return .array(elements.map { $0.replacingElements(levels: levels - 1, with: replacement) })
+        case .object(let members):
+            return .object(members.mapValues { $0.replacingElements(levels: levels - 1, with: replacement) })
+        default:
+            return self
+        }
+    }
+}

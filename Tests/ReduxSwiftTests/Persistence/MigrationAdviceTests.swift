@@ -1,0 +1,547 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+// Version 1 of an expense tracker's state, as the previous release saved it.
+enum ExpensesV1 {
+    struct Expense: Codable, Equatable {
+        var title: String
+        var amount: Double
+        var note: String
+    }
+
+    struct State: StateProtocol, Equatable {
+        var expenses: [Expense] = []
+    }
+}
+
+// Version 2: each expense gains tags and renames `note` to `memo`; the state gains a default
+// currency. Neither type is `ArchiveDefaults`.
+enum ExpensesV2 {
+    struct Expense: Codable, Equatable {
+        var title: String
+        var amount: Double
+        var tags: [String] = []
+        var memo: String
+    }
+
+    struct State: StateProtocol, Equatable {
+        var expenses: [Expense] = []
+        var defaultCurrency = "EUR"
+    }
+}
+
+/// A load of an archive that needs migrations names every change it needs, each with the line
+/// that makes it, and pasting those lines loads every old value where it belongs.
+@Suite(.offThePool) struct MigrationAdviceTests {
+    let directory = TemporaryDirectory()
+
+    var url: URL { directory.file("Expenses.json") }
+
+    static let v1 = ExpensesV1.State(expenses: [
+        ExpensesV1.Expense(title: "Lunch", amount: 12.5, note: "with Ada"),
+        ExpensesV1.Expense(title: "Train", amount: 31, note: "to Lyon"),
+    ])
+
+    func write(_ state: String, version: Int = 1) throws {
+        try Data(#"{"schemaVersion":\#(version),"state":\#(state)}"#.utf8).write(to: url)
+    }
+
+    /// The error `body` throws, which must need migrations.
+    func migrationError(
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) -> PersistenceError? {
+        let error = #expect(throws: PersistenceError.self, sourceLocation: sourceLocation) { try body() }
+        guard case .needsMigration? = error?.kind else {
+            Issue.record(
+                "expected needsMigration, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return error
+    }
+
+    /// The error `restore(default:)` reports for the archive at `url`, read as `State`.
+    func restoreError<State: StateProtocol>(_ defaultState: State) -> PersistenceError? {
+        var reported: PersistenceError?
+        _ = StateArchive<State>(file: url).restore(default: defaultState) { error, _ in reported = error }
+        return reported
+    }
+
+    @Test func oneLoadNamesEveryChangeOfTheExpenseTrackersUpdate() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(Self.v1)
+        let before = try Data(contentsOf: url)
+        let error = try #require(restoreError(ExpensesV2.State()))
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
+                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")"#,
+                #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
+            ])
+        #expect(
+            error.migrationProblems.map(\.path) == [
+                "state.expenses[0].tags", "state.expenses[0].memo", "state.defaultCurrency",
+            ])
+        #expect(
+            error.migrationProblems.map(\.kind) == [
+                .missingMember, .renamedMember(from: ["note"]), .missingMember,
+            ])
+        // The kind names the first, as before.
+        let first = try #require(error.migrationProblems.first)
+        #expect(
+            error.kind
+                == .needsMigration(
+                    path: "state.expenses[0].tags", detail: first.detail, migration: first.migration))
+        // The archive is left as it was.
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func aMemberMissingWithADeclaredDefaultIsAddedWithTheDefaultStatesValue() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(Self.v1)
+        let restored = try #require(restoreError(ExpensesV2.State()))
+        let currency = try #require(restored.migrationProblems.first { $0.path == "state.defaultCurrency" })
+        #expect(currency.migration == #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#)
+        #expect(currency.detail.contains("default state"), "\(currency.detail)")
+        // A default state whose currency is another says so.
+        let other = try #require(restoreError(ExpensesV2.State(expenses: [], defaultCurrency: "CHF")))
+        #expect(
+            other.migrationProblems.contains {
+                $0.migration == #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "CHF")"#
+            })
+    }
+
+    @Test func aMemberMissingWithoutADefaultStateGetsASampleOfItsType() throws {
+        struct Limits: Codable, Equatable { var daily: Int }
+        struct State: StateProtocol, Equatable {
+            var title: String
+            var flag: Bool
+            var count: Int
+            var ratio: Double
+            var tags: [String]
+            var names: [String: Int]
+            var limits: Limits
+        }
+        try write(#"{"title":"kept"}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, adding: "flag", value: false)"#,
+                #"ArchiveMigration(from: 1, adding: "count", value: 0)"#,
+                #"ArchiveMigration(from: 1, adding: "ratio", value: 0)"#,
+                #"ArchiveMigration(from: 1, adding: "tags", json: "[]")"#,
+                #"ArchiveMigration(from: 1, adding: "names", json: "{}")"#,
+                "ArchiveMigration(from: 1, adding: \"limits\", value: <#a \(String(reflecting: Limits.self)) as JSON#>)",
+            ])
+        #expect(error.migrationProblems.allSatisfy { $0.kind == .missingMember })
+    }
+
+    @Test func aDefaultThatDiffersEachTimeIsNotOfferedAsAValue() throws {
+        struct State: StateProtocol, Equatable {
+            var title = ""
+            var id = UUID()
+        }
+        try write(#"{"title":"kept"}"#)
+        var reported: PersistenceError?
+        _ = StateArchive<State>(file: url).restore(default: State()) { error, _ in reported = error }
+        let problem = try #require(reported?.migrationProblems.first)
+        #expect(
+            problem.migration.hasPrefix(#"ArchiveMigration(from: 1, adding: "id", value: <#"#), "\(problem)")
+        #expect(problem.detail.contains("differs each time"), "\(problem.detail)")
+    }
+
+    @Test func twoRenamesOfTheSameTypeAreOfferedToChooseNotGuessed() throws {
+        struct CardV1: Codable {
+            var title: String
+            var subtitle: String
+        }
+        struct StateV1: StateProtocol { var cards: [CardV1] }
+        struct CardV2: Codable, Equatable {
+            var name: String
+            var caption: String
+        }
+        struct StateV2: StateProtocol, Equatable { var cards: [CardV2] }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(cards: [
+                CardV1(title: "Kyoto", subtitle: "temples"), CardV1(title: "Oslo", subtitle: "fjords"),
+            ]))
+
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        // JSONEncoder writes members in no fixed order, so the archive cannot tell which old
+        // member became which new one: the advice asks, naming both and their values.
+        let choice = ##"<#"subtitle" or "title"#>"##
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: \#(choice), to: "name", in: "cards[]")"#,
+                #"ArchiveMigration(from: 1, renaming: \#(choice), to: "caption", in: "cards[]")"#,
+            ])
+        #expect(
+            error.migrationProblems.map(\.kind)
+                == Array(repeating: .renamedMember(from: ["subtitle", "title"]), count: 2))
+        let detail = error.migrationProblems.first?.detail ?? ""
+        #expect(
+            detail.contains(#""title" ("Kyoto")"#) && detail.contains(#""subtitle" ("temples")"#), "\(detail)"
+        )
+        #expect(detail.contains("cannot tell"), "\(detail)")
+
+        // Pasted with the developer's choice, every old value lands where it belongs.
+        var lines = try #require(error.suggestedMigrations)
+        lines = lines.replacingOccurrences(
+            of: #"renaming: \#(choice), to: "name""#, with: #"renaming: "title", to: "name""#)
+        lines = lines.replacingOccurrences(
+            of: #"renaming: \#(choice), to: "caption""#, with: #"renaming: "subtitle", to: "caption""#)
+        let archive = StateArchive<StateV2>(
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: try PastedMigrations.migrations(lines))
+        let loaded = try archive.loadFixture(at: url)
+        #expect(
+            loaded.cards == [
+                CardV2(name: "Kyoto", caption: "temples"), CardV2(name: "Oslo", caption: "fjords"),
+            ])
+    }
+
+    @Test func twoRenamesOfTheSameTypeInADefaultsTypeAreOfferedToChooseToo() throws {
+        struct CardV2: Codable, Equatable, ArchiveDefaults {
+            var name = ""
+            var caption = ""
+        }
+        struct StateV2: StateProtocol, Equatable { var card: CardV2 }
+        try write(#"{"card":{"title":"Kyoto","subtitle":"temples"}}"#)
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"subtitle" or "title"#>, to: "name", in: "card")"##,
+                ##"ArchiveMigration(from: 1, renaming: <#"subtitle" or "title"#>, to: "caption", in: "card")"##,
+            ])
+    }
+
+    @Test func aRenameAndAnAdditionOfTheSameTypeAreNotTakenForACertainRename() throws {
+        struct Card: Codable, Equatable {
+            var name: String
+            var caption: String
+        }
+        struct State: StateProtocol, Equatable { var card: Card }
+        try write(#"{"card":{"title":"Kyoto"}}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let migrations = error.migrationProblems.map(\.migration)
+        #expect(
+            migrations.first
+                == ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "card")"##,
+            "\(migrations)")
+        #expect(error.migrationProblems.last?.detail.contains(#"renamed from "title""#) == true, "\(error)")
+    }
+
+    @Test func aRenameToAnOptionalIsCaught() throws {
+        struct ExpenseV1: Codable { var note: String }
+        struct StateV1: StateProtocol { var expenses: [ExpenseV1] }
+        struct ExpenseV2: Codable, Equatable { var memo: String? }
+        struct StateV2: StateProtocol, Equatable { var expenses: [ExpenseV2] }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(expenses: [ExpenseV1(note: "a"), ExpenseV1(note: "b")]))
+        let before = try Data(contentsOf: url)
+
+        let archive = StateArchive<StateV2>(file: url)
+        let error = try #require(migrationError { _ = try archive.load() })
+        let migration = #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")"#
+        #expect(error.migrationProblems.map(\.migration) == [migration])
+        #expect(error.migrationProblems.first?.kind == .renamedMember(from: ["note"]))
+        #expect(error.migrationProblems.first?.path == "state.expenses[0].memo")
+        let detail = error.migrationProblems.first?.detail ?? ""
+        #expect(
+            detail.contains(#"ArchiveMigration(from: 1, removing: "note", in: "expenses[]")"#), "\(detail)")
+        // The loss is never made permanent: the archive stays, and no save overwrites it.
+        _ = archive.restore(default: StateV2(expenses: [])) { _, _ in }
+        #expect(throws: PersistenceError.self) { try archive.save(StateV2(expenses: [])) }
+        #expect(try Data(contentsOf: url) == before)
+
+        let migrated = StateArchive<StateV2>(
+            file: directory.file("live.json"), schemaVersion: 2, migrations: try error.pastedMigrations())
+        #expect(try migrated.loadFixture(at: url).expenses.map(\.memo) == ["a", "b"])
+    }
+
+    @Test func aRenameToAnOptionalInALargeArchiveIsCaughtByALaunchThatNeedsNothingElse() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        let items = (0..<5_000).map { #"{"id":\#($0),"note":"n\#($0)"}"# }
+        try write(#"{"items":[\#(items.joined(separator: ","))]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "items[]")"#
+            ])
+    }
+
+    @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
+        struct Card: Codable, Equatable, ArchiveDefaults {
+            var name = ""
+            var caption = ""
+        }
+        struct State: StateProtocol, Equatable {
+            var card: Card
+            var count: Int  // added, with no default
+        }
+        try write(#"{"card":{"title":"Kyoto"}}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "card")"##,
+                ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "caption", in: "card")"##,
+                #"ArchiveMigration(from: 1, adding: "count", value: 0)"#,
+            ])
+    }
+
+    @Test func aRenameToAnOptionalIsCaughtAfterMigrationsToo() throws {
+        struct StateV2: StateProtocol, Equatable {
+            var memo: String?
+            var count: Int
+        }
+        try write(#"{"note":"kept","n":3}"#)
+        let archive = StateArchive<StateV2>(
+            file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, renaming: "n", to: "count")])
+        let error = try #require(migrationError { _ = try archive.load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 2, renaming: "note", to: "memo")"#
+            ])
+        #expect(error.migrationProblems.first?.detail.hasPrefix("after migrating to version 2") == true)
+    }
+
+    @Test func anAbsentOptionalWithNothingUnreadOfItsTypeStillLoadsAsNil() throws {
+        struct Profile: Codable, Equatable {
+            var name: String
+            var nickname: String?  // "nick" before
+        }
+        struct State: StateProtocol, Equatable {
+            var title: String
+            var memo: String?  // added: nothing unread beside it reads as a String
+            var profile: Profile
+        }
+        try write(#"{"title":"a","legacyCount":4,"profile":{"name":"Ada","nick":"A"}}"#)
+        // Only the optional with an unread member of its type beside it is a rename.
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: "nick", to: "nickname", in: "profile")"#
+            ])
+        let migrated = StateArchive<State>(
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations())
+        #expect(
+            try migrated.load() == State(title: "a", memo: nil, profile: Profile(name: "Ada", nickname: "A")))
+    }
+
+    @Test func aMemberRemovedBesideAnAddedOptionalIsAdvisedWithTheRemovalTooAndIsNotBlockedForever() throws {
+        struct State: StateProtocol, Equatable {
+            var title: String
+            var nickname: String?  // added; "legacy" was removed
+        }
+        try write(#"{"title":"a","legacy":"old"}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let removal = #"ArchiveMigration(from: 1, removing: "legacy")"#
+        #expect(error.migrationProblems.first?.detail.contains(removal) == true)
+        let archive = StateArchive<State>(
+            file: url, schemaVersion: 2, migrations: [try #require(try PastedMigrations.migration(removal))])
+        #expect(try archive.load() == State(title: "a", nickname: nil))
+        try archive.save(State(title: "b", nickname: nil))
+        #expect(try archive.load() == State(title: "b", nickname: nil))
+    }
+
+    @Test func aMemberTheTypesOwnEncodingWritesIsNotTakenForAnOldName() throws {
+        struct Person: Codable, Equatable {
+            var first: String
+            var nickname: String?
+            enum CodingKeys: String, CodingKey { case first, nickname }
+            enum ExportKeys: String, CodingKey { case display }
+            init(first: String, nickname: String?) {
+                self.first = first
+                self.nickname = nickname
+            }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                first = try container.decode(String.self, forKey: .first)
+                nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(first, forKey: .first)
+                try container.encodeIfPresent(nickname, forKey: .nickname)
+                // Also writes a member for other readers of the file, which it never reads.
+                var export = encoder.container(keyedBy: ExportKeys.self)
+                try export.encode("Dr. \(first)", forKey: .display)
+            }
+        }
+        struct State: StateProtocol, Equatable { var people: [Person] }
+        let archive = StateArchive<State>(file: url)
+        let state = State(people: [Person(first: "Ada", nickname: nil)])
+        try archive.save(state)
+        #expect(try archive.load() == state)
+        // Beside the member the type writes, an old name is still caught, and alone.
+        try write(#"{"people":[{"first":"Ada","display":"Dr. Ada","nick":"A"}]}"#)
+        let error = try #require(migrationError { _ = try archive.load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: "nick", to: "nickname", in: "people[]")"#
+            ])
+    }
+
+    @Test func aChangedTypeAndAnUnknownEnumCaseAreNamedAndTheSearchGoesPastThem() throws {
+        enum Category: String, Codable { case food, travel }
+        struct Expense: Codable, Equatable {
+            var title: String
+            var category: Category
+            var amount: Int
+            var memo: String
+        }
+        struct State: StateProtocol, Equatable { var expenses: [Expense] }
+        try write(
+            #"{"expenses":[{"title":"a","category":"food","amount":"12","memo":"m"},"#
+                + #"{"title":"b","category":"gifts","amount":"3","memo":"n"}],"currency":"EUR"}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(error.migrationProblems.map(\.kind) == [.changedType, .invalidValue], "\(error)")
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, converting: "amount", in: "expenses[]") { old in <#old as the current type reads it#> }"#,
+                #"ArchiveMigration(from: 1, converting: "category", in: "expenses[]") { old in <#old as the current type reads it#> }"#,
+            ])
+        #expect(
+            error.migrationProblems.map(\.path) == ["state.expenses[0].amount", "state.expenses[1].category"])
+        let category = error.migrationProblems.last?.detail ?? ""
+        #expect(category.contains("gifts"), "\(category)")
+    }
+
+    @Test func changesAtEveryDepthAreFoundInOneLoad() throws {
+        struct Line: Codable, Equatable {
+            var sku: String
+            var quantity: Int  // "count" before
+        }
+        struct Settings: Codable, Equatable {
+            var theme: String
+            var fontSize: Int  // added
+        }
+        struct Order: Codable, Equatable {
+            var lines: [Line]
+            var note: String?  // "comment" before
+        }
+        struct State: StateProtocol, Equatable {
+            var orders: [String: Order]
+            var settings: Settings
+            var owner: String  // "user" before
+            var version: Int  // a string before
+        }
+        try write(
+            #"{"orders":{"x":{"lines":[{"sku":"A","count":2}],"comment":"fragile"}},"#
+                + #""settings":{"theme":"dark"},"user":"ada","version":"7"}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            Set(error.migrationProblems.map(\.migration)) == [
+                #"ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "orders[].lines[]")"#,
+                #"ArchiveMigration(from: 1, renaming: "comment", to: "note", in: "orders[]")"#,
+                #"ArchiveMigration(from: 1, adding: "fontSize", value: 0, in: "settings")"#,
+                #"ArchiveMigration(from: 1, renaming: "user", to: "owner")"#,
+                #"ArchiveMigration(from: 1, converting: "version") { old in <#old as the current type reads it#> }"#,
+            ], "\(error)")
+        #expect(error.migrationProblems.count == 5)
+    }
+
+    @Test func pastingTheAdviceLoadsEveryOldValueWhereItBelongs() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(Self.v1)
+        let error = try #require(restoreError(ExpensesV2.State()))
+        let archive = StateArchive<ExpensesV2.State>(
+            file: directory.file("live.json"), schemaVersion: 2, migrations: try error.pastedMigrations())
+        // Every value the old archive holds comes back, and each is where it belongs.
+        let loaded = try archive.loadFixture(at: url)
+        #expect(loaded.expenses.map(\.memo) == Self.v1.expenses.map(\.note))
+        #expect(loaded.expenses.map(\.title) == Self.v1.expenses.map(\.title))
+        #expect(loaded.expenses.map(\.amount) == Self.v1.expenses.map(\.amount))
+        #expect(loaded.expenses.map(\.tags) == [[], []])
+        #expect(loaded.defaultCurrency == "EUR")
+        // A launch with the pasted migrations loads the real archive too.
+        let launched = StateArchive<ExpensesV2.State>(
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations())
+        #expect(try launched.load() == loaded)
+    }
+
+    @Test func aSearchThatCannotGoOnSaysMoreMayFollowAndThePastedAdviceNamesTheRest() throws {
+        enum Mood: String, Codable { case calm, busy }
+        struct State: StateProtocol, Equatable {
+            var title: String
+            var mood: Mood  // added: no value of it can be made up
+            var count: Int  // added
+        }
+        try write(#"{"title":"a"}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(error.migrationProblems.count == 1)
+        let problem = try #require(error.migrationProblems.first)
+        #expect(problem.detail.contains("more may follow"), "\(problem.detail)")
+        // With the placeholder filled in, the next load names what is still missing.
+        let placeholder = "a \(String(reflecting: Mood.self)) as JSON"
+        let pasted = try PastedMigrations.migrations(
+            try #require(error.suggestedMigrations).replacingOccurrences(
+                of: "value: <#\(placeholder)#>", with: #"value: "calm""#))
+        let next = try #require(
+            migrationError {
+                _ = try StateArchive<State>(file: url, schemaVersion: 2, migrations: pasted).load()
+            })
+        #expect(
+            next.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 2, adding: "count", value: 0)"#
+            ])
+    }
+
+    @Test func theDescriptionListsEveryChangeAndOneBlockToPaste() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(Self.v1)
+        let error = try #require(restoreError(ExpensesV2.State()))
+        let text = error.description
+        let block = try #require(error.suggestedMigrations)
+        #expect(
+            block == """
+                [
+                    ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+                    ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+                    ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+                ]
+                """)
+        #expect(text.hasPrefix("Cannot load \(url.path): it needs a migration for each of these 3 changes:"))
+        #expect(text.contains("\n1. At state.expenses[0].tags: "))
+        #expect(text.contains("\n2. At state.expenses[0].memo: "))
+        #expect(text.contains("\n3. At state.defaultCurrency: "))
+        #expect(text.hasSuffix("Raise schemaVersion to 2 and add these migrations:\nmigrations: \(block)"))
+    }
+
+    @Test func severalMigrationsFromOneVersionRunInTheOrderGiven() throws {
+        struct State: StateProtocol, Equatable { var label: String }
+        try write(#"{"name":"a"}"#)
+        let archive = StateArchive<State>(
+            file: url, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, renaming: "name", to: "title"),
+                ArchiveMigration(from: 1, converting: "title") { "\($0)!" },
+                ArchiveMigration(from: 1, renaming: "title", to: "label"),
+            ])
+        #expect(try archive.load() == State(label: "a!"))
+    }
+
+    @Test func addingJSONAddsTheValueToEveryObjectThatLacksIt() throws {
+        struct Limits: Codable, Equatable {
+            var daily: Int
+            var currency: String
+        }
+        struct Account: Codable, Equatable {
+            var name: String
+            var limits: Limits
+        }
+        struct State: StateProtocol, Equatable { var accounts: [Account] }
+        try write(#"{"accounts":[{"name":"a"},{"name":"b"}]}"#)
+        let archive = StateArchive<State>(
+            file: url, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(
+                    from: 1, adding: "limits", json: #"{"daily":50,"currency":"EUR"}"#, in: "accounts[]")
+            ])
+        let limits = Limits(daily: 50, currency: "EUR")
+        #expect(
+            try archive.load()
+                == State(accounts: [Account(name: "a", limits: limits), Account(name: "b", limits: limits)]))
+    }
+}
