@@ -248,10 +248,12 @@ enum ExpensesV2 {
         let detail = error.migrationProblems.first?.detail ?? ""
         #expect(
             detail.contains(#"ArchiveMigration(from: 1, removing: "note", in: "expenses[]")"#), "\(detail)")
-        // The loss is never made permanent: the archive stays, and no save overwrites it.
+        // The loss is never made permanent: the archive stays, and a save goes beside it.
         _ = archive.restore(default: StateV2(expenses: [])) { _, _ in }
-        #expect(throws: PersistenceError.self) { try archive.save(StateV2(expenses: [])) }
+        try archive.save(StateV2(expenses: []))
         #expect(try Data(contentsOf: url) == before)
+        #expect(try archive.loadUnmerged() == nil, "the archive still needs its migration")
+        #expect(FileManager.default.fileExists(atPath: url.path + ".unmerged"))
 
         let migrated = StateArchive<StateV2>(
             file: directory.file("live.json"), schemaVersion: 2, migrations: try error.pastedMigrations())
