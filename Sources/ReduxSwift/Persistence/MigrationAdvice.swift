@@ -306,12 +306,17 @@ enum MigrationAdvice {
                     fix: nil)
             }
             let found = context.defaults?.value(at: object + [AnyMemberKey(stringValue: member)])
+            // A `UUID` or a `Date` is taken to differ each time even when the app passed one default
+            // state, made once: pasted as a literal, it would give every user the same value.
+            let varies =
+                found.map { $0.varies || missing.valueType == UUID.self || missing.valueType == Date.self }
+                ?? false
             let value: (text: String, json: JSONValue?)
             let source: String
-            if let found, !found.varies, let text = MigrationAdvice.argument(for: found.value) {
+            if let found, !varies, let text = MigrationAdvice.argument(for: found.value) {
                 value = (text, found.value)
                 source = "the migration shown adds it with the value it has in the default state"
-            } else if let found, found.varies {
+            } else if varies {
                 value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
                 source =
                     "its value in the default state differs each time the state is made (such as a UUID() "
@@ -332,8 +337,9 @@ enum MigrationAdvice {
                 : "conform \(owner) to ArchiveDefaults so that it takes the value \(owner)() gives "
                     + "it, or add it: \(source)"
             let at = objectPath.isEmpty ? "" : ", in: \(literal(objectPath))"
+            // A value that varies still serves as the stand-in that lets the search go on.
             let fix: Fix =
-                value.json.map { .add(member: member, value: $0, object: objectPath) }
+                (value.json ?? found?.value).map { .add(member: member, value: $0, object: objectPath) }
                 ?? .addValue(of: missing.valueType, member: member, object: objectPath)
             return Finding(
                 problem: .init(

@@ -149,6 +149,24 @@ enum ExpensesV2 {
         #expect(problem.detail.contains("differs each time"), "\(problem.detail)")
     }
 
+    @Test func aUUIDOrDateDefaultIsNotOfferedAsAValueEvenFromOneDefaultStateMadeOnce() throws {
+        struct State: StateProtocol, Equatable {
+            var title = ""
+            var sessionID = UUID()
+            var opened = Date()
+        }
+        try write(#"{"title":"kept"}"#)
+        let made = State()
+        var reported: PersistenceError?
+        _ = StateArchive<State>(file: url).restore(default: made) { error, _ in reported = error }
+        let migrations = try #require(reported?.migrationProblems).map(\.migration).sorted()
+        #expect(
+            migrations == [
+                #"ArchiveMigration(from: 1, adding: "opened", value: <#a \#(String(reflecting: Date.self)) as JSON#>)"#,
+                #"ArchiveMigration(from: 1, adding: "sessionID", value: <#a \#(String(reflecting: UUID.self)) as JSON#>)"#,
+            ], "\(migrations)")
+    }
+
     @Test func twoRenamesOfTheSameTypeAreOfferedToChooseNotGuessed() throws {
         struct CardV1: Codable {
             var title: String
