@@ -24,10 +24,12 @@ extension ActionLog {
     /// `encode(to:)` throws) is left out. A batch is written flat, `{"actions":[…],"type":
     /// "ActionBatch"}` holding the actions of every level in order, which replays the same, since
     /// reducers see nested batches as their actions one by one; only the actions that cannot be
-    /// encoded are left out of it. The line is `nil` when nothing is left.
-    func line(for action: any ActionProtocol, time: String, with encoder: SnapshotEncoder) -> (
-        line: Data?, leftOut: Int
-    ) {
+    /// encoded are left out of it. A committed transaction's part, `transaction`, is written as
+    /// its batch marked `"transaction":true`, so that a replay keeps it out of the history's steps
+    /// as the store did. The line is `nil` when nothing is left.
+    func line(
+        for action: any ActionProtocol, transaction: Bool = false, time: String, with encoder: SnapshotEncoder
+    ) -> (line: Data?, leftOut: Int) {
         if let landed = action as? LandedMove {
             guard let line = landed.line(time: time) else { return (nil, 1) }
             return (line, 0)
@@ -37,11 +39,13 @@ extension ActionLog {
             return (line, 0)
         }
         let flat = batch.flattened()
-        if let line = record(flat, time: time, with: encoder) { return (line, 0) }
+        if let line = record(flat, transaction: transaction, time: time, with: encoder) { return (line, 0) }
         // Only a batch that does not encode whole pays for finding what it can keep.
         let kept = flat.actions.filter { record($0, time: nil, with: encoder) != nil }
         let leftOut = flat.actions.count - kept.count
-        guard !kept.isEmpty, let line = record(ActionBatch(kept), time: time, with: encoder) else {
+        guard !kept.isEmpty,
+            let line = record(ActionBatch(kept), transaction: transaction, time: time, with: encoder)
+        else {
             return (nil, flat.actions.count)
         }
         return (line, leftOut)
@@ -49,13 +53,17 @@ extension ActionLog {
 
     /// The line of `action`, saying so when it writes a float as a string, as archives do (see
     /// ``EncodedSnapshot/floatStrings``); `nil` when it cannot be encoded.
-    private func record(_ action: any ActionProtocol, time: String?, with encoder: SnapshotEncoder) -> Data? {
+    private func record(
+        _ action: any ActionProtocol, transaction: Bool = false, time: String?, with encoder: SnapshotEncoder
+    ) -> Data? {
         guard
             let encoded = try? encoder.encodeMarkingUnordered(
-                ActionRecord(action: action, time: time, log: self))
+                ActionRecord(action: action, transaction: transaction, time: time, log: self))
         else { return nil }
         guard let variant = encoded.floatStrings else { return encoded.data }
-        return try? encoder.encode(ActionRecord(action: action, time: time, log: self, floatStrings: variant))
+        return try? encoder.encode(
+            ActionRecord(
+                action: action, transaction: transaction, time: time, log: self, floatStrings: variant))
     }
 
     /// Decodes one log line: in one parsing pass when it says whether it writes floats as strings,
@@ -106,7 +114,9 @@ struct UnreadableLine: Error {
 }
 
 /// One action of a log, with the name of its type: `{"action":…,"time":…,"type":…}`, or for a
-/// batch `{"actions":[…],"type":"ActionBatch"}`. The action is written and read through the
+/// batch `{"actions":[…],"type":"ActionBatch"}`, and for a transaction's part
+/// `{"actions":[…],"transaction":true,"type":"ActionBatch"}` (a batch line without the marker is
+/// a plain batch, as every line earlier versions wrote). The action is written and read through the
 /// registered type's own `Codable` conformance, nested in the record's encoder and decoder.
 private struct ActionRecord: Codable {
     static let logKey = CodingUserInfoKey(rawValue: "ReduxSwift.ActionLog")!
@@ -120,16 +130,24 @@ private struct ActionRecord: Codable {
         case actions
         case time
         case floatStrings
+        case transaction
     }
 
+    /// The action; a transaction's part read from a log is a ``ReplayedTransaction``.
     let action: any ActionProtocol
+    /// Whether the batch `action` is a committed transaction's part, when writing.
+    private let transaction: Bool
     private let time: String?
     private let log: ActionLog?
     /// The variant of strings the line writes floats as, if it writes one (see ``SnapshotCoder``).
     private let floatStrings: Int?
 
-    init(action: any ActionProtocol, time: String?, log: ActionLog, floatStrings: Int? = nil) {
+    init(
+        action: any ActionProtocol, transaction: Bool = false, time: String?, log: ActionLog,
+        floatStrings: Int? = nil
+    ) {
         self.action = action
+        self.transaction = transaction
         self.time = time
         self.log = log
         self.floatStrings = floatStrings
@@ -142,6 +160,7 @@ private struct ActionRecord: Codable {
         guard let log else { throw Unregistered() }
         if let batch = action as? ActionBatch {
             try container.encode(ActionLog.batchName, forKey: .type)
+            if transaction { try container.encode(true, forKey: .transaction) }
             try container.encode(
                 batch.actions.map { ActionRecord(action: $0, time: nil, log: log) }, forKey: .actions)
             return
@@ -158,12 +177,18 @@ private struct ActionRecord: Codable {
         time = try container.decodeIfPresent(String.self, forKey: .time)
         self.log = nil
         floatStrings = nil
+        transaction = false
         if name == ActionLog.batchName {
             let actions = try container.decode([ActionRecord].self, forKey: .actions).map(\.action)
             if actions.contains(where: { $0 is ReplayedMove }) {
                 throw UnreadableLine(.malformed(detail: "a batch holds a history move"))
             }
-            action = ActionBatch(actions)
+            if actions.contains(where: { $0 is ReplayedTransaction }) {
+                throw UnreadableLine(.malformed(detail: "a batch holds a transaction"))
+            }
+            let batch = ActionBatch(actions)
+            let isTransaction = try container.decodeIfPresent(Bool.self, forKey: .transaction) ?? false
+            action = isTransaction ? ReplayedTransaction(batch: batch) : batch
             return
         }
         if name == ActionLog.moveName {
@@ -177,4 +202,10 @@ private struct ActionRecord: Codable {
         guard container.contains(.action) else { throw UnreadableLine(.malformed(detail: "no \"action\"")) }
         action = try entry.decode(container.superDecoder(forKey: .action))
     }
+}
+
+/// A committed transaction's part read from a log: replayed as its batch, and kept by a history
+/// as the store kept the transaction, as no step of its own.
+struct ReplayedTransaction: ActionProtocol {
+    let batch: ActionBatch
 }

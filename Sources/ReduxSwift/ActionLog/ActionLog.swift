@@ -39,7 +39,9 @@ import Android
 /// object graph, checked as snapshots are) is left out and counted in
 /// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
-/// every level in the order reducers see them, so it replays the same at any depth of nesting.
+/// every level in the order reducers see them, so it replays the same at any depth of nesting. A
+/// store's part of a committed ``StoreTransaction`` is recorded as its batch, marked as one:
+/// `{"actions":[…],"time":…,"transaction":true,"type":"ActionBatch"}`.
 ///
 /// **History moves.** The undos, redos and jumps of the store's history
 /// (``Store/recordHistory(limit:makesStep:)``) are recorded too, each as one line holding the
@@ -143,6 +145,10 @@ public final class ActionLog: Sendable {
     /// store's state type: replayed into a store of another state type, or of a version of it
     /// whose `init(from:)` does not read it, the line is reported as malformed, naming the type.
     ///
+    /// A transaction's line (a batch marked `"transaction":true`) is applied as its batch and, as
+    /// the store applied the transaction, is no step of the store's history; a batch line without
+    /// the marker is a plain batch.
+    ///
     /// The whole log is read before anything is dispatched. If a line is corrupt, the actions
     /// before it are replayed, and the error names the line; nothing after it reaches the store.
     ///
@@ -174,6 +180,8 @@ public final class ActionLog: Sendable {
         for action in actions {
             if let move = action as? ReplayedMove {
                 store.kernel.dispatch(.replayedMove(move))
+            } else if let transaction = action as? ReplayedTransaction {
+                store.kernel.dispatch(.replayedTransaction(transaction.batch))
             } else {
                 store.kernel.dispatch(.replayed(action))
             }
@@ -320,14 +328,31 @@ public final class ActionRecording: Sendable {
     private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
         var lines = Data()
         var skipped = 0
-        for action in batch.actions {
-            let (line, left) = log.line(for: action, time: batch.time, with: encoder)
-            skipped += left
-            guard let line else { continue }
-            lines.append(line)
-            lines.append(UInt8(ascii: "\n"))
+        for run in batch.actions.runs {
+            for entry in run.entries[run.range] {
+                let (line, left) = logLine(for: entry, time: batch.time, with: encoder)
+                skipped += left
+                guard let line else { continue }
+                lines.append(line)
+                lines.append(UInt8(ascii: "\n"))
+            }
         }
         return (lines, skipped)
+    }
+
+    /// The line of one committed entry, and how many of its actions were left out; a
+    /// transaction's part, replayed or not, is marked as one.
+    private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
+        line: Data?, leftOut: Int
+    ) {
+        switch entry {
+        case .transaction(let participant):
+            return log.line(for: participant.batch, transaction: true, time: time, with: encoder)
+        case .replayedTransaction(let batch):
+            return log.line(for: batch, transaction: true, time: time, with: encoder)
+        default:
+            return log.line(for: entry.announcedAction, time: time, with: encoder)
+        }
     }
 }
 

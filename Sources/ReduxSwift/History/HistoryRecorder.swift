@@ -52,10 +52,18 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
 
     func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer) {
         guard steps != nil else { return }
-        if case .transaction(let participant) = entry {
+        let transaction: ActionBatch?
+        switch entry {
+        case .transaction(let participant): transaction = participant.batch
+        case .replayedTransaction(let batch): transaction = batch
+        default: transaction = nil
+        }
+        if let transaction {
             // Kept as the batch it applied: a record must not keep the transaction's machinery.
-            // A transaction is no step, and may still be undone: it waits for the next action.
-            steps!.append(.batch(participant.batch), reducers: reducers)
+            // A transaction is no step, and may still be undone: it waits for the next action. A
+            // transaction an action log replays is kept alike, so the history goes on as the
+            // recorded one did.
+            steps!.append(.batch(transaction), reducers: reducers)
             actionStart = steps!.records.count
             if steps!.wantsCheckpoint { steps!.addCheckpoint(state.assuming(State.self).pointee) }
             publish()

@@ -21,6 +21,9 @@ enum PendingEntry {
     /// alone apply it, and what they dispatch is dropped, since the log holds what those
     /// dispatches committed.
     case replayed(any ActionProtocol)
+    /// A committed transaction's part an ``ActionLog`` replays: applied like ``replayed(_:)``, and
+    /// kept by a history as a transaction is, as no step of its own.
+    case replayedTransaction(ActionBatch)
     /// A history move an ``ActionLog`` replays, with the state it landed on when it was recorded.
     case replayedMove(ReplayedMove)
     case register([ErasedReducer])
@@ -62,7 +65,7 @@ extension PendingEntry {
     var announcedAction: any ActionProtocol {
         switch self {
         case .action(let action), .asyncAction(let action), .replayed(let action): return action
-        case .batch(let batch): return batch
+        case .batch(let batch), .replayedTransaction(let batch): return batch
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
         case .replayedMove(let replayed): return replayed.move

@@ -242,6 +242,11 @@ struct ReductionPipeline {
                         runStart = index
                         tellJournalsFinished(action)
                     }
+                case .replayedTransaction:
+                    // Applied as a replayed batch; like a committed transaction, it is no action
+                    // of its own: a journal keeps it when it commits, and is told of no end.
+                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                    context.discardDispatches()
                 case .replayedMove(let move):
                     closeRun(at: index)
                     runStart = index + 1
@@ -474,6 +479,8 @@ struct ReductionPipeline {
         case .transaction(let participant):
             // Logged only once committed, as the batch it applied.
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
+        case .replayedTransaction(let batch):
+            try run(reducers, upTo: count, onEachActionOf: batch, state: state)
         case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume,
             .failure, .startRecording, .stopRecording, .observe, .replayedMove:
             break

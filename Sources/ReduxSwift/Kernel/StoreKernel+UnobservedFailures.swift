@@ -1,14 +1,22 @@
 extension StoreKernel {
+    /// What tells whether an observer hears the store's failure of `action`, to carry in its
+    /// notification; `nil` for a failure that is never reported this way: a transaction's, which
+    /// `commit()` threw to its caller, and a second dispatch of one async action, which is
+    /// reported where it is dispatched.
+    func hearing(_ action: any ActionProtocol, _ error: any Error, site: FailureSite) -> FailureHearing? {
+        if case .transaction = site { return nil }
+        if let error = error as? AsyncActionError, error.kind == .alreadyStarted { return nil }
+        return FailureHearing { self.reportUnobserved(action, error, site: site) }
+    }
+
     /// Reports a failure that no observer heard as a runtime warning, once per kind of action and
     /// store: a failed action must not go unnoticed while an app is being built (in a release
     /// build nothing is written; see ``RuntimeWarning``).
     ///
-    /// Called on the delivery thread, after the failure was posted to no observer: nothing in the
-    /// store's notification center observed ``Foundation/NSNotification/Name/dispatchDidFail``
-    /// from this store when the store posted it. The kind of action is the type of the action
-    /// that failed (in a batch, the action of the batch that failed), or for an ``AsyncAction``,
-    /// its identifier. A transaction's failure is not reported: `commit()` threw it to its caller,
-    /// and so is an async action dispatched twice, which is reported where it is dispatched.
+    /// Called by the ``FailureHearing`` of the failure's notification once no delivery of it is
+    /// left, if no observer's block was called with it. The kind of action is the type of the
+    /// action that failed (in a batch, the action of the batch that failed), or for an
+    /// ``AsyncAction``, its identifier.
     func reportUnobserved(_ action: any ActionProtocol, _ error: any Error, site: FailureSite) {
         let named: any ActionProtocol
         switch site {
@@ -16,7 +24,6 @@ extension StoreKernel {
         case .action, .middleware: named = action
         case .inBatch(let failed): named = failed
         }
-        if let error = error as? AsyncActionError, error.kind == .alreadyStarted { return }
         guard reportedFailureKinds.withLock({ $0.insert(Self.kind(of: named)).inserted }) else { return }
         RuntimeWarning.report(Self.unobservedFailure(action, error, site: site))
     }
@@ -56,5 +63,37 @@ extension StoreKernel {
             return "a batch of \(batch.flattened().actions.count) actions"
         }
         return action.identifier
+    }
+}
+
+/// Whether an observer heard a store's failure; when it goes, a failure none heard is reported.
+///
+/// The store's notification of the failure carries it, to every observer, on the delivery thread
+/// or in the observer's queue. A failure is heard when an observer's block is called with it (for
+/// a ``Store/notifications(named:bufferingNewest:)`` stream, when the stream takes it). Cancelling
+/// an observer drops its deliveries that have not begun, including those waiting in its queue;
+/// once every delivery has been made or dropped, the last copy of the notification is released,
+/// and with it this object, whose `deinit` reports the failure if no block was called with it. So
+/// whether a failure was heard is decided when that is known, never when the store posts it: an
+/// observer cancelled between the post and its call neither hears it nor silences its report.
+///
+/// The report runs on the thread that releases the last copy: the delivery thread when nothing
+/// was delivered, the observer's queue, or the thread whose cancel dropped the delivery. It takes
+/// no lock of the store or of its notification center.
+final class FailureHearing: Sendable {
+    private let heard = LockedValue(false)
+    private let reportUnheard: @Sendable () -> Void
+
+    init(reportUnheard: @escaping @Sendable () -> Void) {
+        self.reportUnheard = reportUnheard
+    }
+
+    /// An observer's block is being called with the failure.
+    func markHeard() {
+        heard.withLock { $0 = true }
+    }
+
+    deinit {
+        if !heard.withLock({ $0 }) { reportUnheard() }
     }
 }

@@ -38,7 +38,7 @@ final class StoreKernel: @unchecked Sendable {
     /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
     /// code dispatches; touched only by the owner of the state, like `engine`.
     @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
-    /// The kinds of action whose unobserved failure was reported (see
+    /// The kinds of action whose failure no observer heard was reported (see
     /// ``reportUnobserved(_:_:site:)``).
     let reportedFailureKinds = LockedValue<Set<String>>([])
 
@@ -357,10 +357,11 @@ final class StoreKernel: @unchecked Sendable {
             guard let store else { return }
             for event in events {
                 if case .snapshotFailed(let error, warns: true) = event { Self.warn(error) }
-                let observed = notificationCenter.deliver(event.notification(from: store))
-                if !observed, case .failed(let action, let error, let site) = event {
-                    reportUnobserved(action, error, site: site)
+                var notification = event.notification(from: store)
+                if case .failed(let action, let error, let site) = event {
+                    notification.hearing = hearing(action, error, site: site)
                 }
+                notificationCenter.post(notification)
             }
         }
     }

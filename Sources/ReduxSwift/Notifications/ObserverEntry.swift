@@ -73,30 +73,33 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
     /// closed, including calls already queued. With a queue, notifications go through the
     /// ``Delivery`` every observer shares: one deliverer at a time, in order, and notifications
-    /// that arrive while others wait merge into them (see ``MergedNotifications``).
-    ///
-    /// - Returns: Whether the notification is this observer's: `false` when it comes from a
-    ///   sender the observer does not observe.
+    /// that arrive while others wait merge into them (see ``MergedNotifications``). A
+    /// notification that comes from a sender the observer does not observe is not its own.
     @inline(__always)
-    @discardableResult
-    func deliver(_ notification: StoreNotification, sender: SenderBox?) -> Bool {
+    func deliver(_ notification: StoreNotification, sender: SenderBox?) {
         if let observed = self.sender {
-            guard observed === sender else { return false }
+            guard observed === sender else { return }
         }
         if let delivery {
             delivery.offer(notification)
         } else {
             invoke(notification)
         }
-        return true
     }
 
+    /// Calls the block with `notification`, unless the observer was cancelled; a store's failure
+    /// is heard once a block is called with it (see ``FailureHearing``).
     @inline(__always)
     private func invoke(_ notification: StoreNotification) {
         if let sharedGate {
-            if sharedGate.isOpen { block(notification) }
+            guard sharedGate.isOpen else { return }
+            notification.hearing?.markHeard()
+            block(notification)
         } else {
-            run { block(notification) }
+            run {
+                notification.hearing?.markHeard()
+                block(notification)
+            }
         }
     }
 }

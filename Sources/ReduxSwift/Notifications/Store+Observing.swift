@@ -33,9 +33,10 @@ extension Store {
     /// }
     /// ```
     ///
-    /// While a store's failures are observed, it reports none itself. A failure no observer hears
-    /// is reported in debug builds as a runtime warning, once per action type per store (see
-    /// <doc:TheDispatchPipeline>).
+    /// A failure this block is called with is heard, and the store reports it no further. A failure
+    /// no observer's block is called with (none was registered, or a cancel dropped its delivery,
+    /// queued or not yet begun) is reported in debug builds as a runtime warning, once per action
+    /// type per store (see <doc:TheDispatchPipeline>).
     ///
     /// - Parameters:
     ///   - queue: Where to run `block`; `nil` runs it on the store's delivery thread.

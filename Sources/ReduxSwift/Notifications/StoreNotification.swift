@@ -18,6 +18,8 @@ public struct StoreNotification: Sendable {
     /// The actions of a store's notification, kept beside `userInfo` so that every observer reads
     /// them without a dictionary lookup and a cast.
     private let storedActions: ActionList?
+    /// For a store's failure, what tells whether an observer heard it; `nil` otherwise.
+    var hearing: FailureHearing?
 
     /// Creates a notification.
     ///

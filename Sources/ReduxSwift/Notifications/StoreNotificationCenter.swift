@@ -115,13 +115,6 @@ public final class StoreNotificationCenter: Sendable {
     /// are scheduled on their queues. Observers added or removed while a post is under way do not
     /// change the set that post delivers to, except that a removed observer is never called again.
     public func post(_ notification: StoreNotification) {
-        deliver(notification)
-    }
-
-    /// Posts `notification` like ``post(_:)``; returns whether an observer was registered for it:
-    /// whether it ran, or was queued to run, for at least one observer.
-    @discardableResult
-    func deliver(_ notification: StoreNotification) -> Bool {
         let objectID = notification.object.map { ObjectIdentifier($0) }
         let (lists, sender) = registry.withLock { registry in
             (
@@ -129,20 +122,14 @@ public final class StoreNotificationCenter: Sendable {
                 notification.object.flatMap { registry.senderBox(of: $0) }
             )
         }
-        var delivered = false
         switch lists.count {
         case 0:
-            return false
+            return
         case 1:
-            for case let entry? in lists[0] where entry.deliver(notification, sender: sender) {
-                delivered = true
-            }
+            for case let entry? in lists[0] { entry.deliver(notification, sender: sender) }
         default:
-            Self.forEachInRegistrationOrder(lists) { entry in
-                if entry.deliver(notification, sender: sender) { delivered = true }
-            }
+            Self.forEachInRegistrationOrder(lists) { entry in entry.deliver(notification, sender: sender) }
         }
-        return delivered
     }
 
     /// Removes the observer that `token` stands for, if it was added to this center; the same as

@@ -158,6 +158,47 @@ import Testing
         #expect(fresh.currentState().counter == 3)
     }
 
+    @Test func aTransactionInTheLogIsNoStepOfTheReplayingHistory() throws {
+        let log = makeLog()
+        let limit = HistoryLimit(steps: 10, actions: 100)
+        let store = makeStore([loggedReducer])
+        let other = makeStore([loggedReducer])
+        let history = store.recordHistory(limit: limit)
+        let recording = log.record(store)
+        store.dispatch(LoggedAction.add(1))
+        var transaction = StoreTransaction()
+        transaction.add(LoggedAction.add(100), to: store)
+        transaction.add(LoggedAction.note("paid"), to: other)
+        try transaction.commit()
+        store.dispatch(LoggedAction.add(1))
+        history.undo()
+        let lines = recording.stop()
+        #expect(store.currentState().counter == 101)
+        #expect(history.status.steps == 3)
+        // The transaction's line says it was one.
+        let transactionLine = try objects(lines)[1]
+        #expect(transactionLine["type"] as? String == "ActionBatch")
+        #expect(transactionLine["transaction"] as? Bool == true)
+
+        let fresh = makeStore([loggedReducer])
+        let freshHistory = fresh.recordHistory(limit: limit)
+        let again = log.record(fresh)
+        try log.replay(lines, into: fresh)
+        #expect(fresh.currentState() == store.currentState())
+        #expect(freshHistory.status == history.status, "the transaction made no step")
+        // Recorded again, it is a transaction again.
+        #expect(try objects(again.stop())[1]["transaction"] as? Bool == true)
+        // Both histories go on alike: every move keeps the transaction.
+        history.undo()
+        freshHistory.undo()
+        #expect(fresh.currentState() == store.currentState())
+        #expect(fresh.currentState().counter == 100)
+        history.jump(to: 2)
+        freshHistory.jump(to: 2)
+        #expect(fresh.currentState() == store.currentState())
+        #expect(freshHistory.status == history.status)
+    }
+
     @Test func aReplayIntoAStoreWhoseHistoryDiffersReachesTheStateAndRestartsItsHistory() throws {
         let log = makeLog()
         let store = makeStore([loggedReducer])

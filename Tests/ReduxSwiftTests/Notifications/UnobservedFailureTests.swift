@@ -116,6 +116,99 @@ struct Rejection: Error {
         }
     }
 
+    @Test func aFailureWhoseQueuedDeliveryACancelDropsIsReported() {
+        let marker = UUID().uuidString
+        let store = makeProbeStore(marker: marker)
+        let queue = DispatchQueue(label: "UnobservedFailureTests.observer")
+        let heard = Recorder<StoreNotification>()
+        warnings(mentioning: marker) { warnings in
+            // Delivered on its queue: heard.
+            let delivered = store.observeFailures(queue: queue) { heard.append($0) }
+            store.dispatch(Probe.bad)
+            #expect(heard.wait(forCount: 1))
+            delivered.cancel()
+            #expect(warnings.count == 0, "the app heard it")
+
+            // Queued behind a block that waits, then dropped by the cancel: nothing heard it.
+            let busy = Gate()
+            let running = Gate()
+            queue.async {
+                running.open()
+                busy.wait()
+            }
+            #expect(running.wait())
+            let dropped = store.observeFailures(queue: queue) { heard.append($0) }
+            store.dispatch(Probe.bad)
+            settle(store)
+            dropped.cancel()
+            busy.open()
+            queue.sync {}
+            #expect(heard.count == 1)
+            #expect(warnings.count == 1, "the cancel dropped the delivery: nothing heard it")
+            #expect(warnings.values.last?.hasPrefix("Probe.bad failed;") == true)
+        }
+    }
+
+    /// Many stores fail while observers of every store's failures are added and cancelled on
+    /// another thread, on the delivery thread or on a queue: each failure is heard by a block or
+    /// reported, never lost between the post and a cancel.
+    @Test func failuresRacingObserversThatAreCancelledAreEachHeardOrReported() {
+        let marker = UUID().uuidString
+        let center = StoreNotificationCenter()
+        let queue = DispatchQueue(label: "UnobservedFailureTests.racing")
+        let heard = Recorder<String>()
+        warnings(mentioning: marker) { warnings in
+            let stop = LockedFlag()
+            let churned = LockedCounter()
+            let churning = Gate()
+            let churn = onNewThread {
+                var onQueue = false
+                while !stop.isSet {
+                    // The queue runs what it gets only after the cancel, so most of what the
+                    // observer gets there waits for it when the cancel drops it.
+                    let held = Gate()
+                    if onQueue { queue.async { held.wait() } }
+                    let token = center.addObserver(
+                        forName: .dispatchDidFail, object: nil, queue: onQueue ? queue : nil
+                    ) { notification in
+                        if let rejection = notification.error as? Rejection { heard.append(rejection.reason) }
+                    }
+                    for _ in 0..<(churned.value % 7) * 8 { sched_yield() }
+                    token.cancel()
+                    held.open()
+                    churned.increment()
+                    churning.open()
+                    onQueue.toggle()
+                }
+            }
+            #expect(churning.wait())
+            var stores: [Store<TestState>] = []
+            for round in 0..<400 {
+                let store = makeProbeStore(marker: "\(marker)-\(round)", center: center)
+                store.dispatch(Probe.bad)
+                stores.append(store)
+                if round % 16 == 15 { settle(store) }
+            }
+            for store in stores { settle(store) }
+            stop.set()
+            #expect(churn.wait())
+            queue.sync {}
+            let heardRounds = Set(heard.values)
+            let reported = warnings.values
+            let wasReported = (0..<400).map { round in
+                reported.contains { $0.contains("\"\(marker)-\(round)\"") }
+            }
+            let lost = (0..<400).filter { !heardRounds.contains("\(marker)-\($0)") && !wasReported[$0] }
+            let heardAndReported = (0..<400).filter {
+                heardRounds.contains("\(marker)-\($0)") && wasReported[$0]
+            }
+            #expect(lost == [], "neither heard nor reported")
+            #expect(heardAndReported == [], "reported although heard")
+            #expect(reported.count == wasReported.count { $0 }, "each store reports its failure once")
+            #expect(churned.value > 1)
+        }
+    }
+
     @Test func anyObserverThatHearsTheFailureCountsAndOnlySuch() async throws {
         let marker = UUID().uuidString
         let center = StoreNotificationCenter()
