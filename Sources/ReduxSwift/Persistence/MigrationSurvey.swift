@@ -116,10 +116,24 @@ struct MigrationSurvey {
                 let place = Place(
                     object: original.object, valueType: ObjectIdentifier(original.group.valueType))
                 var rename = original
-                rename.candidates = (candidates[place] ?? []).sorted()
+                // An old name that could also be that of a member of another type in the same object
+                // (`2` reads as an `Int` and as a `Double`) pairs with neither for certain: the
+                // search may have taken it for the other one to look further.
+                var names = candidates[place] ?? []
+                var shared = false
+                for (other, otherNames) in candidates
+                where other.object == place.object && other != place && !otherNames.isDisjoint(with: names) {
+                    names.formUnion(otherNames)
+                    shared = true
+                }
+                rename.candidates = names.sorted()
                 rename.values = values[place] ?? rename.values
+                for (other, otherValues) in values where other.object == place.object && other != place {
+                    rename.values.merge(otherValues.filter { names.contains($0.key) }) { first, _ in first }
+                }
                 let members = lacking[place] ?? [rename.group.member]
-                rename.isCertain = original.isCertain && rename.candidates.count == 1 && members.count == 1
+                rename.isCertain =
+                    original.isCertain && !shared && rename.candidates.count == 1 && members.count == 1
                 return MigrationAdvice.problem(for: rename, in: context, alsoLacking: members)
             }
             if let addition = finding.addition {

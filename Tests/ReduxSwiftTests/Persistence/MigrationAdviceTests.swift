@@ -167,6 +167,30 @@ enum ExpensesV2 {
             ], "\(migrations)")
     }
 
+    @Test func renamesOfTwoTypesThatAnOldValueReadsAsAreOfferedToChooseNotGuessed() throws {
+        struct LineV1: Codable {
+            var units: Int
+            var amount: Double
+        }
+        struct StateV1: StateProtocol { var lines: [LineV1] }
+        struct LineV2: Codable, Equatable {
+            var count: Int
+            var price: Double
+        }
+        struct StateV2: StateProtocol, Equatable { var lines: [LineV2] }
+        // `2.0` is saved as `2`, which reads as an `Int` as well as a `Double`.
+        try StateArchive<StateV1>(file: url).save(StateV1(lines: [LineV1(units: 3, amount: 2)]))
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        let renames = error.migrationProblems.filter {
+            if case .renamedMember = $0.kind { return true } else { return false }
+        }
+        #expect(renames.count == 2, "\(error.migrationProblems)")
+        for rename in renames {
+            #expect(
+                rename.migration.contains("<#"), "a guessed pairing offered as certain: \(rename.migration)")
+        }
+    }
+
     @Test func twoRenamesOfTheSameTypeAreOfferedToChooseNotGuessed() throws {
         struct CardV1: Codable {
             var title: String
