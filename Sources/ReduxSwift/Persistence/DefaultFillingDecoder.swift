@@ -740,6 +740,9 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decode(type, forKey: key)
     }
 
+    // Spelled out for each primitive, unlike `decode`: the standard library gives
+    // `KeyedDecodingContainerProtocol` a concrete default for each of these, which would be chosen
+    // over the generic method below and never note an absent optional.
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         try present(type, forKey: key)
     }
