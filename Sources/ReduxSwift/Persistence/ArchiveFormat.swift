@@ -32,6 +32,7 @@ enum ArchiveFormat {
 
         private enum CodingKeys: String, CodingKey {
             case schemaVersion
+            case floatStrings
             case state
         }
 

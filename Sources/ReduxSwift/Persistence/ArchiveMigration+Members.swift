@@ -34,12 +34,14 @@ extension ArchiveMigration {
     /// - Precondition: `path` is well formed: names separated by `.`, each followed by any number
     ///   of `[]`. The program stops otherwise.
     public init(from version: Int, renaming old: String, to new: String, in path: String = "") {
-        let steps = MemberPath.parse(path)
-        self.init(from: version) { state in
-            try MemberPath.forEachObject(at: steps, in: &state) { object in
+        self.init(
+            from: version, at: MemberPath.parse(path),
+            { object in
                 if let value = object.removeValue(forKey: old) { object[new] = value }
-            }
-        }
+            },
+            edit: { object in
+                if let value = object.removeValue(forKey: old) { object[new] = value }
+            })
     }
 
     /// Creates a migration that removes the member `member` from every object at `path`.
@@ -50,12 +52,9 @@ extension ArchiveMigration {
     ///
     /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
     public init(from version: Int, removing member: String, in path: String = "") {
-        let steps = MemberPath.parse(path)
-        self.init(from: version) { state in
-            try MemberPath.forEachObject(at: steps, in: &state) { object in
-                object[member] = nil
-            }
-        }
+        self.init(
+            from: version, at: MemberPath.parse(path), { object in object[member] = nil },
+            edit: { object in object[member] = nil })
     }
 
     /// Creates a migration that adds the member `member`, holding `value`, to every object at `path`
@@ -70,12 +69,21 @@ extension ArchiveMigration {
     ///
     /// - Precondition: `path` is well formed (see ``init(from:renaming:to:in:)``).
     public init(from version: Int, adding member: String, value: any Sendable, in path: String = "") {
-        let steps = MemberPath.parse(path)
-        self.init(from: version) { state in
-            try MemberPath.forEachObject(at: steps, in: &state) { object in
-                if object[member] == nil { object[member] = value }
+        // A value JSON cannot hold has no edit: the load converts the state to Foundation objects,
+        // and the conversion back names the value's path.
+        let json = try? JSONValue(foundationObject: value, at: member)
+        var edit: (@Sendable (inout [String: JSONValue]) -> Void)?
+        if let json {
+            edit = { (object: inout [String: JSONValue]) in
+                if object[member] == nil { object[member] = json }
             }
         }
+        self.init(
+            from: version, at: MemberPath.parse(path),
+            { object in
+                if object[member] == nil { object[member] = value }
+            },
+            edit: edit)
     }
 
     /// Creates a migration that adds the member `member`, holding the value written as JSON in
@@ -100,14 +108,16 @@ extension ArchiveMigration {
             preconditionFailure(
                 "ArchiveMigration(from:adding:json:in:) got \(json), which is not JSON: \(error)")
         }
-        let steps = MemberPath.parse(path)
-        self.init(from: version) { state in
-            try MemberPath.forEachObject(at: steps, in: &state) { object in
+        self.init(
+            from: version, at: MemberPath.parse(path),
+            { object in
                 guard object[member] == nil else { return }
                 var numberTexts = NumberTexts()
                 object[member] = value.foundationObject(recording: &numberTexts)
-            }
-        }
+            },
+            edit: { object in
+                if object[member] == nil { object[member] = value }
+            })
     }
 
     /// Creates a migration that replaces the member `member` of every object at `path` with what

@@ -76,6 +76,10 @@ public struct ArchiveMigration: Sendable {
     /// The version this migration upgrades from; it produces version `fromVersion + 1`.
     public let fromVersion: Int
     let body: @Sendable (inout [String: Any]) throws -> Void
+    /// The same change made to the archive's JSON as the library reads it, for the one-line member
+    /// migrations: a load whose migrations all have one never converts the state to Foundation
+    /// objects and back.
+    let edit: (@Sendable (inout JSONValue) -> Void)?
 
     /// Creates a migration from `version` to `version + 1`.
     ///
@@ -95,5 +99,22 @@ public struct ArchiveMigration: Sendable {
     public init(from version: Int, _ body: @escaping @Sendable (inout [String: Any]) throws -> Void) {
         fromVersion = version
         self.body = body
+        edit = nil
+    }
+
+    /// A member migration: `body` changes every object at `steps` of the state, as Foundation
+    /// objects, and `edit` makes the same change to it as JSON.
+    init(
+        from version: Int, at steps: [MemberPath.Step],
+        _ body: @escaping @Sendable (inout [String: Any]) -> Void,
+        edit: (@Sendable (inout [String: JSONValue]) -> Void)?
+    ) {
+        fromVersion = version
+        self.body = { state in try MemberPath.forEachObject(at: steps, in: &state, body) }
+        if let edit {
+            self.edit = { (state: inout JSONValue) in state.forEachObject(at: steps[...], edit) }
+        } else {
+            self.edit = nil
+        }
     }
 }

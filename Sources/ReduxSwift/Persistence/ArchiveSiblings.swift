@@ -68,7 +68,7 @@ enum ArchiveSiblings {
 
     /// The version in an archive that starts `{"schemaVersion":N`, with whitespace allowed between
     /// the tokens; `nil` for any other.
-    private static func leadingSchemaVersion(in data: Data) -> Int? {
+    static func leadingSchemaVersion(in data: Data) -> Int? {
         var bytes = data.prefix(256)[...]
         func skipSpace() {
             bytes = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }

@@ -55,13 +55,20 @@ enum DefaultFilling {
     static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, like decoder: JSONDecoder, mode: Mode = .filling
     ) throws -> T {
+        try decode(type, from: data, like: decoder, session: FillSession(decoder: decoder, mode: mode))
+    }
+
+    /// Decodes `T` from `data` as ``decode(_:from:like:mode:)`` does, keeping its bookkeeping in
+    /// `session`, whose mode it takes.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, like decoder: JSONDecoder, session: FillSession
+    ) throws -> T {
         let filling = JSONDecoder()
         filling.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
         filling.dateDecodingStrategy = decoder.dateDecodingStrategy
         filling.dataDecodingStrategy = decoder.dataDecodingStrategy
         filling.keyDecodingStrategy = decoder.keyDecodingStrategy
         filling.userInfo = decoder.userInfo
-        let session = FillSession(decoder: decoder, mode: mode)
         filling.userInfo[sessionKey] = session
         let value: T
         do {
@@ -69,12 +76,12 @@ enum DefaultFilling {
         } catch {
             throw Failure(
                 underlying: error, missing: session.lastMissing, failed: session.lastFailed,
-                renamedToOptionals: session.renamedToOptionals)
+                renamedToOptionals: session.renamedToOptionals, lacking: session.lastLacking)
         }
         guard session.renamedToOptionals.isEmpty else {
             throw Failure(
                 underlying: RenamedToOptional(), missing: nil, failed: nil,
-                renamedToOptionals: session.renamedToOptionals)
+                renamedToOptionals: session.renamedToOptionals, lacking: nil)
         }
         return value
     }
@@ -114,6 +121,17 @@ enum DefaultFilling {
         /// The objects found holding a member renamed to an optional before the decode ended,
         /// each place once.
         let renamedToOptionals: [UnreadMembers]
+        /// In a checking decode, the last object whose own type's `init(from:)` threw
+        /// `keyNotFound` for it: the cause when `underlying` is that error, at that place.
+        let lacking: LackingObject?
+    }
+
+    /// An object that lacks a member its type reads, found by a checking decode: the type, and
+    /// the coding path of the object. (`@unchecked Sendable` for the reason and with the invariant
+    /// ``MissingMember`` gives.)
+    struct LackingObject: @unchecked Sendable {
+        let type: any Decodable.Type
+        let codingPath: [any CodingKey]
     }
 
     /// A member an archive lacks, which the type that reads it has no default for.
@@ -277,6 +295,12 @@ final class FillSession: @unchecked Sendable {
     private var objectsLeft = DefaultFilling.Sample.objects
     /// Per key type: whether it is a dictionary's.
     private var dictionaryKeyTypes: [ObjectIdentifier: Bool] = [:]
+    /// In a checking decode, the last object that lacked a member its own type reads.
+    var lastLacking: DefaultFilling.LackingObject?
+    /// The members of the root object, once it has decoded.
+    private(set) var rootMembers: FilledMembers?
+    /// Where a checking decode notes the members each place's types know, when it notes them.
+    let census: MemberCensus?
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -290,9 +314,10 @@ final class FillSession: @unchecked Sendable {
         let valueType: ObjectIdentifier
     }
 
-    init(decoder: JSONDecoder, mode: DefaultFilling.Mode) {
+    init(decoder: JSONDecoder, mode: DefaultFilling.Mode, census: MemberCensus? = nil) {
         self.mode = mode
         self.decoder = decoder
+        self.census = census
         probe = JSONDecoder()
         probe.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
         probe.dateDecodingStrategy = decoder.dateDecodingStrategy
@@ -330,6 +355,7 @@ final class FillSession: @unchecked Sendable {
             owner: T.self, isDefaultsType: defaultsType != nil,
             source: defaultsType.map { .type($0, self) } ?? .none)
         if mode == .checking { objectsLeft -= 1 }
+        if rootMembers == nil { rootMembers = members }
         let value: T
         do {
             value = try T(from: FillingDecoder(base: base, session: self, members: members))
@@ -339,6 +365,9 @@ final class FillSession: @unchecked Sendable {
                 DefaultFilling.place(context.codingPath) == DefaultFilling.place(base.codingPath)
             {
                 noteFailure(of: T.self, at: base.codingPath)
+                if mode == .checking, case DecodingError.keyNotFound = error {
+                    lastLacking = DefaultFilling.LackingObject(type: T.self, codingPath: base.codingPath)
+                }
             }
             throw error
         }
@@ -629,6 +658,7 @@ struct FillingDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let container = try base.container(keyedBy: type)
         if members.knownKeys == nil { members.knownKeys = Key.self }
+        session.census?.noteObject(at: base.codingPath, keys: Key.self)
         return KeyedDecodingContainer(
             FillingKeyedContainer(
                 base: container, session: session, members: members, raw: .decoder(base),
@@ -671,7 +701,10 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] { base.allKeys }
 
     private func noteRead(_ key: Key) {
-        if tracksReads { members.read.insert(key.stringValue) }
+        if tracksReads {
+            members.read.insert(key.stringValue)
+            session.census?.noteRead(key.stringValue, at: base.codingPath)
+        }
     }
 
     func contains(_ key: Key) -> Bool {
@@ -793,6 +826,7 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         noteRead(key)
         let nested = members.child(key.stringValue)
         nested.knownKeys = NestedKey.self
+        session.census?.noteObject(at: base.codingPath + [key], keys: NestedKey.self)
         return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(
                 base: try base.nestedContainer(keyedBy: type, forKey: key), session: session, members: nested,
@@ -860,6 +894,9 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let members = FilledMembers(owner: owner, isDefaultsType: false, source: .none)
         members.knownKeys = NestedKey.self
+        session.census?.noteObject(
+            at: base.codingPath + [JSONPathComponent.index(base.currentIndex).codingKey], keys: NestedKey.self
+        )
         // The raw view of this element: an unkeyed container cannot go back to it, so a missing
         // member here is explained without looking for a rename.
         return KeyedDecodingContainer(

@@ -114,7 +114,21 @@ extension JSONValue {
             self.numberTexts = numberTexts
         }
 
+        private static let stringType = ObjectIdentifier(String.self)
+        private static let objectType = ObjectIdentifier([String: Any].self)
+        private static let arrayType = ObjectIdentifier([Any].self)
+
         mutating func value(_ value: Any, depth: Int) throws(Invalid) -> JSONValue {
+            // The types the library's own reader makes, told by their exact type: a cast that fails
+            // costs more than one that succeeds, and a state holds hundreds of thousands of values.
+            let exactType = ObjectIdentifier(type(of: value))
+            if exactType == Self.stringType, let string = value as? String { return .string(string) }
+            if exactType == Self.objectType, let object = value as? [String: Any] {
+                return try self.object(object, depth: depth)
+            }
+            if exactType == Self.arrayType, let array = value as? [Any] {
+                return try self.array(array, depth: depth)
+            }
             if let string = value as? String { return .string(string) }
             if type(of: value) is AnyClass {
                 if let number = value as? NSNumber { return try self.number(number) }
@@ -318,7 +332,9 @@ struct NumberTexts {
 
     /// The text `number` was read from, if it is one the conversion recorded.
     func text(of number: NSNumber) -> String? {
-        guard let entry = texts[ObjectIdentifier(number)], entry.number === number else { return nil }
+        guard !texts.isEmpty, let entry = texts[ObjectIdentifier(number)], entry.number === number else {
+            return nil
+        }
         return entry.text
     }
 }

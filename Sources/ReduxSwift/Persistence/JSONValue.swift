@@ -596,12 +596,22 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            let ordered = sortingKeys ? members.sorted { $0.key < $1.key } : Array(members)
-            for (index, member) in ordered.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+            func write(_ member: (key: String, value: JSONValue), first: Bool) {
+                if !first { output.append(UInt8(ascii: ",")) }
                 Self.write(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output, sortingKeys: sortingKeys)
+            }
+            if sortingKeys {
+                for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                    write(member, first: index == 0)
+                }
+            } else {
+                var first = true
+                for member in members {
+                    write(member, first: first)
+                    first = false
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -611,6 +621,13 @@ extension JSONValue {
 
     private static func write(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings need no escape: their bytes are copied at once.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        {
+            output.append(contentsOf: string.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)

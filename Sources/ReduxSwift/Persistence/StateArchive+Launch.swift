@@ -26,7 +26,7 @@ extension StateArchive {
     {
         try sharedLocation.exclusively { () throws(PersistenceError) -> State? in
             let data: Data?
-            var loaded: (state: State, upgraded: Bool)?
+            var loaded: (state: State, upgraded: Bool, archive: Data?)?
             do throws(PersistenceError) {
                 data = try backend.read(limit: sizeLimit)
                 if let data { loaded = try decodeNotingUpgrade(data, advisingFrom: defaultState) }
@@ -40,7 +40,7 @@ extension StateArchive {
                 removePrevious(siblings)
                 if loaded.upgraded {
                     do throws(PersistenceError) {
-                        try writeBack(loaded.state, keeping: data, in: siblings)
+                        try writeBack(loaded.state, as: loaded.archive, keeping: data, in: siblings)
                     } catch {
                         problems.append(.notWrittenBack(error))
                     }
@@ -53,11 +53,25 @@ extension StateArchive {
     /// Writes `state` as the archive, after the checks of a save. `previous`, the bytes it replaces,
     /// is kept first beside it under a name no other data has; when the archive cannot be written,
     /// that copy is removed again, as the archive is unchanged.
-    private func writeBack(_ state: State, keeping previous: Data?, in siblings: any SiblingStorage)
-        throws(PersistenceError)
-    {
-        let snapshot = SnapshotCoder.encode(state, version: 0, with: SnapshotCoder.makeEncoder())
-        let envelope = try prepare(snapshot: snapshot, roundTripped: false).envelope
+    ///
+    /// `archive`, when given, is the upgraded archive the load decoded `state` from with
+    /// `JSONDecoder` alone: it passed a save's checks as it loaded, so it is written as it is,
+    /// without encoding the state again, unless a save would leave members out of it.
+    private func writeBack(
+        _ state: State, as archive: Data? = nil, keeping previous: Data?, in siblings: any SiblingStorage
+    ) throws(PersistenceError) {
+        let envelope: Data
+        if let archive, !excludesUnderscoredKeys {
+            if archive.count > sizeLimit {
+                throw PersistenceError(
+                    .tooLarge(bytes: archive.count, limit: sizeLimit), stage: .save,
+                    location: backend.location)
+            }
+            envelope = archive
+        } else {
+            let snapshot = SnapshotCoder.encode(state, version: 0, with: SnapshotCoder.makeEncoder())
+            envelope = try prepare(snapshot: snapshot, roundTripped: false).envelope
+        }
         var kept: (any SiblingStorage)?
         if let previous {
             let version = ArchiveSiblings.schemaVersion(in: previous) ?? 0

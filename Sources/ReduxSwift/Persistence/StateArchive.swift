@@ -244,16 +244,21 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///
     /// A load that needs migrations takes the values of members they add from the state
     /// `defaultState` makes, when it makes one.
+    ///
+    /// - Returns: The state; whether it was upgraded; and, when it was, the upgraded archive when the
+    ///   load has it: bytes that decode as the state with `JSONDecoder` alone, for a write-back
+    ///   that need not encode the state again.
     func decodeNotingUpgrade(_ data: Data, advisingFrom defaultState: () -> State? = { nil })
-        throws(PersistenceError) -> (state: State, upgraded: Bool)
+        throws(PersistenceError) -> (state: State, upgraded: Bool, archive: Data?)
     {
         let note = ArchiveUpgradeNote()
         let decoded = ArchiveUpgradeNote.$current.withValue(note) {
-            Result { () throws(PersistenceError) in try decode(data, defaultState: defaultState) }
+            Result { () throws(PersistenceError) in try decodeKeepingJSON(data, defaultState: defaultState) }
         }
-        let state = try decoded.get()
+        let loaded = try decoded.get()
         let migrated = ArchiveSiblings.schemaVersion(in: data).map { $0 < schemaVersion } ?? false
-        return (state, migrated || note.didFill)
+        let upgraded = migrated || note.didFill
+        return (loaded.state, upgraded, upgraded ? loaded.archive : nil)
     }
 
     /// Loads the archived state, or starts from `defaultState` when there is none or it cannot be read;
@@ -388,7 +393,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         guard let data = try FileArchiveBackend(url: url).read(limit: sizeLimit) else {
             throw fail(.system(call: "open", errno: ENOENT, message: String(cString: strerror(ENOENT))))
         }
-        let loaded: (state: State, json: Data?)
+        let loaded: (state: State, json: Data?, archive: Data?)
         do {
             loaded = try decodeKeepingJSON(data) { nil }
         } catch {
@@ -466,20 +471,31 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     /// Decodes `type` as `JSONDecoder` does, looking at a sample of its objects for a member
     /// renamed to an optional; when a member is missing, decodes again, taking missing members of
-    /// ``ArchiveDefaults`` types from their defaults.
+    /// ``ArchiveDefaults`` types from their defaults. With `everyObject`, it decodes with the
+    /// filling decoder alone, which looks at every object for a rename, as a load that migrates
+    /// does when writing the defaults into the JSON could not settle it.
     ///
     /// `floats` says how the JSON writes the floats JSON cannot hold.
-    private func decodeFillingDefaults<T: Decodable>(_ type: T.Type, from data: Data, floats: ArchiveFloats)
-        throws -> T
-    {
-        func decode(with decoder: JSONDecoder) throws -> T {
+    ///
+    /// - Returns: The value, and JSON that decodes as it with `JSONDecoder` alone: `data`, or
+    ///   `data` with the defaults written in; `nil` when only the filling decoder read it.
+    private func decodeFillingDefaults<T: Decodable>(
+        _ type: T.Type, from data: Data, floats: ArchiveFloats, everyObject: Bool = false
+    ) throws -> (value: T, asIs: Data?) {
+        func decode(with decoder: JSONDecoder, first: Bool) throws -> (value: T, asIs: Data?) {
+            if everyObject { return (try DefaultFilling.decode(T.self, from: data, like: decoder), nil) }
             do {
-                return try DefaultFilling.decode(T.self, from: data, like: decoder, mode: .checking)
+                return (try DefaultFilling.decode(T.self, from: data, like: decoder, mode: .checking), data)
             } catch let failure as DefaultFilling.Failure {
                 switch failure.underlying {
                 case DecodingError.keyNotFound:
                     ArchiveUpgradeNote.noteFilled()
-                    return try DefaultFilling.decode(T.self, from: data, like: decoder)
+                    if first, var tree = try? JSONValue(parsing: data),
+                        let patched = DefaultFilling.decodeByPatching(T.self, root: &tree, like: decoder)
+                    {
+                        return (patched.value, patched.data)
+                    }
+                    return (try DefaultFilling.decode(T.self, from: data, like: decoder), nil)
                 case is DefaultFilling.RenamedToOptional:
                     throw failure
                 default:
@@ -490,15 +506,21 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         switch floats {
         case .strings(let variant):
-            return try decode(
-                with: SnapshotCoder.decoder(floatStrings: variant, strict: strictDecoder, lenient: decoder))
+            return try decode(with: floatDecoder(variant), first: true)
         case .unknown:
             do {
-                return try decode(with: strictDecoder)
+                return try decode(with: strictDecoder, first: true)
             } catch {
-                return try decode(with: decoder)
+                // Floats as strings an earlier version wrote without saying so: rare enough that
+                // the filling decoder reads them alone.
+                return try decode(with: decoder, first: false)
             }
         }
+    }
+
+    /// The decoder of an archive that writes floats JSON cannot hold as the strings of `variant`.
+    private func floatDecoder(_ variant: Int) -> JSONDecoder {
+        SnapshotCoder.decoder(floatStrings: variant, strict: strictDecoder, lenient: decoder)
     }
 
     /// How an archive writes the `Double`s and `Float`s JSON cannot hold.
@@ -507,26 +529,34 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         case strings(Int)
         /// An archive an earlier version wrote, which does not say: read as writing none first.
         case unknown
+
+        /// The variant an archive of the same JSON declares.
+        var variant: Int? {
+            if case .strings(let variant) = self { return variant }
+            return nil
+        }
     }
 
-    private func decode(_ data: Data, defaultState: () -> State? = { nil }) throws(PersistenceError) -> State
-    {
-        try decodeKeepingJSON(data, defaultState: defaultState).state
-    }
-
-    /// The state in `data`, and the JSON of the state it was decoded from, after migrations.
-    /// `defaultState` makes the state whose values the advice of a load that needs migrations
-    /// gives the members it adds.
+    /// The state in `data`; the JSON of the state it was decoded from, after migrations; and the
+    /// archive of a state that was upgraded when the load has it as bytes that decode as the state
+    /// with `JSONDecoder` alone. `defaultState` makes the state whose values the advice of a load
+    /// that needs migrations gives the members it adds.
     private func decodeKeepingJSON(_ data: Data, defaultState: () -> State?) throws(PersistenceError) -> (
-        state: State, json: Data?
+        state: State, json: Data?, archive: Data?
     ) {
         if data.isEmpty { throw failure(.load, .empty) }
         let envelope: ArchiveFormat.Envelope<State>
         // An archive that says it writes floats as strings is read so; any other may be one an earlier
         // version wrote without saying it.
         let floats = SnapshotCoder.declaredFloatStrings(in: data).map(ArchiveFloats.strings) ?? .unknown
+        // An archive of an earlier version that says so at its start, as the library writes one,
+        // goes to its migrations without a `JSONDecoder` pass that would skip its state anyway.
+        if let version = ArchiveSiblings.leadingSchemaVersion(in: data), version < schemaVersion {
+            return try migrate(data, from: version, floats: floats, defaultState: defaultState)
+        }
+        let asIs: Data?
         do {
-            envelope = try decodeFillingDefaults(
+            (envelope, asIs) = try decodeFillingDefaults(
                 ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
         } catch {
             let kind = ArchiveFormat.classify(
@@ -542,7 +572,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             throw needsMigration(
                 kind, state: archived, floats: floats, migrated: false, defaultState: defaultState)
         }
-        if let state = envelope.state { return (state, nil) }
+        if let state = envelope.state { return (state, nil, asIs) }
         if envelope.schemaVersion > schemaVersion {
             throw failure(.load, .newerVersion(found: envelope.schemaVersion, supported: schemaVersion))
         }
@@ -585,11 +615,47 @@ public final class StateArchive<State: StateProtocol>: Sendable {
 
     private func migrate(
         _ data: Data, from version: Int, floats: ArchiveFloats, defaultState: () -> State?
-    ) throws(PersistenceError) -> (state: State, json: Data?) {
+    ) throws(PersistenceError) -> (state: State, json: Data?, archive: Data?) {
+        var migrated = try migratedJSON(data, from: version)
+        // The defaults written into the JSON, which `JSONDecoder` then decodes: every object is
+        // looked at for a rename, whether or not a member is missing.
+        let patchingDecoder = floats.variant.map(floatDecoder) ?? strictDecoder
+        if let patched = DefaultFilling.decodeByPatching(State.self, root: &migrated, like: patchingDecoder) {
+            let archive = ArchiveFormat.envelope(
+                schemaVersion: schemaVersion, state: patched.data, floatStrings: floats.variant)
+            return (patched.value, patched.data, archive)
+        }
+        // What writing the defaults in could not settle, the filling decoder decodes, from the
+        // migrated JSON without them.
+        let json = try migratedJSON(data, from: version).data
+        do {
+            return (
+                try decodeFillingDefaults(State.self, from: json, floats: floats, everyObject: true).value,
+                json, nil
+            )
+        } catch {
+            let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: json, under: []) {
+                data in
+                _ = try decodeFillingDefaults(State.self, from: data, floats: floats)
+            }
+            let first = MigrationAdvice.kind(
+                for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
+                codingPathPrefix: 0, migrated: true)
+            guard let state = try? JSONValue(parsing: json) else { throw failure(.load, first) }
+            throw needsMigration(
+                first, state: state, floats: floats, migrated: true, defaultState: defaultState)
+        }
+    }
+
+    /// The archived state in `data`, of version `version`, after the migrations to this version.
+    ///
+    /// When every migration it needs is a member migration, they change the JSON as read; otherwise
+    /// the state goes to Foundation objects for the migrations and back.
+    private func migratedJSON(_ data: Data, from version: Int) throws(PersistenceError) -> JSONValue {
         // Read with the library's reader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
         // must decode as it was saved. `numberTexts` keeps the text of such numbers for the way back.
-        let parsed: JSONValue
+        var parsed: JSONValue
         do {
             parsed = try JSONValue(parsing: data)
         } catch {
@@ -597,11 +663,15 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 .load,
                 error.isTooDeep ? .tooDeep(limit: ArchiveFormat.depthLimit) : .notJSON(detail: "\(error)"))
         }
-        guard case .object(let envelope) = parsed, let archived = envelope["state"] else {
+        guard case .object(var envelope) = parsed else {
             throw failure(.load, .wrongShape(detail: "it has no \"state\""))
         }
-        var numberTexts = NumberTexts()
-        guard var state = archived.foundationObject(recording: &numberTexts) as? [String: Any] else {
+        // One reference to the state's storage, so that the migrations change it in place.
+        parsed = .null
+        guard var archived = envelope.removeValue(forKey: "state") else {
+            throw failure(.load, .wrongShape(detail: "it has no \"state\""))
+        }
+        guard case .object = archived else {
             // The archive is fine; the state's own encoding is not an object, which a migration
             // cannot change.
             throw failure(
@@ -610,19 +680,32 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     from: version,
                     detail: "migrations need the archived state to be a JSON object, not \(archived.kind)"))
         }
+        var steps: [(version: Int, migrations: [ArchiveMigration])] = []
         for step in version..<schemaVersion {
-            guard let steps = migrations[step] else {
+            guard let migrations = migrations[step] else {
                 throw failure(.load, .missingMigration(from: step))
             }
+            steps.append((step, migrations))
+        }
+        let edits = steps.flatMap(\.migrations).compactMap(\.edit)
+        if edits.count == steps.reduce(0, { $0 + $1.migrations.count }) {
+            for edit in edits { edit(&archived) }
+            return archived
+        }
+        var numberTexts = NumberTexts()
+        guard var state = archived.foundationObject(recording: &numberTexts) as? [String: Any] else {
+            throw failure(.load, .wrongShape(detail: "it has no \"state\""))
+        }
+        archived = .null
+        for (step, migrations) in steps {
             do {
-                for migration in steps { try migration.body(&state) }
+                for migration in migrations { try migration.body(&state) }
             } catch {
                 throw failure(.load, .migrationFailed(from: step, detail: "\(error)"))
             }
         }
-        let migrated: Data
         do {
-            migrated = try JSONValue(foundationObject: state, at: "state", keeping: numberTexts).data
+            return try JSONValue(foundationObject: state, at: "state", keeping: numberTexts)
         } catch {
             // The archive is not damaged: a migration left a value JSON cannot hold.
             throw failure(
@@ -632,22 +715,6 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     detail:
                         "after migrating to version \(schemaVersion), the state holds a value JSON cannot "
                         + "hold: \(error)"))
-        }
-        do {
-            return (
-                try decodeFillingDefaults(State.self, from: migrated, floats: floats), migrated
-            )
-        } catch {
-            let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: migrated, under: []) {
-                data in
-                _ = try decodeFillingDefaults(State.self, from: data, floats: floats)
-            }
-            let first = MigrationAdvice.kind(
-                for: error, explained: explained, stateType: State.self, schemaVersion: schemaVersion,
-                codingPathPrefix: 0, migrated: true)
-            guard let state = try? JSONValue(parsing: migrated) else { throw failure(.load, first) }
-            throw needsMigration(
-                first, state: state, floats: floats, migrated: true, defaultState: defaultState)
         }
     }
 
