@@ -38,7 +38,8 @@ import Testing
                 let filling = Result {
                     do {
                         return try DefaultFilling.decode(
-                            Defaulted.Shop.self, from: stateJSON, like: SnapshotCoder.makeDecoder(floatStrings: nil))
+                            Defaulted.Shop.self, from: stateJSON,
+                            like: SnapshotCoder.makeDecoder(floatStrings: nil))
                     } catch {
                         return try DefaultFilling.decode(
                             Defaulted.Shop.self, from: stateJSON, like: SnapshotCoder.makeDecoder())
@@ -206,7 +207,9 @@ import Testing
             return SendableValue(value: elements)
         case 8:
             var object: [String: any Sendable] = [:]
-            for _ in 0..<draw.int(0...3) { object[draw.name()] = sendableValue(&draw, depth: depth + 1).value }
+            for _ in 0..<draw.int(0...3) {
+                object[draw.name()] = sendableValue(&draw, depth: depth + 1).value
+            }
             return SendableValue(value: object)
         default:
             return SendableValue(value: [draw.int(0...9), draw.int(0...9)])

@@ -54,7 +54,9 @@ import Testing
     /// 100 todos, of which only `noted` has a note.
     func version1(noted: Int) throws -> URL {
         let url = directory.file("Todos.json")
-        let todos = (0..<100).map { V1.Todo(id: $0, title: "todo \($0)", note: $0 == noted ? "call Ada" : nil) }
+        let todos = (0..<100).map {
+            V1.Todo(id: $0, title: "todo \($0)", note: $0 == noted ? "call Ada" : nil)
+        }
         try StateArchive<V1.State>(file: url).save(V1.State(todos: todos))
         return url
     }
@@ -84,8 +86,10 @@ import Testing
                 id == 57
                     ? #"{"id":57,"title":"t"}"# : #"{"id":\#(id),"title":"t","priority":1}"#)
         }
-        try Data(#"{"schemaVersion":2,"state":{"sort":"name","todos":[\#(todos.joined(separator: ","))]}}"#.utf8)
-            .write(to: url)
+        try Data(
+            #"{"schemaVersion":2,"state":{"sort":"name","todos":[\#(todos.joined(separator: ","))]}}"#.utf8
+        )
+        .write(to: url)
         let state = try #require(try StateArchive<V2.State>(file: url, schemaVersion: 2).load())
         #expect(state.todos.map(\.priority) == (0..<100).map { $0 == 57 ? 3 : 1 })
         #expect(state.sort == "name")
@@ -144,7 +148,8 @@ import Testing
         let url = directory.file("Counted.json")
         try Data(#"{"schemaVersion":1,"state":{"old":["milk","eggs"]}}"#.utf8).write(to: url)
         let archive = StateArchive<Counted>(
-            file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, renaming: "old", to: "notes")])
+            file: url, schemaVersion: 2, migrations: [ArchiveMigration(from: 1, renaming: "old", to: "notes")]
+        )
         let before = Counted.encodings.withLock { $0 }
         let state = try #require(try archive.load())
         #expect(state.notes == ["milk", "eggs"] && state.sort == "date")
