@@ -79,24 +79,6 @@ extension DefaultFilling {
         case .null, .bool, .number, .string: value
         }
     }
-
-    /// The value at `codingPath` in `root`.
-    static func value(at codingPath: [any CodingKey], in root: JSONValue) -> JSONValue? {
-        var value = root
-        for key in codingPath {
-            switch value {
-            case .array(let elements) where MemberPath.isPosition(key):
-                guard let index = key.intValue, elements.indices.contains(index) else { return nil }
-                value = elements[index]
-            case .object(let members) where !MemberPath.isPosition(key):
-                guard let member = members[key.stringValue] else { return nil }
-                value = member
-            default:
-                return nil
-            }
-        }
-        return value
-    }
 }
 
 /// The members one place's objects lack, with their defaults: learned from one object the filling
@@ -121,7 +103,7 @@ private struct PlaceFill {
     /// type has no defaults or the filling decoder does not fill it cleanly.
     init?(_ lacking: DefaultFilling.LackingObject, in root: JSONValue, like decoder: JSONDecoder) {
         guard let defaultsType = lacking.type as? any ArchiveDefaults.Type,
-            let object = DefaultFilling.value(at: lacking.codingPath, in: root), case .object = object
+            let object = root.value(at: lacking.codingPath), case .object = object
         else { return nil }
         let data = object.data
         let session = FillSession(decoder: decoder, mode: .filling)

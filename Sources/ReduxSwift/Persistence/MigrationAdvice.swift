@@ -385,7 +385,14 @@ enum MigrationAdvice {
             type: (any Decodable.Type)?, explained: any Error
         ) -> Finding {
             let codingPath = Array(fullPath.dropFirst(context.codingPathPrefix))
-            let detail = context.described(explained)
+            var detail = context.described(explained)
+            var kind = kind
+            if let name = Self.unknownCase(at: codingPath, explained: explained, in: context) {
+                kind = .invalidValue
+                detail =
+                    "the archive holds the enum case \(literal(name)) here, which "
+                    + "\(type.map { String(reflecting: $0) } ?? "the enum") does not have"
+            }
             // An element of an array or a dictionary is converted through the member that holds it.
             var member = codingPath
             var levels = 0
@@ -414,6 +421,23 @@ enum MigrationAdvice {
                 fix: .replace(
                     member: name.stringValue, levels: levels, type: type, object: objectPath, place: fullPath)
             )
+        }
+
+        /// The name of the case an enum with associated values was archived with, when the error
+        /// is the one its synthesized `init(from:)` throws for a case it does not have: the
+        /// archived value is an object of one member, which names the case.
+        static func unknownCase(at codingPath: [any CodingKey], explained: any Error, in context: Context)
+            -> String?
+        {
+            guard case DecodingError.typeMismatch(_, let decodingContext) = explained,
+                decodingContext.debugDescription == "Invalid number of keys found, expected one.",
+                let last = codingPath.last,
+                case .object(let members)? = context.archivedValue?(
+                    Array(codingPath.dropLast()),
+                    MemberPath.isPosition(last) ? String(last.intValue ?? -1) : last.stringValue),
+                members.count == 1
+            else { return nil }
+            return members.keys.first
         }
 
         /// The path, for the member migrations, of the object at `codingPath` (the state's own):

@@ -454,6 +454,22 @@ enum ExpensesV2 {
         #expect(category.contains("gifts"), "\(category)")
     }
 
+    @Test func anEnumCaseWithAssociatedValuesTheTypeNoLongerHasIsNamedAsAnUnknownCase() throws {
+        enum Shape: Codable, Equatable {
+            case circle(radius: Double)
+            case square(side: Double)
+        }
+        struct State: StateProtocol, Equatable { var shapes: [Shape] }
+        try write(#"{"shapes":[{"circle":{"radius":1}},{"blob":{"points":3}}]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let problem = try #require(error.migrationProblems.first)
+        #expect(problem.kind == .invalidValue, "\(error)")
+        #expect(problem.path == "state.shapes[1]")
+        #expect(problem.detail.contains(#"the enum case "blob""#), "\(problem.detail)")
+        #expect(problem.detail.contains("Shape"), "\(problem.detail)")
+        #expect(problem.migration.contains(#"converting: "shapes""#), "\(problem.migration)")
+    }
+
     @Test func changesAtEveryDepthAreFoundInOneLoad() throws {
         struct Line: Codable, Equatable {
             var sku: String
