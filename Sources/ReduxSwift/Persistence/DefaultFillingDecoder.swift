@@ -70,6 +70,7 @@ enum DefaultFilling {
         filling.keyDecodingStrategy = decoder.keyDecodingStrategy
         filling.userInfo = decoder.userInfo
         filling.userInfo[sessionKey] = session
+        session.archive = data
         let value: T
         do {
             value = try filling.decode(Root<T>.self, from: data).value
@@ -301,6 +302,12 @@ final class FillSession: @unchecked Sendable {
     private(set) var rootMembers: FilledMembers?
     /// Where a checking decode notes the members each place's types know, when it notes them.
     let census: MemberCensus?
+    /// The JSON being decoded, read again only to look at the other elements of an array or
+    /// dictionary (see ``someOtherElementHolds(_:at:)``).
+    var archive: Data?
+    private var archiveTree: JSONValue??
+    /// Per array or dictionary, by place: the members its elements hold.
+    private var elementMembers: [String: Set<String>] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -323,6 +330,29 @@ final class FillSession: @unchecked Sendable {
         probe.dateDecodingStrategy = decoder.dateDecodingStrategy
         probe.dataDecodingStrategy = decoder.dataDecodingStrategy
         probe.userInfo = decoder.userInfo
+    }
+
+    /// Whether another element of the array or dictionary holding the object at `codingPath`
+    /// holds `member`: then `member` is not one added since the archive was written, and an object
+    /// that lacks it may be a value of another type.
+    func someOtherElementHolds(_ member: String, at codingPath: [any CodingKey]) -> Bool {
+        guard let last = codingPath.last, MemberPath.isPosition(last) || MemberPath.isDictionaryKey(last)
+        else { return false }
+        let parent = Array(codingPath.dropLast())
+        let place = DefaultFilling.place(parent).joined()
+        if let names = elementMembers[place] { return names.contains(member) }
+        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        var names: Set<String> = []
+        switch archiveTree??.value(at: parent) {
+        case .array(let elements)?:
+            for case .object(let members) in elements { names.formUnion(members.keys) }
+        case .object(let values)?:
+            for case .object(let members) in values.values { names.formUnion(members.keys) }
+        default:
+            break
+        }
+        elementMembers[place] = names
+        return names.contains(member)
     }
 
     /// Whether a checking decode leaves the value at element `index` of `count` (`nil` for one
@@ -722,7 +752,9 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     {
         noteRead(key)
         guard session.mode == .filling, !base.contains(key) else { return try decode() }
-        if let value = session.defaultValue(T.self, member: key.stringValue, in: members) {
+        if let value = session.defaultValue(T.self, member: key.stringValue, in: members),
+            !isValueOfAnotherType(lacking: key.stringValue)
+        {
             members.filled.append(FilledMembers.Filled(name: key.stringValue, valueType: T.self))
             return value
         }
@@ -739,6 +771,18 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             owner: members.owner, ownerIsDefaultsType: members.isDefaultsType, member: key.stringValue,
             valueType: T.self, codingPath: base.codingPath, renames: renames)
         return try decode()
+    }
+
+    /// Whether the object, which lacks `member`, looks like a value of another type: another
+    /// element of the same array or dictionary holds `member`, so it is not a member added since,
+    /// and the object holds a member the type neither knows nor reads. Filling it would replace
+    /// that value with defaults, where an `init(from:)` that tries one type and then another
+    /// expects the first to fail.
+    private func isValueOfAnotherType(lacking member: String) -> Bool {
+        guard session.someOtherElementHolds(member, at: base.codingPath),
+            let raw = try? raw.container()
+        else { return false }
+        return !members.unknown(in: raw.allKeys.map(\.stringValue)).isEmpty
     }
 
     /// Decodes a member; as the protocol's `decode(_:forKey:)` for `Bool`, `String`, every number

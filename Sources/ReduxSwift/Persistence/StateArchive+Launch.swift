@@ -16,9 +16,10 @@ extension StateArchive {
 
     /// Loads as ``load()`` does, adding to `problems` a write-back that failed.
     ///
-    /// An archive that loads removes the previous archives kept beside it: it has loaded once. One
-    /// that was upgraded (migrated, or filled with defaults) is then written back, after the
-    /// checks of a save, with its bytes kept beside it as the previous archive of its version.
+    /// An archive that loads as it is removes the previous archives kept beside it: it has loaded
+    /// once. One that was upgraded (migrated, or filled with defaults) is written back, after the
+    /// checks of a save, with its bytes kept beside it as the previous archive of its version,
+    /// under a name no other data holds.
     /// A load that needs migrations takes the values of members they add from the state
     /// `defaultState` makes, when it makes one.
     func load(reporting problems: inout [RestoreProblem], advisingFrom defaultState: () -> State?)
@@ -37,13 +38,16 @@ extension StateArchive {
             sharedLocation.holdsUnreadableData = false
             guard let data, let loaded else { return nil }
             if let siblings {
-                removePrevious(siblings)
                 if loaded.upgraded {
+                    // The copies already kept stay: this archive is not yet the upgraded one, and
+                    // the copy of this one takes a name none of them holds.
                     do throws(PersistenceError) {
                         try writeBack(loaded.state, as: loaded.archive, keeping: data, in: siblings)
                     } catch {
                         problems.append(.notWrittenBack(error))
                     }
+                } else {
+                    removePrevious(siblings)
                 }
             }
             return loaded.state
@@ -75,9 +79,14 @@ extension StateArchive {
         var kept: (any SiblingStorage)?
         if let previous {
             let version = ArchiveSiblings.schemaVersion(in: previous) ?? 0
-            let storage = unused(ArchiveSiblings.previousSuffix(version: version), in: siblings)
-            try storage.write(previous)
-            kept = storage
+            let suffix = ArchiveSiblings.previousSuffix(version: version)
+            // A copy of these very bytes, which a write-back that did not finish kept, serves.
+            let existing = siblings.sibling(suffix)
+            if (try? existing.read(limit: sizeLimit)) != previous {
+                let storage = unused(suffix, in: siblings)
+                try storage.write(previous)
+                kept = storage
+            }
         }
         do {
             try backend.write(envelope)

@@ -50,6 +50,63 @@ import Testing
         #expect(loaded == Drawing(shapes: [.square(Square(name: "a")), .circle(Circle(radius: 3))]))
     }
 
+    struct Disc: Codable, Equatable, ArchiveDefaults {
+        var id = 0
+        var radius = 1.0
+        var color = "red"  // added in version 2
+    }
+
+    struct Box: Codable, Equatable {
+        var id: Int
+        var corners: [Double]
+    }
+
+    /// Decodes a disc if it can, else a box; both have an `id`.
+    enum Figure: Codable, Equatable {
+        case disc(Disc)
+        case box(Box)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let disc = try? container.decode(Disc.self) {
+                self = .disc(disc)
+            } else {
+                self = .box(try container.decode(Box.self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .disc(let disc): try container.encode(disc)
+            case .box(let box): try container.encode(box)
+            }
+        }
+    }
+
+    struct Sketch: StateProtocol, Equatable {
+        var figures: [Figure] = []
+    }
+
+    @Test func aValueOfAnotherTypeThatSharesAMemberIsNotFilledWithWhatTheOtherElementsHold() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("sketch.json")
+        // The box shares `id` with the discs, but lacks `radius`, which the discs hold: it is no
+        // older disc. Every disc lacks `color`, added since: they are filled.
+        try Data(
+            #"{"schemaVersion":1,"state":{"figures":[{"id":1,"radius":3},{"id":2,"corners":[0,0,2,2]}]}}"#
+                .utf8
+        ).write(to: url)
+        let loaded = try StateArchive<Sketch>(file: url).load()
+        #expect(
+            loaded
+                == Sketch(figures: [
+                    .disc(Disc(id: 1, radius: 3, color: "red")), .box(Box(id: 2, corners: [0, 0, 2, 2])),
+                ]))
+        // What was written back reads the same.
+        #expect(try StateArchive<Sketch>(file: url).load() == loaded)
+    }
+
     @Test func anEmptyObjectOfAnOlderVersionIsStillFilled() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("drawing.json")

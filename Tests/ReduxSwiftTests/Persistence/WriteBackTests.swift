@@ -260,6 +260,18 @@ import Testing
                 == Data("keep".utf8))
     }
 
+    @Test(arguments: StorageKind.allCases)
+    func dataAlreadyUnderTheNameOfTheCopyIsNeverWrittenOver(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        let version1 = try saveVersion1(place)
+        place.write("something else's", ".previous-v1")
+
+        #expect(try place.v2Archive().load() == .sample)
+        #expect(place.kept == ["", ".previous-v1", ".previous-v1-2"])
+        #expect(place.data(".previous-v1") == Data("something else's".utf8))
+        #expect(place.data(".previous-v1-2") == version1)
+    }
+
     @Test func theServiceSavesOverTheUpgradedArchiveAndTheNextLaunchRemovesThePrevious() throws {
         let place = ArchivePlace(.file)
         _ = try saveVersion1(place)
