@@ -119,6 +119,10 @@ private struct PlaceFill {
             guard let value = defaults.child(member.name) else { return nil }
             if isSame || session.defaultsJSON(of: defaultsType).json?.child(member.name) == value {
                 members.append(Member(name: member.name, constant: value, fresh: nil))
+            } else if member.valueType == UUID.self {
+                // A `UUID()` of its own for each object, as `init()` gives, without making a whole
+                // value for each.
+                members.append(Member(name: member.name, constant: nil) { .string(UUID().uuidString) })
             } else {
                 members.append(
                     Member(name: member.name, constant: nil) {

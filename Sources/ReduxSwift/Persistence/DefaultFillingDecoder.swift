@@ -502,13 +502,49 @@ final class FillSession: @unchecked Sendable {
         }
     }
 
+    /// Per defaults type whose `init()` varies, and member: the member's JSON when it does not
+    /// vary (`nil` when it does), so that filling it does not make a whole value for each object.
+    private var steadyMembers: [String: JSONValue?] = [:]
+
+    /// The JSON of `member` in `type`'s defaults when it is the same in every value `init()` makes
+    /// (the type's defaults vary in other members), with the scope it is kept under; `nil` when it
+    /// varies, or the type's defaults do not.
+    private func steadyMember(_ member: String, of type: any ArchiveDefaults.Type) -> (JSONValue, String)? {
+        guard case .varying? = defaults[ObjectIdentifier(type)] else { return nil }
+        let key = "\(UInt(bitPattern: ObjectIdentifier(type).hashValue)).steady:\(member)"
+        if let known = steadyMembers[key] { return known.map { ($0, key) } }
+        let first = defaultsJSON(of: type).json?.child(member)
+        let steady = first != nil && first == defaultsJSON(of: type).json?.child(member) ? first : nil
+        steadyMembers[key] = .some(steady)
+        return steady.map { ($0, key) }
+    }
+
     /// The value `member` has in `members`' defaults, read as `Value`; `nil` when it has none.
     func defaultValue<Value: Decodable>(_ valueType: Value.Type, member: String, in members: FilledMembers)
         -> Value?
     {
+        if case .type(let type, _) = members.source, let (json, scope) = steadyMember(member, of: type) {
+            return value(valueType, member: member, json: json, scope: scope)
+        }
+        if Value.self == UUID.self, case .type(let type, _) = members.source,
+            case .varying? = defaults[ObjectIdentifier(type)]
+        {
+            // A `UUID()` of its own, as `init()` gives each object, without making a whole value.
+            return UUID() as? Value
+        }
         guard let (object, scope) = members.defaults, case .object(let fields)? = object,
             let json = fields[member]
         else { return nil }
+        return value(valueType, member: member, json: json, scope: scope)
+    }
+
+    /// `json`, a member's default, read as `Value`: kept under `scope` for other objects when its
+    /// type holds no reference.
+    private func value<Value: Decodable>(
+        _ valueType: Value.Type, member: String, json: JSONValue, scope: String?
+    )
+        -> Value?
+    {
         // A value with no reference inside may serve every object; any other is decoded again for
         // each, so that no two share a class instance.
         let key = scope.flatMap { scope in
@@ -583,7 +619,7 @@ final class FilledMembers {
     let owner: Any.Type
     /// Whether `owner` is an ``ArchiveDefaults`` type.
     let isDefaultsType: Bool
-    private let source: Source
+    let source: Source
     private var madeDefaults: (json: JSONValue?, scope: String?)?
     private var hasMadeDefaults = false
     /// Members read through a container whose keys are not ``knownKeys``: the type reads them,

@@ -115,6 +115,17 @@ import Testing
         #expect(state.items.map(\.name) == (0..<50).map { "item \($0)" })
     }
 
+    @Test func objectsLoadedOneByOneEachGetTheirOwnNewDefaultAndTheSameSteadyOne() throws {
+        let url = directory.file("TaggedLegacy.json")
+        // A member version 2 removed sends the load object by object.
+        let items = (0..<50).map { #"{"name":"item \#($0)","legacy":true}"# }.joined(separator: ",")
+        try Data(#"{"schemaVersion":1,"state":{"items":[\#(items)]}}"#.utf8).write(to: url)
+        let state = try #require(try StateArchive<Tagged>(file: url).load())
+        #expect(Set(state.items.map(\.id)).count == 50)
+        #expect(state.items.allSatisfy { $0.rank == 1 })
+        #expect(state.items.map(\.name) == (0..<50).map { "item \($0)" })
+    }
+
     /// A state whose encodings of notes are counted.
     struct Counted: StateProtocol, Equatable, ArchiveDefaults {
         static let encodings = Mutex(0)
