@@ -122,11 +122,14 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
 
     /// Encodes the live state as the snapshot of `version`, and makes it the rollback base:
     /// readers can now see this version, so rollbacks must never re-apply actions across it.
+    ///
+    /// The base is taken first: encoding does not change the state, and the previous base, which
+    /// holds the storage the last actions copied (a large array, say), is then freed before the
+    /// encoder builds its tree instead of after.
     func encodeState(version: UInt64) -> Snapshot {
         assertOwned()
-        let snapshot = SnapshotCoder.encode(state, version: version, with: encoder)
         takeCheckpoint()
-        return snapshot
+        return SnapshotCoder.encode(state, version: version, with: encoder)
     }
 
     /// Makes the current state the rollback base.

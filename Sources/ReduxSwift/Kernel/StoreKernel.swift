@@ -160,15 +160,24 @@ final class StoreKernel: @unchecked Sendable {
         case .read(let snapshot):
             return snapshot
         case .encode(let version):
-            let snapshot = encodeOwnedState(version: version)
-            perform(machine.withLock { $0.snapshotterDidEncode(snapshot) })
-            return snapshot
+            return encodeAsSnapshotter(version: version)
         case .waitForSnapshot(let waiter):
             lendPriorityIfMainThread()
-            return waiter.wait()
+            switch waiter.wait() {
+            case .read(let snapshot): return snapshot
+            case .encode(let version): return encodeAsSnapshotter(version: version)
+            }
         case .nothing, .reduce, .waitForRoom:
             preconditionFailure("a read was answered with work that is not a read's")
         }
+    }
+
+    /// Encodes the state as the snapshotter, the owner a read made of this thread, publishes it and
+    /// gives the state back.
+    private func encodeAsSnapshotter(version: UInt64) -> Snapshot {
+        let snapshot = encodeOwnedState(version: version)
+        perform(machine.withLock { $0.snapshotterDidEncode(snapshot) })
+        return snapshot
     }
 
     /// Returns once every entry queued before the call is reduced, except those a dispatch lock
@@ -296,6 +305,7 @@ final class StoreKernel: @unchecked Sendable {
                 for reader in wakeups.readers { reader.resume(with: snapshot) }
             }
             for dispatcher in wakeups.dispatchers { dispatcher.unblock() }
+            if let (reader, version) = wakeups.encoder { reader.resume(encoding: version) }
         }
         if effects.scheduleDrain { scheduleDrain() }
         if effects.scheduleDelivery { scheduleDelivery() }
@@ -390,31 +400,51 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.highWaterMark = mark }
     }
 
+    /// Sets the snapshot size from which a waiting reader encodes a new version itself (tests lower
+    /// it; see ``StoreMachine/readerEncodingThreshold``).
+    func setReaderEncodingThreshold(_ bytes: Int) {
+        machine.withLock { $0.readerEncodingThreshold = bytes }
+    }
+
     /// Reads the bookkeeping under the lock (tests use it to wait for a state of the store).
     func inspect<Result>(_ body: (Machine) -> Result) -> Result {
         machine.withLock { body($0) }
     }
 }
 
-/// A thread blocked on a store: a reader until a snapshot that covers its target is published, or a
-/// dispatcher until the drainer takes the entries of a full queue (which uses only `unblock()` and
+/// A thread blocked on a store: a reader until a snapshot that covers its target is published (or
+/// the drainer hands it the state to encode that snapshot itself), or a dispatcher until the
+/// drainer takes the entries of a full queue (which uses only `unblock()` and
 /// `waitUntilUnblocked()`).
 ///
-/// `@unchecked Sendable`: `snapshot` is written once, before `semaphore.signal()`, and read only
+/// `@unchecked Sendable`: `resumption` is written once, before `semaphore.signal()`, and read only
 /// after `semaphore.wait()` returns, which orders the two.
 final class Waiter: @unchecked Sendable {
+    /// What a reader does once resumed.
+    enum Resumption {
+        /// Reads this snapshot.
+        case read(Snapshot)
+        /// Owns the state: encodes this version and publishes it as the snapshotter.
+        case encode(version: UInt64)
+    }
+
     private let semaphore = DispatchSemaphore(value: 0)
-    private var snapshot: Snapshot?
+    private var resumption: Resumption?
 
     func resume(with snapshot: Snapshot) {
-        self.snapshot = snapshot
+        resumption = .read(snapshot)
         semaphore.signal()
     }
 
-    func wait() -> Snapshot {
+    func resume(encoding version: UInt64) {
+        resumption = .encode(version: version)
+        semaphore.signal()
+    }
+
+    func wait() -> Resumption {
         semaphore.wait()
-        guard let snapshot else { preconditionFailure("a waiter was resumed without a snapshot") }
-        return snapshot
+        guard let resumption else { preconditionFailure("a reader was resumed with nothing to read") }
+        return resumption
     }
 
     func unblock() {

@@ -10,7 +10,9 @@ import Foundation
 /// store's queue) or a snapshotter (a reader encoding an idle store). Only the owner touches it.
 /// Readers ask for a ``Snapshot`` that covers every entry enqueued before they asked; they use the
 /// published one when it is current, encode the state themselves when the store is idle, and
-/// otherwise wait for the owner to publish.
+/// otherwise wait for the owner to publish. A drainer that reaches a waiting reader encodes for
+/// it, or, when the state is large, hands it the state to encode itself (see
+/// ``readerEncodingThreshold``).
 struct StoreMachine<Entry, Waiter> {
     enum Owner: Equatable {
         case nobody
@@ -57,6 +59,8 @@ struct StoreMachine<Entry, Waiter> {
         var snapshot: Snapshot? { wakeups?.snapshot }
         /// Dispatchers blocked by a full queue, to wake: the drainer took the entries they waited on.
         var unblocked: [Waiter] { wakeups?.dispatchers ?? [] }
+        /// The waiting reader the drainer handed the state to, to wake to encode this version.
+        var handedOver: (reader: Waiter, version: UInt64)? { wakeups?.encoder }
     }
 
     /// Threads a transition wakes. A class, so that effects that wake nobody (a plain dispatch's)
@@ -65,6 +69,9 @@ struct StoreMachine<Entry, Waiter> {
         var readers: [Waiter] = []
         var snapshot: Snapshot?
         var dispatchers: [Waiter] = []
+        /// A waiting reader that now owns the state, and the version it encodes before it reports
+        /// ``snapshotterDidEncode(_:)``.
+        var encoder: (reader: Waiter, version: UInt64)?
     }
 
     /// The default ``highWaterMark``: 16,384 entries, about 0.8 MB of queue.
@@ -116,6 +123,18 @@ struct StoreMachine<Entry, Waiter> {
     /// How often a main thread lent its priority to the store's queue before waiting for it (see
     /// `Store.lendPriorityIfMainThread()`), for the tests: QoS cannot be observed on Linux.
     var priorityLoans = 0
+    /// The size of snapshot, in bytes, from which a drainer that reaches a waiting reader hands it
+    /// the state to encode instead of encoding it itself: when the newest snapshot that encoded is
+    /// at least this large (tests lower it).
+    ///
+    /// The reader decodes what it waited for on its own thread either way. Encoding there too
+    /// keeps a large state's encoding and decoding work space in one place: `JSONEncoder` builds a
+    /// tree of the whole state (four times the JSON), and glibc's allocator keeps what a thread
+    /// frees at the end of a thread's arena, where `malloc_trim` does not reach, for that thread's
+    /// next allocations. Encoded by the reducing queue's threads, whichever ran the drain, each of
+    /// their arenas kept up to a tree's worth of memory resident beside the reader's, and the next
+    /// encoding on another thread could not reuse it.
+    var readerEncodingThreshold = MemoryRelease.threshold
     /// How many pending entries make the queue full: a dispatcher that may wait, and queues an entry
     /// that brings `pending` to this count while no lock holds it, waits until the drainer takes
     /// them (see ``isFull``). Bounds the queue under a tight loop of dispatches.
@@ -306,8 +325,19 @@ struct StoreMachine<Entry, Waiter> {
     private mutating func continueDraining(_ effects: Effects) -> Effects {
         var effects = effects
         resumeSatisfiedWaiters(&effects)
-        if published.version != version, waiters.contains(where: { $0.target <= processedCount }) {
-            effects.next = .encode(version: version)
+        if published.version != version,
+            let reader = waiters.firstIndex(where: { $0.target <= processedCount })
+        {
+            guard readerEncodes else {
+                effects.next = .encode(version: version)
+                return effects
+            }
+            // The reader encodes and publishes as a snapshotter, and schedules a drain for what
+            // is left.
+            owner = .snapshotter
+            let wakeups = effects.wakeups ?? Wakeups()
+            wakeups.encoder = (waiters.remove(at: reader).waiter, version)
+            effects.wakeups = wakeups
             return effects
         }
         if hasReducibleEntries {
@@ -482,6 +512,13 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     // MARK: Helpers
+
+    /// Whether a drainer hands the encoding of a new version to a waiting reader: whether the
+    /// newest snapshot that encoded is at least ``readerEncodingThreshold`` bytes.
+    private var readerEncodes: Bool {
+        guard case .success(let data)? = lastEncoded?.result else { return false }
+        return data.count >= readerEncodingThreshold
+    }
 
     private mutating func scheduleDrainIfIdle() -> Bool {
         guard owner == .nobody, !isDrainScheduled, hasReducibleEntries else { return false }

@@ -103,6 +103,42 @@ import Testing
         }
     }
 
+    @Test func aDrainerHandsALargeStateToTheWaitingReaderToEncodeAndTheReaderSchedulesWhatIsLeft() {
+        var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data(count: 64))))
+        machine.readerEncodingThreshold = 64
+        _ = machine.enqueue("a")
+        guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 7 }).next
+        else {
+            Issue.record("expected the reader to wait for the queued entry")
+            return
+        }
+        #expect(waiter == 7)
+        _ = machine.startDrain()
+        let effects = machine.finishPass(processed: 1, changes: 1, events: [])
+        guard case .nothing = effects.next else {
+            Issue.record("expected the drainer to give the state up, got \(effects.next)")
+            return
+        }
+        #expect(effects.handedOver?.reader == 7)
+        #expect(effects.handedOver?.version == 1)
+        #expect(effects.resumed.isEmpty)
+        #expect(machine.owner == .snapshotter)
+
+        // Another reader waits for the one that encodes; an entry queued meanwhile waits for it too.
+        guard case .waitForSnapshot(let second) = machine.beginRead(waiting: true, makeWaiter: { 8 }).next
+        else {
+            Issue.record("expected the second reader to wait")
+            return
+        }
+        #expect(second == 8)
+        #expect(!machine.enqueue("b").scheduleDrain)
+        let published = machine.snapshotterDidEncode(Self.snapshot(1))
+        #expect(published.resumed == [8])
+        #expect(published.snapshot?.version == 1)
+        #expect(published.scheduleDrain)
+        #expect(machine.owner == .nobody)
+    }
+
     @Test func aReaderInsideAReducerNeverWaits() {
         var machine = makeMachine()
         _ = machine.enqueue("a")
