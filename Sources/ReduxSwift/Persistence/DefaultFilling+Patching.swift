@@ -3,7 +3,7 @@ import Foundation
 // Filling by writing the defaults into the JSON: how a load that fills or migrates decodes at
 // about `JSONDecoder`'s speed.
 //
-// The filling decoder wraps every container of every object, which costs three to four times a
+// The filling decoder wraps every container of every object, which costs several times a
 // `JSONDecoder` decode. Most archives that need filling hold many objects of one type that all lack
 // the same members (every todo lacks the `priority` that version 2 added), so the load learns
 // what one object lacks, writes those members into every object at the same place, and lets
@@ -95,8 +95,7 @@ private struct PlaceFill {
     /// The objects' place, each array position and dictionary key standing for all.
     let steps: [MemberPath.Step]
     let members: [Member]
-    /// Whether the type reads a member of this name: an object none of whose members it reads is a
-    /// value of another type, which the filling decoder leaves to fail.
+    /// Whether the type reads a member of this name.
     let knows: (String) -> Bool
 
     /// Learns what the object at `lacking`'s place in `root` lacks by filling it alone; `nil` when its
@@ -138,16 +137,20 @@ private struct PlaceFill {
         knows = { name in read.contains(name) || keys.init(stringValue: name) != nil }
     }
 
-    /// Writes the members into every object at the place that lacks them; `false` when an object
-    /// there lacks one and holds none of the members the type reads, or a new default could not be
-    /// made.
+    /// Writes the members into every object at the place that lacks them; `false`, leaving the
+    /// archive to the filling decoder, when an object that lacks one holds a member the type does
+    /// not read (a removed member, an old name, or a value of another type, which must not gain
+    /// members), or a new default could not be made.
     func apply(to root: inout JSONValue) -> Bool {
         var settled = true
         root.forEachObject(at: steps[...]) { object in
-            for member in members where settled && object[member.name] == nil {
-                guard object.isEmpty || object.keys.contains(where: knows),
-                    let value = member.constant ?? member.fresh?()
-                else {
+            guard settled, members.contains(where: { object[$0.name] == nil }) else { return }
+            guard object.keys.allSatisfy(knows) else {
+                settled = false
+                return
+            }
+            for member in members where object[member.name] == nil {
+                guard let value = member.constant ?? member.fresh?() else {
                     settled = false
                     return
                 }

@@ -103,8 +103,61 @@ import Testing
                 == Sketch(figures: [
                     .disc(Disc(id: 1, radius: 3, color: "red")), .box(Box(id: 2, corners: [0, 0, 2, 2])),
                 ]))
-        // What was written back reads the same.
+        // What was written back reads the same, and the box did not gain the discs' new member.
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let figures = try #require((written["state"] as? [String: Any])?["figures"] as? [[String: Any]])
+        #expect(figures.map { $0["color"] as? String } == ["red", nil])
         #expect(try StateArchive<Sketch>(file: url).load() == loaded)
+    }
+
+    /// Decodes a disc when the object has a radius, else a box.
+    enum Part: Codable, Equatable {
+        case disc(Disc)
+        case box(Box)
+
+        private enum Keys: String, CodingKey { case radius }
+
+        init(from decoder: any Decoder) throws {
+            let value = try decoder.singleValueContainer()
+            if try decoder.container(keyedBy: Keys.self).contains(.radius) {
+                self = .disc(try value.decode(Disc.self))
+            } else {
+                self = .box(try value.decode(Box.self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .disc(let disc): try disc.encode(to: encoder)
+            case .box(let box): try box.encode(to: encoder)
+            }
+        }
+    }
+
+    struct Assembly: StateProtocol, Equatable {
+        var parts: [Part] = []
+    }
+
+    @Test func aValueOfAnotherTypeBesideFilledObjectsGainsNoMemberInTheArchiveWrittenBack() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("assembly.json")
+        try Data(
+            #"{"schemaVersion":1,"state":{"parts":[{"id":1,"radius":3},{"id":2,"corners":[0,0,2,2]}]}}"#.utf8
+        ).write(to: url)
+        let loaded = try StateArchive<Assembly>(file: url).load()
+        #expect(
+            loaded
+                == Assembly(parts: [
+                    .disc(Disc(id: 1, radius: 3, color: "red")), .box(Box(id: 2, corners: [0, 0, 2, 2])),
+                ]))
+        // The box did not gain the discs' new member: a later version that gives boxes a `color`
+        // would read it as theirs.
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let parts = try #require((written["state"] as? [String: Any])?["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["color"] as? String } == ["red", nil])
+        #expect(try StateArchive<Assembly>(file: url).load() == loaded)
     }
 
     @Test func anEmptyObjectOfAnOlderVersionIsStillFilled() throws {
