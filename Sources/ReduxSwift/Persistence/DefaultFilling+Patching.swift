@@ -228,10 +228,14 @@ final class MemberCensus {
             guard !members.isEmpty else { return true }
             guard let place, place.isSeen else { return false }
             for (name, member) in members {
-                if place.isDictionary {
-                    guard covers(member, at: place.each) else { return false }
-                } else {
-                    guard place.knows(name), covers(member, at: place.members[name]) else { return false }
+                guard place.isDictionary || place.knows(name) else { return false }
+                switch member {
+                case .object, .array:
+                    guard covers(member, at: place.isDictionary ? place.each : place.members[name]) else {
+                        return false
+                    }
+                case .null, .bool, .number, .string:
+                    break
                 }
             }
         case .array(let elements):
