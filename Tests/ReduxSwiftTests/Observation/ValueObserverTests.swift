@@ -139,6 +139,9 @@ extension EncodeCountedState {
         // The registration is queued when its action commits, after the reducer returns: the next
         // increment waits for the action's announcement, which comes after that.
         #expect(appends.wait { $0 == ["observe"] })
+        // The first value, before the next action: a value still waiting when a newer one comes is
+        // replaced by it, and the announcement above comes by another observer's way.
+        #expect(deliveries.wait { !$0.isEmpty })
         store.dispatch(TestAction.increment)
         #expect(deliveries.wait { $0.last?.value == 2 })
         let first = deliveries.values.first
