@@ -47,15 +47,33 @@ public struct MiddlewareRegistration: Sendable {
 final class MiddlewareKey: Sendable {}
 
 extension StoreKernel {
-    /// Queues a change to the middleware chain like a dispatch: from this store's reducers or
-    /// middleware, once the current action has been handled (dropped if it fails, and while a
-    /// rollback re-applies actions, whose first run already made it); otherwise now, in order.
+    /// Queues a change to the middleware chain like a dispatch made at the same place: from this
+    /// store's reducers or middleware, once the current action has been handled (dropped if it
+    /// fails, and while a rollback re-applies actions, whose first run already made it); from
+    /// another store's, into this store's queue once that action commits (dropped if it fails);
+    /// otherwise now, in order (see ``enqueueChainChange(_:)``).
     func queueChainChange(_ entry: PendingEntry) {
-        if let context = ReducerContext.current, context.reducingKernel === self {
-            guard !context.isReplaying else { return }
-            context.deferDispatch(entry, to: .queue(self))
-            return
+        if ReducerContext.deferIfReducing(entry, to: .chainChange(self)) { return }
+        enqueueChainChange(entry)
+    }
+
+    /// Queues a chain change made outside store code so that it affects exactly the actions queued
+    /// after it, those sent through a dispatch lock included (see
+    /// ``StoreMachine/enqueueChainChange(_:)``).
+    func enqueueChainChange(_ entry: PendingEntry) {
+        let change: Machine.ChainChange
+        switch entry {
+        case .registerMiddleware(_, let key):
+            change = .init(
+                plain: entry, passing: entry, revert: .hideMiddleware(key), reinstate: .showMiddleware(key),
+                finish: .showMiddleware(key))
+        case .removeMiddleware(let key):
+            change = .init(
+                plain: entry, passing: .hideMiddleware(key), revert: .showMiddleware(key),
+                reinstate: .hideMiddleware(key), finish: entry)
+        default:
+            preconditionFailure("only a registration or a removal of middleware changes the chain")
         }
-        enqueue(entry)
+        enqueueChain(change)
     }
 }
