@@ -23,7 +23,9 @@ public struct MiddlewareRegistration: Sendable {
     }
 
     /// Takes these middleware out of the store's chain, in order with dispatches: the actions
-    /// dispatched before the call still go through them, and those dispatched after it do not.
+    /// dispatched before the call still go through them, and those dispatched after it do not,
+    /// whatever order dispatch locks let them through in (an action sent through a lock afterwards
+    /// skips them; one the lock held since before goes through them).
     ///
     /// The other middleware keep their order. An action one of these middleware holds back with
     /// ``MiddlewareContext/nextLater()`` continues, when passed on, with the middleware after it
@@ -33,8 +35,10 @@ public struct MiddlewareRegistration: Sendable {
     ///
     /// Called from inside a reducer or a middleware of this store, the removal is made like a
     /// dispatch from there: right after the current action has been handled, ahead of the actions
-    /// already queued, and not at all if it fails. Calling it again, or once the store is gone,
-    /// does nothing.
+    /// already queued, and not at all if it fails. From a reducer or a middleware of another store,
+    /// it joins this store's queue when that store's action commits, in order with the dispatches
+    /// made there, and is dropped if that action fails. Calling it again, or once the store is
+    /// gone, does nothing.
     public func remove() {
         guard let kernel, let store = kernel.store else { return }
         withExtendedLifetime(store) { kernel.queueChainChange(.removeMiddleware(key)) }

@@ -41,7 +41,8 @@ import Testing
         let freed = Gate()
         let kept = LockedBox<(@Sendable (any ActionProtocol) -> Void)?>(nil)
         await onOwnThread {
-            let store = FreedStore(freed: freed, middleware: [.asyncActions(), keepingMiddleware(into: kept)])
+            let store = FreedStore(
+                freed: freed, middleware: [.asyncActions(), keepingMiddleware(into: kept)])
             store.dispatch(TestAction.append("keep"))
             _ = store.currentState()
         }
