@@ -186,9 +186,14 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// logging.remove()
     /// ```
     ///
-    /// Ordered with dispatches like ``register(_:)``. Called from inside a reducer or middleware of
-    /// this store, it is made like a dispatch from there: right after the current action commits,
-    /// ahead of the actions already queued, and not at all if it fails.
+    /// Ordered with dispatches, as a dispatch made at the same place: the middleware see exactly the
+    /// actions dispatched after this call returns, whatever order dispatch locks let them through
+    /// in (an action sent through a lock afterwards passes them; one the lock held since before
+    /// does not). Called from inside a reducer or middleware of this store, it is made like a
+    /// dispatch from there: right after the current action commits, ahead of the actions already
+    /// queued, and not at all if it fails. From a reducer or middleware of another store, it joins
+    /// this store's queue when that store's action commits, in order with the dispatches made
+    /// there, and is dropped if that action fails.
     ///
     /// - Returns: The registration whose ``MiddlewareRegistration/remove()`` takes these middleware
     ///   out of the chain again; discard it to keep them for the store's life.

@@ -29,8 +29,13 @@ enum PendingEntry {
     case register([ErasedReducer])
     /// Middleware added to the end of the chain, which a removal names by `key`.
     case registerMiddleware([ErasedMiddleware], key: MiddlewareKey)
-    /// The middleware registered with this key leave the chain.
+    /// The middleware registered with this key leave the chain, for good.
     case removeMiddleware(MiddlewareKey)
+    /// The middleware registered with this key leave the chain until ``showMiddleware(_:)``: for
+    /// the actions a lock held that a registration or removal made meanwhile must not affect.
+    case hideMiddleware(MiddlewareKey)
+    /// The middleware hidden with this key come back, at their places.
+    case showMiddleware(MiddlewareKey)
     /// A journal (a history) starts keeping what commits from here on (see ``JournalStart``).
     case startJournal(JournalStart)
     // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
@@ -69,7 +74,8 @@ extension PendingEntry {
         case .resume(let action, _), .failure(let action, _): return action
         case .transaction(let participant): return participant.batch
         case .replayedMove(let replayed): return replayed.move
-        case .register, .registerMiddleware, .removeMiddleware, .startJournal, .startRecording,
+        case .register, .registerMiddleware, .removeMiddleware, .hideMiddleware, .showMiddleware,
+            .startJournal, .startRecording,
             .stopRecording, .observe:
             preconditionFailure("a registration is never announced")
         }

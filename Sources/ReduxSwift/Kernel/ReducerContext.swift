@@ -14,12 +14,15 @@ enum DispatchRoute {
     case queue(StoreKernel)
     /// Through a dispatch lock, ahead of what the store's locks hold (see ``DispatchLock/dispatch(_:)``).
     case passingLock(DispatchLock)
+    /// Into the store's queue as a change to its middleware chain (see
+    /// ``StoreKernel/enqueueChainChange(_:)``).
+    case chainChange(StoreKernel)
 
     /// Whether the entry goes to the store whose kernel is `kernel`: then it is that store's own
     /// follow-up, handled next (see ``ReducerContext/releaseDispatches()``).
     func leadsTo(_ kernel: StoreKernel?) -> Bool {
         switch self {
-        case .queue(let target): return target === kernel
+        case .queue(let target), .chainChange(let target): return target === kernel
         case .passingLock(let lock): return lock.kernel === kernel
         }
     }
@@ -29,6 +32,7 @@ enum DispatchRoute {
         switch self {
         case .queue(let kernel): kernel.enqueue(entry)
         case .passingLock(let lock): lock.send(entry)
+        case .chainChange(let kernel): kernel.enqueueChainChange(entry)
         }
     }
 }

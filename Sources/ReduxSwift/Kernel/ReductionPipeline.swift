@@ -65,6 +65,9 @@ struct ReductionPipeline {
     /// The middleware chain, in order; empty unless the store was given some, or once every
     /// registered one was removed.
     private(set) var middleware: [MiddlewareLink] = []
+    /// Middleware taken out of the chain for a while (see ``PendingEntry/hideMiddleware(_:)``),
+    /// by the key that registered them.
+    private var hidden: [(key: MiddlewareKey, links: [MiddlewareLink])] = []
     /// The slot the next middleware registered gets.
     private var nextSlot = 0
     /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
@@ -114,6 +117,23 @@ struct ReductionPipeline {
     /// and their slots. Once none is left, actions go straight to the reducers, with no chain pass.
     mutating func removeMiddleware(registeredWith key: MiddlewareKey) {
         middleware.removeAll { $0.key === key }
+        if !hidden.isEmpty { hidden.removeAll { $0.key === key } }
+    }
+
+    /// Takes the middleware registered with `key` out of the chain until ``showMiddleware(registeredWith:)``.
+    mutating func hideMiddleware(registeredWith key: MiddlewareKey) {
+        let links = middleware.filter { $0.key === key }
+        guard !links.isEmpty else { return }
+        middleware.removeAll { $0.key === key }
+        hidden.append((key, links))
+    }
+
+    /// Puts the middleware hidden with `key` back, each at the place its slot gives it.
+    mutating func showMiddleware(registeredWith key: MiddlewareKey) {
+        guard let index = hidden.firstIndex(where: { $0.key === key }) else { return }
+        for link in hidden.remove(at: index).links {
+            middleware.insert(link, at: position(afterSlot: link.slot))
+        }
     }
 
     /// The position in the chain of the first middleware after `slot`: where an action passed on
@@ -268,12 +288,22 @@ struct ReductionPipeline {
                     register(middleware: newMiddleware, key: key)
                     passesOneByOne = true
                     continue
-                case .removeMiddleware(let key):
+                case .removeMiddleware(let key), .hideMiddleware(let key):
                     closeRun(at: index)
                     runStart = index + 1
-                    removeMiddleware(registeredWith: key)
+                    if case .hideMiddleware = entries[index] {
+                        hideMiddleware(registeredWith: key)
+                    } else {
+                        removeMiddleware(registeredWith: key)
+                    }
                     // Without middleware (and journals), the actions after this go back to plain
                     // reduction, in runs.
+                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty
+                    continue
+                case .showMiddleware(let key):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    showMiddleware(registeredWith: key)
                     passesOneByOne = !middleware.isEmpty || !journals.isEmpty
                     continue
                 case .startJournal(let start):
@@ -481,7 +511,8 @@ struct ReductionPipeline {
             try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
         case .replayedTransaction(let batch):
             try run(reducers, upTo: count, onEachActionOf: batch, state: state)
-        case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .startJournal, .resume,
+        case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .hideMiddleware,
+            .showMiddleware, .startJournal, .resume,
             .failure, .startRecording, .stopRecording, .observe, .replayedMove:
             break
         }

@@ -112,6 +112,11 @@ final class StoreKernel: @unchecked Sendable {
         perform(effects)
     }
 
+    /// Queues a change to the middleware chain (see ``StoreMachine/enqueueChainChange(_:)``).
+    func enqueueChain(_ change: Machine.ChainChange) {
+        perform(machine.withLock { $0.enqueueChainChange(change) })
+    }
+
     /// Back-pressure: a dispatcher that filled the queue waits until the drainer takes it, so that a
     /// tight loop cannot run ahead of the reducers without bound. Never where the drainer, or
     /// whatever it waits for, could be waiting for this thread: in store code (a reducer, a

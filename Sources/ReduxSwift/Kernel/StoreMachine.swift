@@ -90,6 +90,11 @@ struct StoreMachine<Entry, Waiter> {
     /// is held, `pending` holds only entries that some held lock was taken before.
     private var locks: [(id: UInt64, heldFrom: Int)] = []
     private var nextLockID: UInt64 = 0
+    /// Changes to the middleware chain made while locks held entries queued before them, oldest
+    /// first, each with how many entries at the front of `pending` were queued before it: the
+    /// change passed the locks, and those entries, once let through, see the chain as it was
+    /// before it (see ``enqueueChainChange(_:)``).
+    private var heldChainChanges: [(change: ChainChange, heldBefore: Int)] = []
     /// Entries ever enqueued; a reader's target is this count when it asks.
     private(set) var enqueuedCount: UInt64 = 0
     /// Entries ever reduced, successfully or not.
@@ -198,6 +203,66 @@ struct StoreMachine<Entry, Waiter> {
         return effects
     }
 
+    /// A change to the middleware chain, with the entries that undo and redo it for actions queued
+    /// before it that a lock held while it was made.
+    struct ChainChange {
+        /// The change, when no lock holds an entry queued before it.
+        var plain: Entry
+        /// The change, when locks hold entries queued before it: made now, ahead of them, in a
+        /// form that ``revert`` can undo.
+        var passing: Entry
+        /// Undoes ``passing`` for the held entries queued before it.
+        var revert: Entry
+        /// Makes it again after some of them, when others are still held.
+        var reinstate: Entry
+        /// Makes it again after the last of them, for good.
+        var finish: Entry
+    }
+
+    /// Queues a change to the middleware chain so that it takes effect for exactly the entries
+    /// queued after it, in whatever order the locks let them through: behind the pending entries
+    /// when no lock is held; otherwise through the locks, ahead of what they hold (so that an
+    /// entry dispatched through a lock afterwards sees it), while the held entries queued before
+    /// it see the chain without it: when a lock lets them through, the change is undone ahead of
+    /// them and made again after them.
+    mutating func enqueueChainChange(_ change: ChainChange) -> Effects {
+        guard lockCount > 0 else { return enqueue(change.plain, .pending) }
+        guard !pending.isEmpty else { return enqueue(change.plain, .passingLocks) }
+        heldChainChanges.append((change, pending.count))
+        return enqueue(change.passing, .passingLocks)
+    }
+
+    /// Lets the first `count` pending entries through, with the chain each was queued with (see
+    /// ``enqueueChainChange(_:)``).
+    private mutating func letThrough(_ count: Int) {
+        guard !heldChainChanges.isEmpty else {
+            exclusive.append(contentsOf: pending[..<count])
+            pending.removeFirst(count)
+            return
+        }
+        let before = exclusive.count
+        for held in heldChainChanges.reversed() { exclusive.append(held.change.revert) }
+        var position = 0
+        var stillHeld: [(change: ChainChange, heldBefore: Int)] = []
+        // Oldest first: `heldBefore` never decreases from older changes to newer ones.
+        for held in heldChainChanges {
+            let end = min(held.heldBefore, count)
+            exclusive.append(contentsOf: pending[position..<end])
+            position = end
+            if held.heldBefore <= count {
+                exclusive.append(held.change.finish)
+            } else {
+                exclusive.append(held.change.reinstate)
+                stillHeld.append((held.change, held.heldBefore - count))
+            }
+        }
+        exclusive.append(contentsOf: pending[position..<count])
+        pending.removeFirst(count)
+        heldChainChanges = stillHeld
+        // The undoing and redoing entries are entries like the others: reduced, so counted.
+        enqueuedCount += UInt64(exclusive.count - before - count)
+    }
+
     // MARK: Back-pressure
 
     /// Whether the queue is full: a dispatcher that just queued an entry should call
@@ -240,6 +305,7 @@ struct StoreMachine<Entry, Waiter> {
     /// lock's identifier, for `unlock(_:)`.
     mutating func lock() -> UInt64 {
         if locks.isEmpty, !pending.isEmpty {
+            assert(heldChainChanges.isEmpty, "a chain change outlived the locks that held entries before it")
             exclusive.append(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)
         }
@@ -259,9 +325,10 @@ struct StoreMachine<Entry, Waiter> {
         // every entry from its own on: what lies before the oldest lock left is held by none.
         if let oldest = locks.first, oldest.heldFrom > 0 {
             let released = oldest.heldFrom
-            exclusive.append(contentsOf: pending[..<released])
-            pending.removeFirst(released)
+            letThrough(released)
             for position in locks.indices { locks[position].heldFrom -= released }
+        } else if locks.isEmpty, !heldChainChanges.isEmpty {
+            letThrough(pending.count)
         }
         var effects = Effects()
         effects.scheduleDrain = scheduleDrainIfIdle()

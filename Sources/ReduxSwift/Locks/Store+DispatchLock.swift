@@ -17,8 +17,10 @@ extension Store {
     ///
     /// While the store is paused, ``currentState()`` does not wait for the actions the lock holds
     /// (they may be waiting for the very thread that reads), so it returns the state without them.
-    /// Reducers and middleware registered while paused wait with those actions, so actions
-    /// dispatched through the lock do not see them yet.
+    /// Reducers registered while paused wait with those actions, so actions dispatched through the
+    /// lock do not see them yet. Middleware registered or removed while paused affect exactly the
+    /// actions dispatched after the call: those sent through the lock after it, and, of the actions
+    /// the lock holds, those dispatched after it.
     ///
     /// Release every lock exactly once. Releasing one twice throws
     /// ``DispatchLockError/Kind/alreadyReleased``; a lock freed without being released is

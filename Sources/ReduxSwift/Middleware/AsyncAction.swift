@@ -48,8 +48,10 @@
 /// ``AsyncActionError/Kind/noAsyncActionsMiddleware``. A batch that holds one fails as a whole.
 /// One that a middleware drops, replaces or rejects by throwing, or holds with a
 /// ``MiddlewareContext/nextLater()`` function that goes away without passing it on, ends without
-/// running as well, and so does one that store code dispatched when its dispatches are dropped
-/// (its action failed, its middleware threw, or the action was applied again).
+/// running as well, and so does one whose dispatch never reaches the store: store code dispatched
+/// it and its dispatches are dropped (its action failed, its middleware threw, or the action was
+/// applied again), the work that dispatched it with its ``AsyncActionContext`` was cancelled, or
+/// it went to a ``MiddlewareContext/dispatchLater()`` function once the store was gone.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
     public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
@@ -85,8 +87,9 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
     public var isCancelled: Bool { run.isCancelled }
 
     /// Waits until the work has ended: returned, thrown, or cancelled. Work cancelled before it
-    /// started has ended, and so has work in a batch that failed; work never dispatched nor
-    /// cancelled never ends.
+    /// started has ended, and so has work that will never start: in a batch that failed, or
+    /// dispatched where the dispatch is dropped (see above). Work never dispatched nor cancelled
+    /// never ends.
     public func finished() async {
         await run.finished()
     }
@@ -111,13 +114,15 @@ public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: 
     let store: Store<State>
     let run: AsyncActionRun
 
-    /// Dispatches an action to the store, unless the work was cancelled.
+    /// Dispatches an action to the store, unless the work was cancelled: then the action is
+    /// dropped, and an ``AsyncAction`` in it ends without running.
     public func dispatch(_ action: any ActionProtocol) {
         let (entry, type) = PendingEntry.dispatched(action)
         run.dispatchIfNotCancelled(entry, dispatchedAs: type, to: store.kernel)
     }
 
-    /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled.
+    /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled:
+    /// then the batch is dropped, and the ``AsyncAction``s in it end without running.
     public func dispatch(batch actions: [any ActionProtocol]) {
         run.dispatchIfNotCancelled(.batch(ActionBatch(actions)), to: store.kernel)
     }

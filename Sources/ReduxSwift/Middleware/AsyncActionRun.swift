@@ -76,13 +76,18 @@ final class AsyncActionRun: Sendable {
     /// overtake a `cancel()` that has returned; then, with the lock released, waits for room if the
     /// queue is full. Waiting under the lock deadlocked: the drainer takes the lock to start this
     /// run's task, and would never take the entries the dispatcher waits on.
+    ///
+    /// An entry dropped because the work was cancelled never reaches the store: the async actions
+    /// it holds end without running, so that their `finished()` returns.
     func dispatchIfNotCancelled(
         _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to kernel: StoreKernel
     ) {
-        let isFull = status.withLock { status -> Bool in
-            guard !status.isCancelled else { return false }
-            return kernel.dispatchWithoutWaitingForRoom(entry, dispatchedAs: type)
+        let (dropped, isFull) = status.withLock { status -> (Bool, Bool) in
+            guard !status.isCancelled else { return (true, false) }
+            return (false, kernel.dispatchWithoutWaitingForRoom(entry, dispatchedAs: type))
         }
+        // Outside the lock: ending an action resumes its waiters.
+        if dropped { entry.endAsyncActions() }
         if isFull { kernel.waitForRoom() }
     }
 

@@ -215,7 +215,9 @@ extension PendingEntry {
     /// again): they will never run.
     func endAsyncActions() {
         switch self {
-        case .asyncAction(let action), .batch(let action as any ActionProtocol), .resume(let action, _):
+        case .action(let action), .asyncAction(let action), .batch(let action as any ActionProtocol),
+            .resume(let action, _):
+            // `.action` too: an entry is marked as an async action's only once queued.
             for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.run.endUnlessHeld() }
         default:
             break

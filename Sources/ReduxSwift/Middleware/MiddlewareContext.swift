@@ -85,7 +85,9 @@ public struct MiddlewareContext<State: StateProtocol> {
     /// the middleware passed on. So an undo block that dispatches the inverse of an edit, called
     /// while the middleware handles an undo, lands before the next queued edit reads the state.
     ///
-    /// The function does not keep the store alive: called once the store is gone, it does nothing.
+    /// The function does not keep the store alive: called once the store is gone, it does nothing,
+    /// and an ``AsyncAction`` given to it then ends without running (its
+    /// ``AsyncAction/finished()`` returns).
     ///
     /// An undo middleware keeps, for each edit, a block that restores what the edit replaced, and
     /// calls the newest one on undo:
@@ -112,7 +114,11 @@ public struct MiddlewareContext<State: StateProtocol> {
         // reference would keep the kernel, and that chain with it, alive for ever.
         return { [weak kernel = call.kernel] action in
             // Held for the call, as the caller of `Store.dispatch(_:)` holds its store.
-            guard let kernel, let store = kernel.store else { return }
+            guard let kernel, let store = kernel.store else {
+                // Dropped: an async action in it will never run.
+                PendingEntry.entry(for: action).endAsyncActions()
+                return
+            }
             withExtendedLifetime(store) { kernel.dispatch(action: action) }
         }
     }

@@ -23,7 +23,9 @@ public struct MiddlewareRegistration: Sendable {
     }
 
     /// Takes these middleware out of the store's chain, in order with dispatches: the actions
-    /// dispatched before the call still go through them, and those dispatched after it do not.
+    /// dispatched before the call still go through them, and those dispatched after it do not,
+    /// whatever order dispatch locks let them through in (an action sent through a lock afterwards
+    /// skips them; one the lock held since before goes through them).
     ///
     /// The other middleware keep their order. An action one of these middleware holds back with
     /// ``MiddlewareContext/nextLater()`` continues, when passed on, with the middleware after it
@@ -33,8 +35,10 @@ public struct MiddlewareRegistration: Sendable {
     ///
     /// Called from inside a reducer or a middleware of this store, the removal is made like a
     /// dispatch from there: right after the current action has been handled, ahead of the actions
-    /// already queued, and not at all if it fails. Calling it again, or once the store is gone,
-    /// does nothing.
+    /// already queued, and not at all if it fails. From a reducer or a middleware of another store,
+    /// it joins this store's queue when that store's action commits, in order with the dispatches
+    /// made there, and is dropped if that action fails. Calling it again, or once the store is
+    /// gone, does nothing.
     public func remove() {
         guard let kernel, let store = kernel.store else { return }
         withExtendedLifetime(store) { kernel.queueChainChange(.removeMiddleware(key)) }
@@ -47,15 +51,33 @@ public struct MiddlewareRegistration: Sendable {
 final class MiddlewareKey: Sendable {}
 
 extension StoreKernel {
-    /// Queues a change to the middleware chain like a dispatch: from this store's reducers or
-    /// middleware, once the current action has been handled (dropped if it fails, and while a
-    /// rollback re-applies actions, whose first run already made it); otherwise now, in order.
+    /// Queues a change to the middleware chain like a dispatch made at the same place: from this
+    /// store's reducers or middleware, once the current action has been handled (dropped if it
+    /// fails, and while a rollback re-applies actions, whose first run already made it); from
+    /// another store's, into this store's queue once that action commits (dropped if it fails);
+    /// otherwise now, in order (see ``enqueueChainChange(_:)``).
     func queueChainChange(_ entry: PendingEntry) {
-        if let context = ReducerContext.current, context.reducingKernel === self {
-            guard !context.isReplaying else { return }
-            context.deferDispatch(entry, to: .queue(self))
-            return
+        if ReducerContext.deferIfReducing(entry, to: .chainChange(self)) { return }
+        enqueueChainChange(entry)
+    }
+
+    /// Queues a chain change made outside store code so that it affects exactly the actions queued
+    /// after it, those sent through a dispatch lock included (see
+    /// ``StoreMachine/enqueueChainChange(_:)``).
+    func enqueueChainChange(_ entry: PendingEntry) {
+        let change: Machine.ChainChange
+        switch entry {
+        case .registerMiddleware(_, let key):
+            change = .init(
+                plain: entry, passing: entry, revert: .hideMiddleware(key), reinstate: .showMiddleware(key),
+                finish: .showMiddleware(key))
+        case .removeMiddleware(let key):
+            change = .init(
+                plain: entry, passing: .hideMiddleware(key), revert: .showMiddleware(key),
+                reinstate: .hideMiddleware(key), finish: entry)
+        default:
+            preconditionFailure("only a registration or a removal of middleware changes the chain")
         }
-        enqueue(entry)
+        enqueueChain(change)
     }
 }

@@ -115,4 +115,81 @@ import Testing
             }
         }
     }
+
+    /// Chain changes (registrations `reg k`, removals `rm k`) made amid random locks, plain
+    /// dispatches and dispatches through locks: each action, whenever the locks let it through,
+    /// meets the chain of the changes queued before it, and only those.
+    @Test(arguments: 0..<20)
+    func chainChangesAmidRandomLocksAffectExactlyTheActionsQueuedAfterThem(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        var machine = Machine(initialSnapshot: Snapshot(version: 0, result: .success(Data())))
+        var held: [UInt64] = []
+        var live: Set<Int> = []
+        var registered = 0
+        var expected: [String: Set<Int>] = [:]
+        // The chain the reduced entries build, as the pipeline builds it.
+        var visible: Set<Int> = []
+        var hidden: Set<Int> = []
+        func drain() {
+            var batch = machine.startDrain().batch ?? []
+            while !batch.isEmpty {
+                for entry in batch {
+                    let parts = entry.split(separator: " ")
+                    let key = Int(parts[1]) ?? -1
+                    switch parts[0] {
+                    case "reg": visible.insert(key)
+                    case "rm":
+                        visible.remove(key)
+                        hidden.remove(key)
+                    case "hide": if visible.remove(key) != nil { hidden.insert(key) }
+                    case "show": if hidden.remove(key) != nil { visible.insert(key) }
+                    default:
+                        #expect(expected.removeValue(forKey: entry) == visible, "seed \(seed): \(entry)")
+                    }
+                }
+                guard
+                    case .reduce(let next) = machine.finishPass(
+                        processed: batch.count, changes: 0, events: []
+                    ).next
+                else { break }
+                batch = next
+            }
+        }
+        for step in 0..<300 {
+            switch random.next() % 7 {
+            case 0:
+                held.append(machine.lock())
+            case 1 where !held.isEmpty:
+                _ = machine.unlock(held.remove(at: Int(random.next() % UInt64(held.count))))
+            case 2:
+                let key = registered
+                registered += 1
+                live.insert(key)
+                _ = machine.enqueueChainChange(
+                    .init(
+                        plain: "reg \(key)", passing: "reg \(key)", revert: "hide \(key)",
+                        reinstate: "show \(key)", finish: "show \(key)"))
+            case 3 where registered > 0:
+                // Any key ever registered: removing one twice does nothing more.
+                let key = Int(random.next() % UInt64(registered))
+                live.remove(key)
+                _ = machine.enqueueChainChange(
+                    .init(
+                        plain: "rm \(key)", passing: "hide \(key)", revert: "show \(key)",
+                        reinstate: "hide \(key)", finish: "rm \(key)"))
+            case 4:
+                _ = machine.enqueue("passing \(step)", .passingLocks)
+                expected["passing \(step)"] = live
+            default:
+                _ = machine.enqueue("plain \(step)")
+                expected["plain \(step)"] = live
+            }
+            drain()
+        }
+        for lock in held { _ = machine.unlock(lock) }
+        drain()
+        #expect(expected.isEmpty, "seed \(seed): \(expected.keys.sorted()) were never reduced")
+        #expect(hidden.isEmpty, "seed \(seed): once no lock is held, no change is left undone")
+        #expect(visible == live)
+    }
 }
