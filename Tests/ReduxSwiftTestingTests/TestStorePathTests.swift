@@ -94,10 +94,12 @@ import Testing
         transaction.add(CounterAction.add(3), to: store.store)
         transaction.add(CounterAction.note("paid"), to: store.store)
         try transaction.commit()
-        await store.receive("the transaction", where: { ($0 as? ActionBatch)?.actions.count == 2 }) {
-            $0.count = 3
-            $0.log = ["paid"]
-        }
+        await store.receive(
+            "the transaction", where: { ($0 as? ActionBatch)?.actions.count == 2 },
+            assert: {
+                $0.count = 3
+                $0.log = ["paid"]
+            })
         store.finish()
     }
 
@@ -232,10 +234,12 @@ import Testing
         store.finish()
         #expect(failures.take().map(\.line) == [line])
         store.store.dispatch(batch: [CounterAction.add(1), CounterAction.note("c")])
-        await store.receive("the batch", where: { $0 is ActionBatch }) {
-            $0.count = 2
-            $0.log = ["b", "c"]
-        }
+        await store.receive(
+            "the batch", where: { $0 is ActionBatch },
+            assert: {
+                $0.count = 2
+                $0.log = ["b", "c"]
+            })
         store.finish()
         #expect(failures.take() == [])
     }
