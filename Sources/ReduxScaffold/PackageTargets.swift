@@ -255,10 +255,23 @@ extension URL {
     }
 
     /// Resolves symbolic links in the longest part of this path that exists, and keeps the rest.
+    /// A link whose target is missing counts as that target: it is where a folder made through it
+    /// would go.
     func resolvingExistingSymlinks() -> URL {
         var existing = self
         var rest: [String] = []
+        var linksFollowed = 0
         while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            // At most as many as a path lookup follows (`MAXSYMLINKS`), so that a cycle ends.
+            if linksFollowed < 32,
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: existing.path)
+            {
+                linksFollowed += 1
+                existing =
+                    URL(fileURLWithPath: target, relativeTo: existing.deletingLastPathComponent())
+                    .absoluteURL.standardizedFileURL
+                continue
+            }
             rest.insert(existing.lastPathComponent, at: 0)
             existing.deleteLastPathComponent()
         }

@@ -80,6 +80,9 @@ enum Scaffold {
         let relative = { (url: URL) in String(url.path.dropFirst(packageRoot.path.count + 1)) }
         var existing: [String] = []
         for file in files {
+            // Each file, not just its folder: the same check as the options', so that nothing is
+            // written outside the package whatever planned it.
+            _ = try ScaffoldRequest.contained(file.url, named: file.url.path, inside: packageRoot)
             switch ScaffoldWriter.entry(at: file.url.path) {
             case .none: break
             case .replaceable: existing.append(relative(file.url))

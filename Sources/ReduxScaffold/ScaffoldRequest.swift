@@ -46,7 +46,11 @@ struct ScaffoldRequest: Equatable {
         self.module = placement.module
         packageRoot = root
         sourcesDirectory = sources
-        testsDirectory = placement.testsDirectory
+        // The tests' folder may come from the targets or the conventions rather than an option: it
+        // passes the same check, so a link on its way (`Tests/AppTests` to another folder) cannot
+        // lead the files out.
+        testsDirectory = try Self.contained(
+            placement.testsDirectory, named: placement.testsDirectory.path, inside: root)
         self.force = force
         testTargetLackingTestingLibrary = placement.testTargetLackingTestingLibrary
         targetLackingLibrary = placement.targetLackingLibrary
@@ -161,9 +165,16 @@ struct ScaffoldRequest: Equatable {
             path.hasPrefix("/")
             ? URL(fileURLWithPath: path, isDirectory: true)
             : root.appendingPathComponent(path, isDirectory: true)
+        return try contained(url, named: path, inside: root)
+    }
+
+    /// `url` without `..` components and with the symbolic links of its existing parts followed
+    /// (a link whose target is missing too), if that is inside the package: the check every path
+    /// the scaffold writes passes, whatever gave it. `name` is how the error names it.
+    static func contained(_ url: URL, named name: String, inside root: URL) throws(ScaffoldError) -> URL {
         let resolved = url.standardizedFileURL.resolvingExistingSymlinks()
         guard resolved.path.hasPrefix(root.path + "/") else {
-            throw .outsidePackage(path, package: root.path)
+            throw .outsidePackage(name, package: root.path)
         }
         return resolved
     }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import ReduxSwift
 
-/// One action that reached the reducers of a ``TestStore``'s store, with the states around it.
+/// One change or failure of a ``TestStore``'s store, with the state it left.
 struct Reduction<State: StateProtocol>: @unchecked Sendable {
     // `@unchecked Sendable`: a record is created on the store's queue and read by the test after
     // the recorder's lock hands it over; `State` values are copies nobody mutates.
@@ -11,12 +11,19 @@ struct Reduction<State: StateProtocol>: @unchecked Sendable {
     let error: (any Error)?
     /// The send it came from, or `nil` for an action the test did not send.
     let sendID: Int?
+
+    /// The action, and its error if it failed: how a failure's message lists it.
+    var summary: String {
+        guard let error else { return "\(action)" }
+        return "\(action) (failed: \(error))"
+    }
 }
 
-/// The two middleware a ``TestStore`` wraps around the store's chain, and what they recorded.
+/// What a ``TestStore``'s store announced: every change and failure, from the store's tap, each
+/// tagged with the send it came from by a middleware first in the chain.
 ///
-/// `@unchecked Sendable`: `currentSend` and `recordsInCurrentAction` are used only by the
-/// middleware, on the store's reducing thread one action at a time; everything else is guarded by
+/// `@unchecked Sendable`: `currentSend` is used only by the middleware and the tap, on the store's
+/// queue as the owner of its state, one action at a time; everything else is guarded by
 /// `condition`.
 final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private let condition = NSCondition()
@@ -25,39 +32,26 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private var appended = 0
     private var waiters: [RecordWaiter] = []
     private var currentSend: Int?
-    /// Records made since the tagger passed the current action on (store thread only).
-    private var recordsInCurrentAction = 0
 
-    /// First in the chain: unwraps a sent action and remembers which send is being handled.
+    /// First in the chain: unwraps a sent action and remembers which send is being handled, so
+    /// that what the store announces meanwhile is that send's.
     var sendTagger: Middleware<State> {
         Middleware("TestStore.send", handler: SendTagger(recorder: self))
     }
 
-    /// Last in the chain: records each action the reducers see and the state they leave.
-    var reductionRecorder: Middleware<State> {
-        Middleware("TestStore.record", handler: RecordingHandler(recorder: self))
+    /// Records every change and failure the store announces, with the state it left, whatever
+    /// made it: the middleware chain, a transaction, a replay, a history move or async work.
+    var tap: ReductionTap<State> {
+        { [self] action, error, state in
+            append(Reduction(action: action, after: state, error: error, sendID: currentSend))
+        }
     }
 
     fileprivate func handleSent(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
         let sent = action as? TestStoreSend
-        let passedOn = sent?.action ?? action
         currentSend = sent?.id
-        recordsInCurrentAction = 0
         defer { currentSend = nil }
-        // A middleware of the app that throws (or a later one that drops the action) stops it
-        // before the recording middleware: record the failure here, so that it is not lost.
-        if case .failed(let error) = context.next(passedOn), recordsInCurrentAction == 0 {
-            append(
-                Reduction(action: passedOn, after: context.currentState(), error: error, sendID: currentSend))
-        }
-    }
-
-    fileprivate func record(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
-        let outcome = context.next(action)
-        var error: (any Error)?
-        if case .failed(let failure) = outcome { error = failure }
-        recordsInCurrentAction += 1
-        append(Reduction(action: action, after: context.currentState(), error: error, sendID: currentSend))
+        context.next(sent?.action ?? action)
     }
 
     private func append(_ record: Reduction<State>) {
@@ -153,13 +147,5 @@ private struct SendTagger<State: StateProtocol>: MiddlewareHandler {
 
     func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
         recorder.handleSent(action, context: context)
-    }
-}
-
-private struct RecordingHandler<State: StateProtocol>: MiddlewareHandler {
-    let recorder: ReductionRecorder<State>
-
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
-        recorder.record(action, context: context)
     }
 }

@@ -87,9 +87,9 @@ public final class TestStore<State: StateProtocol & Equatable> {
         self.state = state
         self.exhaustivity = exhaustivity
         store = Store(
-            reducers: reducers, state: state,
-            middleware: [recorder.sendTagger] + middleware + [recorder.reductionRecorder],
+            reducers: reducers, state: state, middleware: [recorder.sendTagger] + middleware,
             notificationCenter: StoreNotificationCenter())
+        store.installTap(recorder.tap)
         failureWatch = store.observeFailures(queue: nil) { _ in }
     }
 
@@ -120,7 +120,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
                 state = last.after
                 fail(
                     "\(unasserted.count) received action(s) were not asserted before sending \(action): "
-                        + unasserted.map { "\($0.action)" }.joined(separator: ", "),
+                        + unasserted.map(\.summary).joined(separator: ", "),
                     at: location)
             }
         }
@@ -188,9 +188,9 @@ public final class TestStore<State: StateProtocol & Equatable> {
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
     ) async {
-        await receive(
+        _ = await receive(
             "\(expected)", timeout: timeout, matching: { ($0 as? Expected) == expected },
-            assert: updateExpected,
+            assert: updateExpected, expectingFailure: false,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
@@ -217,38 +217,76 @@ public final class TestStore<State: StateProtocol & Equatable> {
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
     ) async {
-        await receive(
+        _ = await receive(
             description, timeout: timeout, matching: matches, assert: updateExpected,
+            expectingFailure: false,
+            location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Waits for the next received failure, checks its action satisfies `matches`, and checks that
+    /// the state did not change: for async work that throws, a middleware that throws on an action
+    /// the test did not send, or this store's part of a transaction that a reducer rejected.
+    ///
+    /// ```swift
+    /// let load = AsyncAction<AppState, API>("todos.load") { _ in throw Offline() }
+    /// store.send(load)
+    /// let error = await store.receiveFailure("the load", where: { $0 is AsyncAction<AppState, API> })
+    /// #expect(error is Offline)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - description: What the failed action is, for a failure's message.
+    ///   - timeout: How long to wait; ``timeout`` when `nil`.
+    ///   - matches: Whether a failed action is the one expected.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
+    /// - Returns: The error, or `nil` (and a test failure) if the next received action did not fail.
+    @discardableResult
+    nonisolated(nonsending) public func receiveFailure(
+        _ description: String, timeout: TimeInterval? = nil,
+        where matches: @escaping (any ActionProtocol) -> Bool,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) async -> (any Error)? {
+        await receive(
+            description, timeout: timeout, matching: matches, assert: nil, expectingFailure: true,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     nonisolated(nonsending) private func receive(
         _ description: String, timeout: TimeInterval?, matching matches: (any ActionProtocol) -> Bool,
-        assert updateExpected: ((inout State) throws -> Void)?, location: TestLocation
-    ) async {
+        assert updateExpected: ((inout State) throws -> Void)?, expectingFailure: Bool,
+        location: TestLocation
+    ) async -> (any Error)? {
         let deadline = Date(timeIntervalSinceNow: timeout ?? self.timeout)
         while true {
             if exhaustivity == .off {
                 // Skip what does not match; only the described action is checked.
-                recorder.dropReceived { !matches($0.action) }
+                recorder.dropReceived { !matches($0.action) || expectingFailure && $0.error == nil }
             }
             let (received, seen) = recorder.takeFirstReceived()
             if let record = received {
                 guard matches(record.action) else {
-                    fail("expected to receive \(description), received \(record.action)", at: location)
+                    fail("expected to receive \(description), received \(record.summary)", at: location)
                     state = record.after
-                    return
+                    return nil
                 }
-                if let error = record.error { fail("\(record.action) failed: \(error)", at: location) }
+                if expectingFailure, record.error == nil {
+                    fail("\(record.action) was expected to fail, but it did not", at: location)
+                } else if !expectingFailure, let error = record.error {
+                    fail("\(record.action) failed: \(error)", at: location)
+                }
                 check(record.after, against: updateExpected, after: "\(record.action)", location)
-                return
+                return record.error
             }
             guard await recorder.waitForRecord(after: seen, until: deadline) else {
                 fail(
                     "expected to receive \(description) within \(timeout ?? self.timeout) s, "
                         + "but no unasserted action reached the reducers",
                     at: location)
-                return
+                return nil
             }
         }
     }
@@ -282,7 +320,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
         guard exhaustivity == .on, !unasserted.isEmpty else { return }
         fail(
             "\(unasserted.count) received action(s) were not asserted: "
-                + unasserted.map { "\($0.action)" }.joined(separator: ", "),
+                + unasserted.map(\.summary).joined(separator: ", "),
             at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 

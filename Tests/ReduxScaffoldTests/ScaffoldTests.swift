@@ -287,6 +287,73 @@ final class ScratchPackage {
         #expect(!FileManager.default.fileExists(atPath: outside.root.appendingPathComponent("App").path))
     }
 
+    /// Where a test puts a symbolic link to a folder outside the package, the feature's folder
+    /// whose tests would go through it, and whether the link's target exists.
+    struct OutsideLink: Sendable, CustomTestStringConvertible {
+        let link: String
+        let output: String
+        let targetExists: Bool
+
+        var testDescription: String { "\(link) -> \(targetExists ? "a folder" : "nothing") outside" }
+    }
+
+    static let outsideLinks = [
+        OutsideLink(link: "Tests", output: "Sources/App", targetExists: true),
+        OutsideLink(link: "Tests/AppTests", output: "Sources/App", targetExists: true),
+        OutsideLink(link: "Tests/AppTests", output: "Sources/App", targetExists: false),
+        OutsideLink(link: "Tests/AppTests/Features", output: "Sources/App/Features", targetExists: true),
+    ]
+
+    @Test(arguments: outsideLinks, [true, false])
+    func aDefaultTestsFolderLinkedOutsideIsRefusedWithAnyFlags(place: OutsideLink, checksTargets: Bool) throws
+    {
+        let outside = ScratchPackage()
+        let target = outside.root.appendingPathComponent(place.targetExists ? "Tests" : "Missing")
+        if place.targetExists {
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        }
+        let link = package.root.appendingPathComponent(place.link)
+        try FileManager.default.createDirectory(
+            at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let flags = checksTargets ? [] : ["--skip-target-check"]
+        let error = #expect(throws: ScaffoldError.self) {
+            try package.run(["--name", "Counter", "--output", place.output] + flags)
+        }
+        guard case .outsidePackage = error else {
+            Issue.record("expected outsidePackage, got \(String(describing: error))")
+            return
+        }
+        // Nothing is written anywhere: not the tests outside, nor the sources inside.
+        let outsideEntries = try Set(FileManager.default.subpathsOfDirectory(atPath: outside.root.path))
+        #expect(outsideEntries == Set(["Package.swift"] + (place.targetExists ? ["Tests"] : [])))
+        #expect(
+            !FileManager.default.fileExists(atPath: package.root.appendingPathComponent(place.output).path))
+    }
+
+    @Test func aFileThatWouldLandOutsideThePackageIsNotWritten() throws {
+        let outside = ScratchPackage()
+        let file = PlannedFile(
+            url: package.root.appendingPathComponent("Sources/App/../../../Elsewhere.swift"), contents: "")
+        let error = #expect(throws: ScaffoldError.self) {
+            try Scaffold.write([file], packageRoot: package.root, force: false)
+        }
+        guard case .outsidePackage = error else {
+            Issue.record("expected outsidePackage, got \(String(describing: error))")
+            return
+        }
+        try FileManager.default.createSymbolicLink(
+            at: package.root.appendingPathComponent("Linked"), withDestinationURL: outside.root)
+        let linked = PlannedFile(
+            url: package.root.appendingPathComponent("Linked/Elsewhere.swift"), contents: "")
+        #expect(throws: ScaffoldError.self) {
+            try Scaffold.write([linked], packageRoot: package.root, force: false)
+        }
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: outside.root.appendingPathComponent("Elsewhere.swift").path))
+    }
+
     @Test func anAbsoluteOutputInsideThePackageIsAccepted() throws {
         let lines = try package.run(["--name", "Counter", "--output", package.root.path + "/Sources/App"])
         #expect(lines.first == "wrote Sources/App/CounterActions.swift")

@@ -182,6 +182,7 @@ extension ReductionPipeline {
         // What committed before the move is recorded before it.
         if !recorders.isEmpty { feedRecorders(result.events) }
         result.events.appendChange([ActionRun(entries: [.action(move)], range: 0..<1)])
+        tap?(move, nil, state)
         guard !recorders.isEmpty else { return }
         markRecorded(result.events)
         // Encoded as a snapshot is, outside any reducer: an `encode(to:)` may read stores.

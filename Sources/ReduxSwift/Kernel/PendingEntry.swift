@@ -56,6 +56,8 @@ enum PendingEntry {
     /// Starts an observer of values: the owner of the state selects its first value here, then
     /// after every pass that changes the state.
     case observe(any LiveSelection)
+    /// A tap starts hearing every change and failure from here on (see ``ReductionTap``).
+    case installTap(ErasedReductionTap)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -75,8 +77,7 @@ extension PendingEntry {
         case .transaction(let participant): return participant.batch
         case .replayedMove(let replayed): return replayed.move
         case .register, .registerMiddleware, .removeMiddleware, .hideMiddleware, .showMiddleware,
-            .startJournal, .startRecording,
-            .stopRecording, .observe:
+            .startJournal, .startRecording, .stopRecording, .observe, .installTap:
             preconditionFailure("a registration is never announced")
         }
     }

@@ -104,6 +104,7 @@ extension ReductionPipeline {
             // those of the actions it passed on that committed.
             context.discardDispatches(from: mark, keeping: committedDispatches)
             result.events.append(.failed(action, error, site: .middleware))
+            tap?(action, error, state)
             return .failed(error)
         }
     }
@@ -163,14 +164,17 @@ extension ReductionPipeline {
         case .committed:
             result.changes += 1
             appendChange(ActionRun(entries: entries, range: index..<(index + 1)), to: &result)
+            tap?(entries[index].announcedAction, nil, state)
             return .committed
         case .failed(let error, let replayFailures, let site):
             context.discardDispatches(from: mark)
             for failure in replayFailures {
                 result.changes += 1
                 result.events.append(.failed(failure.action, failure.error, site: failure.site))
+                tap?(failure.action, failure.error, state)
             }
             result.events.append(.failed(entries[index].announcedAction, error, site: site))
+            tap?(entries[index].announcedAction, error, state)
             return .failed(error)
         }
     }

@@ -15,11 +15,13 @@ extension ReductionPipeline {
             participant.reportPrepared(error)
             _ = participant.awaitDecision()
             result.events.append(.failed(participant.batch, error, site: .transaction))
+            tap?(participant.batch, error, state)
         case .committed:
             participant.reportPrepared(nil)
             if participant.awaitDecision() {
                 result.changes += 1
                 result.events.appendChange([ActionRun(entries: entries, range: 0..<1)])
+                tap?(participant.batch, nil, state)
                 _ = context.releaseDispatches()
             } else {
                 checkpoints.restore(state)

@@ -93,6 +93,9 @@ struct ReductionPipeline {
     /// Which action types are not ``AsyncAction``s, so that an async action that reaches the
     /// reducers in a batch, or from a middleware, is caught without a cast per action.
     var actionTypes = ActionTypes()
+    /// Hears every change and failure the store announces, each with the state it left (see
+    /// ``ReductionTap``); `nil` until one is installed.
+    var tap: ErasedReductionTap?
 
     init(reducers: [ErasedReducer], checkpointInterval: Int, checkpoints: StateOperations) {
         precondition(checkpointInterval > 0, "checkpointInterval must be positive")
@@ -221,11 +224,14 @@ struct ReductionPipeline {
             }
             guard runHasActions else { return }
             result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+            // With a tap, a run holds one action, so `state` is the state that action left.
+            if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
         }
         // Checked once per array rather than per action; only a registration in it changes it.
         // A journal needs to hear where each action ends, and to handle moves: with one, actions
         // go one at a time, as through middleware.
-        var passesOneByOne = !middleware.isEmpty || !journals.isEmpty
+        // A tap hears each action with the state it leaves: with one, runs hold one action.
+        var passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         let stop: Int? = batch.withUnsafeBufferPointer { entries in
             for index in start..<entries.count {
@@ -298,13 +304,13 @@ struct ReductionPipeline {
                     }
                     // Without middleware (and journals), the actions after this go back to plain
                     // reduction, in runs.
-                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty
+                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
                     continue
                 case .showMiddleware(let key):
                     closeRun(at: index)
                     runStart = index + 1
                     showMiddleware(registeredWith: key)
-                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty
+                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
                     continue
                 case .startJournal(let start):
                     closeRun(at: index)
@@ -330,6 +336,7 @@ struct ReductionPipeline {
                     closeRun(at: index)
                     runStart = index + 1
                     result.events.append(.failed(action, error))
+                    tap?(action, error, state)
                     continue
                 case .startRecording(let sink):
                     closeRun(at: index)
@@ -343,6 +350,12 @@ struct ReductionPipeline {
                     feedRecorders(result.events)
                     recorders.removeAll { $0 === sink }
                     sink.detach()
+                    continue
+                case .installTap(let newTap):
+                    closeRun(at: index)
+                    runStart = index + 1
+                    tap = newTap
+                    passesOneByOne = true
                     continue
                 case .observe(let selection):
                     closeRun(at: index)
@@ -365,6 +378,8 @@ struct ReductionPipeline {
                         closeRun(at: index + 1)
                         return index + 1
                     }
+                    // A replayed action commits in a run even when actions pass on one by one.
+                    if tap != nil { closeRun(at: index + 1) }
                 case .failed(let error, let replayFailures, let site):
                     context.discardDispatches()
                     closeRun(at: index)
@@ -373,8 +388,10 @@ struct ReductionPipeline {
                         // The state no longer holds an action that had committed: a new version.
                         result.changes += 1
                         result.events.append(.failed(failure.action, failure.error, site: failure.site))
+                        tap?(failure.action, failure.error, state)
                     }
                     result.events.append(.failed(entries[index].announcedAction, error, site: site))
+                    tap?(entries[index].announcedAction, error, state)
                 }
             }
             return nil
@@ -475,6 +492,7 @@ struct ReductionPipeline {
         guard let work = action as? any AsyncActionStarting else {
             preconditionFailure("an entry for an async action holds another action")
         }
+        // Never with a tap, which makes every action pass on one by one.
         if case .failed(let error, _, _) = refuse([work]) { result.events.append(.failed(action, error)) }
     }
 
@@ -512,8 +530,8 @@ struct ReductionPipeline {
         case .replayedTransaction(let batch):
             try run(reducers, upTo: count, onEachActionOf: batch, state: state)
         case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .hideMiddleware,
-            .showMiddleware, .startJournal, .resume,
-            .failure, .startRecording, .stopRecording, .observe, .replayedMove:
+            .showMiddleware, .startJournal, .resume, .failure, .startRecording, .stopRecording,
+            .observe, .replayedMove, .installTap:
             break
         }
     }
@@ -605,6 +623,7 @@ struct ReductionPipeline {
             guard try mover.move(move, state: state, context: context) else { return .dropped }
         } catch {
             result.events.append(.failed(move, error))
+            tap?(move, error, state)
             return .failed(error)
         }
         checkpoints.take(state)

@@ -6,7 +6,7 @@ struct CounterState: StateProtocol, Equatable {
     var log: [String] = []
 }
 
-enum CounterAction: ActionProtocol, Equatable {
+enum CounterAction: ActionProtocol, Equatable, Codable {
     case increment
     case add(Int)
     case note(String)
