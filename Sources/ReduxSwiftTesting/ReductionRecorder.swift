@@ -12,11 +12,21 @@ struct Reduction<State: StateProtocol>: @unchecked Sendable {
     /// The send it came from, or `nil` for an action the test did not send.
     let sendID: Int?
 
+    /// Whether the store reported this failure without an action (a dispatch lock freed without
+    /// being released, a state that cannot round-trip): `action` is then a ``StoreFailure``.
+    var isStoreFailure: Bool { action is StoreFailure }
+
     /// The action, and its error if it failed: how a failure's message lists it.
     var summary: String {
         guard let error else { return "\(action)" }
         return "\(action) (failed: \(error))"
     }
+}
+
+/// Stands for the action of a failure the store reported without one, so that such a failure is
+/// recorded, listed and matched like the others.
+struct StoreFailure: ActionProtocol, CustomStringConvertible {
+    var description: String { "the store's own failure, with no action" }
 }
 
 /// What a ``TestStore``'s store announced: every change and failure, from the store's tap, each
@@ -32,6 +42,12 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private var appended = 0
     private var waiters: [RecordWaiter] = []
     private var currentSend: Int?
+    /// The state the store's last change left, for a failure that changes nothing.
+    private var lastState: State
+
+    init(state: State) {
+        lastState = state
+    }
 
     /// First in the chain: unwraps a sent action and remembers which send is being handled, so
     /// that what the store announces meanwhile is that send's.
@@ -47,6 +63,14 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         }
     }
 
+    /// Records a failure the store reported without an action, from its failure observer.
+    func recordStoreFailure(_ error: any Error) {
+        condition.lock()
+        let state = lastState
+        condition.unlock()
+        append(Reduction(action: StoreFailure(), after: state, error: error, sendID: nil))
+    }
+
     fileprivate func handleSent(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
         let sent = action as? TestStoreSend
         currentSend = sent?.id
@@ -57,6 +81,7 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private func append(_ record: Reduction<State>) {
         condition.lock()
         records.append(record)
+        lastState = record.after
         appended += 1
         let resumed = waiters
         waiters.removeAll()

@@ -82,7 +82,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
         reducers: [Reducer<State>], state: State, middleware: [Middleware<State>] = [],
         exhaustivity: Exhaustivity = .on
     ) {
-        let recorder = ReductionRecorder<State>()
+        let recorder = ReductionRecorder<State>(state: state)
         self.recorder = recorder
         self.state = state
         self.exhaustivity = exhaustivity
@@ -90,7 +90,13 @@ public final class TestStore<State: StateProtocol & Equatable> {
             reducers: reducers, state: state, middleware: [recorder.sendTagger] + middleware,
             notificationCenter: StoreNotificationCenter())
         store.installTap(recorder.tap)
-        failureWatch = store.observeFailures(queue: nil) { _ in }
+        // Failures with an action come through the tap, in order with changes; the store's own
+        // failures (a lock freed without being released, a state that cannot round-trip) only
+        // here, on the delivery thread: checks wait for it (see `waitUntilHandled()`).
+        failureWatch = store.observeFailures(queue: nil) { notification in
+            guard notification.failedAction == nil, let error = notification.error else { return }
+            recorder.recordStoreFailure(error)
+        }
     }
 
     /// Dispatches `action`, waits until the store has handled it, and checks the state change.
@@ -113,7 +119,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
         if exhaustivity == .on {
             // Actions queued by earlier ones (a reducer's or middleware's dispatches) are reduced
             // after the earlier send returned: wait for them before asking what was received.
-            _ = store.currentState()
+            waitUntilHandled()
             let unasserted = recorder.takeReceived()
             if let last = unasserted.last {
                 // Reported once: the state they left becomes the asserted state.
@@ -167,8 +173,15 @@ public final class TestStore<State: StateProtocol & Equatable> {
         sends += 1
         let id = sends
         store.dispatch(TestStoreSend(id: id, action: action))
-        _ = store.currentState()  // waits until the store has handled the action
+        waitUntilHandled()
         return recorder.takeSent(id: id)
+    }
+
+    /// Waits until the store has handled everything dispatched so far, and announced what it
+    /// made of it: a failure of its own (a state that cannot round-trip) is recorded by then.
+    private func waitUntilHandled() {
+        _ = store.currentState()
+        store.waitForAnnouncements()
     }
 
     /// Waits for the next action that reached the reducers without being sent by the test (from
@@ -255,6 +268,35 @@ public final class TestStore<State: StateProtocol & Equatable> {
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
+    /// Waits for the next failure the store reported without an action, and returns its error: a
+    /// `DispatchLock` freed without being released (`DispatchLockError`), or a state that cannot
+    /// round-trip (`SnapshotError`). The test fails at the next check while one goes unexpected.
+    ///
+    /// ```swift
+    /// store.send(PriceAction.set(Decimal.nan)) { $0.price = Decimal.nan }  // JSON cannot hold NaN
+    /// let error = await store.receiveStoreFailure()
+    /// #expect(error is SnapshotError)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait; ``timeout`` when `nil`.
+    ///   - fileID: The file of the assertion, for a failure; leave it out.
+    ///   - filePath: The path of the assertion's file, for a failure; leave it out.
+    ///   - line: The line of the assertion, for a failure; leave it out.
+    ///   - column: The column of the assertion, for a failure; leave it out.
+    /// - Returns: The error, or `nil` (and a test failure) if the next received record is not one.
+    @discardableResult
+    nonisolated(nonsending) public func receiveStoreFailure(
+        timeout: TimeInterval? = nil,
+        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+        column: UInt = #column
+    ) async -> (any Error)? {
+        await receive(
+            "the store's own failure", timeout: timeout, matching: { $0 is StoreFailure }, assert: nil,
+            expectingFailure: true,
+            location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
     nonisolated(nonsending) private func receive(
         _ description: String, timeout: TimeInterval?, matching matches: (any ActionProtocol) -> Bool,
         assert updateExpected: ((inout State) throws -> Void)?, expectingFailure: Bool,
@@ -294,7 +336,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     /// Forgets the received actions the test has not asserted, and takes the store's state as the
     /// asserted state.
     public func skipReceivedActions() {
-        _ = store.currentState()
+        waitUntilHandled()
         let skipped = recorder.takeReceived()
         if let last = skipped.last { state = last.after }
     }
@@ -314,7 +356,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
         column: UInt = #column
     ) {
-        _ = store.currentState()
+        waitUntilHandled()
         let unasserted = recorder.takeReceived()
         if let last = unasserted.last { state = last.after }
         guard exhaustivity == .on, !unasserted.isEmpty else { return }

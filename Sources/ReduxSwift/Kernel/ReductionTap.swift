@@ -22,4 +22,11 @@ extension Store {
                 tap(action, error, pointer.assuming(State.self).pointee)
             }))
     }
+
+    /// Waits until the store has posted every notification it announced before the call, so that
+    /// observers called on the delivery thread (`queue: nil`) have heard them; returns at once
+    /// inside store code or on a thread delivering a store's notifications.
+    package func waitForAnnouncements() {
+        kernel.waitForAnnouncedEvents()
+    }
 }

@@ -330,6 +330,14 @@ final class StoreKernel: @unchecked Sendable {
         deliveryQueue.async { withExtendedLifetime(store) { self.deliver() } }
     }
 
+    /// Waits until every event announced before the call has been posted to its observers; at
+    /// once on a thread that is delivering some store's notifications, or running store code,
+    /// where waiting could wait for itself.
+    func waitForAnnouncedEvents() {
+        guard !DeliveryThread.isCurrent, ReducerContext.current == nil else { return }
+        deliveryQueue.sync {}
+    }
+
     /// Runs `body` on the store's delivery thread, in order with its notifications.
     func onDeliveryThread(_ body: @escaping @Sendable () -> Void) {
         let store = store

@@ -86,4 +86,30 @@ import Testing
             target.currentState().log == ["x", "before the removal", "y", "before the registration", "z"])
         #expect(seen.values == ["removed:x", "removed:before the removal", "added:z"])
     }
+
+    @Test func aRegistrationFromAMiddlewareStandsWhenAReducerRejectsTheActionAndNotWhenItThrows() {
+        let seen = Recorder<String>()
+        let handle = StoreHandle()
+        let registering = Middleware<TestState>("registers") { action, context in
+            switch action as? TestAction {
+            case .fail?:
+                // Its own dispatches stand when a reducer rejects the action: so does this.
+                handle.store.register(middleware: [entryRecordingMiddleware("kept", into: seen)])
+                context.next(action)
+            case .append("register, then throw")?:
+                handle.store.register(middleware: [entryRecordingMiddleware("dropped", into: seen)])
+                throw TestFailure()
+            default:
+                context.next(action)
+            }
+        }
+        let store = Store(reducers: [testReducer], state: TestState(), middleware: [registering])
+        handle.store = store
+        store.dispatch(TestAction.fail)
+        store.dispatch(TestAction.append("register, then throw"))
+        store.dispatch(TestAction.append("after"))
+        #expect(store.currentState().log == ["after"])
+        // "register, then throw" never passed on: only "after" reaches the kept middleware.
+        #expect(seen.values == ["kept:after"])
+    }
 }
