@@ -72,26 +72,40 @@ extension Store {
     private func idle(timeout: TimeInterval?) async -> IdleWait.End {
         let wait = IdleWait()
         let kernel = kernel
-        let isAsyncWork = AsyncWorkScope.kernel === kernel
-        if isAsyncWork { kernel.asyncWorkWaitsForIdle(true) }
-        defer { if isAsyncWork { kernel.asyncWorkWaitsForIdle(false) } }
+        // The asynchronous work of an action of this store, when the task runs it or was left
+        // behind by it: that work waits while this wait is open.
+        let scope = AsyncWorkScope.work
+        let work = scope.flatMap { $0.kernel === kernel ? ObjectIdentifier($0.run) : nil }
+        if let work { kernel.asyncWork(work, waits: true) }
+        defer { if let work { kernel.asyncWork(work, waits: false) } }
+        let fromAsyncWork = work != nil
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 wait.start(continuation)
-                kernel.whenIdle(isAsyncWork: isAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
-                if let timeout {
-                    let deadline = DispatchWorkItem {
-                        let busy = kernel.busyness
-                        wait.end(
-                            .timedOut(
-                                IdleTimeoutError(
-                                    timeout: timeout, queuedEntries: busy.queued,
-                                    heldByDispatchLock: busy.heldByLocks, runningAsyncActions: busy.asyncWork)
-                            ))
-                    }
-                    wait.deadline = deadline
-                    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout), execute: deadline)
+                guard let timeout else {
+                    kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
+                    return
                 }
+                // Weak: a deadline that has not come yet keeps neither the wait nor the store.
+                let timeOut: @Sendable () -> Void = { [weak wait, weak kernel] in
+                    guard let wait, let kernel else { return }
+                    let busy = kernel.busyness(fromAsyncWork: fromAsyncWork)
+                    wait.end(
+                        .timedOut(
+                            IdleTimeoutError(
+                                timeout: timeout, queuedEntries: busy.queued,
+                                heldByDispatchLock: busy.heldByLocks, runningAsyncActions: busy.asyncWork)
+                        ))
+                }
+                guard timeout > 0 else {
+                    // A wait takes a moment even on an idle store: a deadline of now has passed.
+                    timeOut()
+                    return
+                }
+                kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
+                let deadline = DispatchWorkItem(block: timeOut)
+                wait.deadline = deadline
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
             }
         } onCancel: {
             wait.end(.cancelled)
@@ -166,7 +180,11 @@ final class IdleWait: Sendable {
             }
         }
         guard let continuation else { return }
-        timer.withLock { $0 }?.cancel()
+        // Let go of the deadline, which held the wait: an ended wait holds nothing.
+        timer.withLock { timer in
+            defer { timer = nil }
+            return timer
+        }?.cancel()
         continuation.resume(returning: end)
     }
 }
