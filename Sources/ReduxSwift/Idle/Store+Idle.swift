@@ -28,12 +28,15 @@ extension Store {
     /// Only work the store knows of is waited for: a `Task` that a middleware or an observer starts
     /// itself is not, while an ``AsyncAction``'s work is.
     ///
-    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work (its task and its
-    /// child tasks, not a `Task.detached` it starts) may wait for its own store: it waits for
-    /// everything but itself and the store's other asynchronous work that waits so, which
-    /// dispatches nothing until the store is idle. Work that waits for another store whose work
-    /// waits for this one waits until its deadline. If the task is cancelled, the wait returns at
-    /// once; ``waitUntilIdle(timeout:)`` throws instead.
+    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work (its task, its
+    /// child tasks and the `Task`s it starts, not a `Task.detached`) may wait for its own store,
+    /// with any number of waits at once: it waits for everything but the store's asynchronous work
+    /// that waits, itself included, which dispatches nothing until its waits end. Work waits while
+    /// any of its waits is open, or while it awaits ``AsyncAction/finished()`` of another action
+    /// that runs on this store (so a parent awaiting its child that waits does not hold the child
+    /// up). Work that waits for another store whose work waits for this one waits until its
+    /// deadline. If the task is cancelled, the wait returns at once; ``waitUntilIdle(timeout:)``
+    /// throws instead. Once a wait returns, it keeps nothing of the store alive.
     public func waitUntilIdle() async {
         _ = await idle(timeout: nil)
     }
@@ -50,7 +53,7 @@ extension Store {
     /// ```
     ///
     /// A wait takes a moment even on an idle store (its mark goes through the store's queues):
-    /// a timeout of 0 throws.
+    /// a timeout of 0 throws at once.
     ///
     /// - Parameter timeout: Seconds; not negative.
     /// - Throws: ``IdleTimeoutError``, naming what kept the store busy, when it was not idle in
@@ -83,7 +86,9 @@ extension Store {
             await withCheckedContinuation { continuation in
                 wait.start(continuation)
                 guard let timeout else {
-                    kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
+                    kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                        wait.end(.idle)
+                    }
                     return
                 }
                 // Weak: a deadline that has not come yet keeps neither the wait nor the store.
@@ -102,7 +107,9 @@ extension Store {
                     timeOut()
                     return
                 }
-                kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
+                kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                    wait.end(.idle)
+                }
                 let deadline = DispatchWorkItem(block: timeOut)
                 wait.deadline = deadline
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)

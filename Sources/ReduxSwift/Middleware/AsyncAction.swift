@@ -86,7 +86,8 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
 
     /// Waits until the work has ended: returned, thrown, or cancelled. Work cancelled before it
     /// started has ended, and so has work in a batch that failed; work never dispatched nor
-    /// cancelled never ends.
+    /// cancelled never ends. Another action's work that awaits this on the same store counts as
+    /// waiting there, like a ``Store/waitUntilIdle()`` of its own, until this work ends.
     public func finished() async {
         await run.finished()
     }
