@@ -7,7 +7,8 @@ public struct IdleTimeoutError: Error, Sendable, CustomStringConvertible, Equata
     public let timeout: TimeInterval
     /// Entries still queued at the deadline: actions, batches and registrations not yet reduced.
     public let queuedEntries: Int
-    /// Whether a dispatch lock held queued entries at the deadline (see ``DispatchLock``).
+    /// Whether a dispatch lock held queued entries at the deadline, the wait's own place in the
+    /// queue included (see ``DispatchLock``).
     public let heldByDispatchLock: Bool
     /// Asynchronous actions whose work was still running at the deadline.
     public let runningAsyncActions: Int
@@ -26,6 +27,8 @@ public struct IdleTimeoutError: Error, Sendable, CustomStringConvertible, Equata
             busy.append(
                 "\(queuedEntries) queued \(queuedEntries == 1 ? "entry" : "entries")"
                     + (heldByDispatchLock ? ", held by a dispatch lock" : ""))
+        } else if heldByDispatchLock {
+            busy.append("held by a dispatch lock")
         }
         if runningAsyncActions > 0 {
             busy.append(

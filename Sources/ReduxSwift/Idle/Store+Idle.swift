@@ -28,12 +28,15 @@ extension Store {
     /// Only work the store knows of is waited for: a `Task` that a middleware or an observer starts
     /// itself is not, while an ``AsyncAction``'s work is.
     ///
-    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work (its task and its
-    /// child tasks, not a `Task.detached` it starts) may wait for its own store: it waits for
-    /// everything but itself and the store's other asynchronous work that waits so, which
-    /// dispatches nothing until the store is idle. Work that waits for another store whose work
-    /// waits for this one waits until its deadline. If the task is cancelled, the wait returns at
-    /// once; ``waitUntilIdle(timeout:)`` throws instead.
+    /// The wait never blocks a thread: it suspends. An ``AsyncAction``'s work (its task, its
+    /// child tasks and the `Task`s it starts, not a `Task.detached`) may wait for its own store,
+    /// with any number of waits at once: it waits for everything but the store's asynchronous work
+    /// that waits, itself included, which dispatches nothing until its waits end. Work waits while
+    /// any of its waits is open, or while it awaits ``AsyncAction/finished()`` of another action
+    /// that runs on this store (so a parent awaiting its child that waits does not hold the child
+    /// up). Work that waits for another store whose work waits for this one waits until its
+    /// deadline. If the task is cancelled, the wait returns at once; ``waitUntilIdle(timeout:)``
+    /// throws instead. Once a wait returns, it keeps nothing of the store alive.
     public func waitUntilIdle() async {
         _ = await idle(timeout: nil)
     }
@@ -50,7 +53,7 @@ extension Store {
     /// ```
     ///
     /// A wait takes a moment even on an idle store (its mark goes through the store's queues):
-    /// a timeout of 0 throws.
+    /// a timeout of 0 throws at once.
     ///
     /// - Parameter timeout: Seconds; not negative.
     /// - Throws: ``IdleTimeoutError``, naming what kept the store busy, when it was not idle in
@@ -72,26 +75,44 @@ extension Store {
     private func idle(timeout: TimeInterval?) async -> IdleWait.End {
         let wait = IdleWait()
         let kernel = kernel
-        let isAsyncWork = AsyncWorkScope.kernel === kernel
-        if isAsyncWork { kernel.asyncWorkWaitsForIdle(true) }
-        defer { if isAsyncWork { kernel.asyncWorkWaitsForIdle(false) } }
+        // The asynchronous work of an action of this store, when the task runs it or was left
+        // behind by it: that work waits while this wait is open.
+        let scope = AsyncWorkScope.work
+        let work = scope.flatMap { $0.kernel === kernel ? ObjectIdentifier($0.run) : nil }
+        if let work { kernel.asyncWork(work, waits: true) }
+        defer { if let work { kernel.asyncWork(work, waits: false) } }
+        let fromAsyncWork = work != nil
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 wait.start(continuation)
-                kernel.whenIdle(isAsyncWork: isAsyncWork, isWanted: { wait.isWaiting }) { wait.end(.idle) }
-                if let timeout {
-                    let deadline = DispatchWorkItem {
-                        let busy = kernel.busyness
-                        wait.end(
-                            .timedOut(
-                                IdleTimeoutError(
-                                    timeout: timeout, queuedEntries: busy.queued,
-                                    heldByDispatchLock: busy.heldByLocks, runningAsyncActions: busy.asyncWork)
-                            ))
+                guard let timeout else {
+                    kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                        wait.end(.idle)
                     }
-                    wait.deadline = deadline
-                    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout), execute: deadline)
+                    return
                 }
+                // Weak: a deadline that has not come yet keeps neither the wait nor the store.
+                let timeOut: @Sendable () -> Void = { [weak wait, weak kernel] in
+                    guard let wait, let kernel else { return }
+                    let busy = kernel.busyness(fromAsyncWork: fromAsyncWork)
+                    wait.end(
+                        .timedOut(
+                            IdleTimeoutError(
+                                timeout: timeout, queuedEntries: busy.queued,
+                                heldByDispatchLock: busy.heldByLocks, runningAsyncActions: busy.asyncWork)
+                        ))
+                }
+                guard timeout > 0 else {
+                    // A wait takes a moment even on an idle store: a deadline of now has passed.
+                    timeOut()
+                    return
+                }
+                kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                    wait.end(.idle)
+                }
+                let deadline = DispatchWorkItem(block: timeOut)
+                wait.deadline = deadline
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
             }
         } onCancel: {
             wait.end(.cancelled)
@@ -166,7 +187,11 @@ final class IdleWait: Sendable {
             }
         }
         guard let continuation else { return }
-        timer.withLock { $0 }?.cancel()
+        // Let go of the deadline, which held the wait: an ended wait holds nothing.
+        timer.withLock { timer in
+            defer { timer = nil }
+            return timer
+        }?.cancel()
         continuation.resume(returning: end)
     }
 }

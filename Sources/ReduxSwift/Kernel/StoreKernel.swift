@@ -205,31 +205,37 @@ final class StoreKernel: @unchecked Sendable {
     /// the drain that reached it has handed over its notifications, and the delivery thread has
     /// made every delivery scheduled before, the store is idle if nothing was queued since the
     /// mark and no asynchronous work runs. Otherwise another round starts.
+    ///
+    /// The rounds hold the kernel weakly: the caller holds it while it waits, and a wait that
+    /// ended (it timed out, or was cancelled) keeps no store alive while its last round finishes.
     /// - Parameters:
-    ///   - isAsyncWork: Whether the caller is an async action's work of this store, which does not
-    ///     wait for itself or for other such work that waits.
+    ///   - fromAsyncWork: Whether the caller is this store's asynchronous work, which does not
+    ///     wait for work that waits (see ``StoreMachine/checkIdle(since:fromAsyncWork:resume:)``).
     ///   - isWanted: Whether the wait still waits; once it does not (it timed out or was
     ///     cancelled), no round starts again.
     func whenIdle(
-        isAsyncWork: Bool, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
+        fromAsyncWork: Bool, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
     ) {
         guard isWanted() else { return }
-        let again: @Sendable () -> Void = {
-            self.whenIdle(isAsyncWork: isAsyncWork, isWanted: isWanted, done)
+        let again: @Sendable () -> Void = { [weak self] in
+            self?.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: isWanted, done)
         }
-        let reached: @Sendable (UInt64) -> Void = { [self] work in
+        let reached: @Sendable (UInt64) -> Void = { [weak self] work in
+            guard let self else { return }
             machine.withLock { $0.idleBarrierReached() }
             // Hops to the end of the reducing queue, so that the drain that reached the mark has
             // scheduled its deliveries, then to the end of the delivery queue, behind them.
-            reduceQueue.async {
-                self.deliveryQueue.async {
-                    let check = self.machine.withLock {
-                        $0.checkIdle(since: work, isAsyncWork: isAsyncWork, resume: again)
-                    }
+            reduceQueue.async { [weak self] in
+                self?.deliveryQueue.async { [weak self] in
+                    guard
+                        let check = self?.machine.withLock({
+                            $0.checkIdle(since: work, fromAsyncWork: fromAsyncWork, resume: again)
+                        })
+                    else { return }
                     switch check {
                     case .idle: done()
                     case .busy: again()
-                    case .waitingForAsyncWork: break
+                    case .parked: break
                     }
                 }
             }
@@ -238,24 +244,31 @@ final class StoreKernel: @unchecked Sendable {
             machine.withLock { $0.enqueueIdleBarrier { work in .observe(QueueMark { reached(work) }) } })
     }
 
-    /// An action's asynchronous work starts or stops waiting until the store is idle.
-    func asyncWorkWaitsForIdle(_ waits: Bool) {
-        for resume in machine.withLock({ $0.asyncWorkWaitsForIdle(waits) }) { resume() }
+    /// A wait of this store's asynchronous work `work` (its run) opens (`true`) or ends.
+    func asyncWork(_ work: ObjectIdentifier, waits: Bool) {
+        for resume in machine.withLock({ $0.asyncWork(work, waits: waits) }) { resume() }
     }
 
     /// An action's asynchronous work started: the store is not idle until it ends.
-    func asyncWorkStarted() {
-        machine.withLock { $0.asyncWorkStarted() }
+    func asyncWorkStarted(_ work: ObjectIdentifier) {
+        machine.withLock { $0.asyncWorkStarted(work) }
     }
 
     /// An action's asynchronous work ended, after queuing everything it dispatched.
-    func asyncWorkEnded() {
-        for resume in machine.withLock({ $0.asyncWorkEnded() }) { resume() }
+    func asyncWorkEnded(_ work: ObjectIdentifier) {
+        for resume in machine.withLock({ $0.asyncWorkEnded(work) }) { resume() }
     }
 
-    /// What keeps the store from being idle now.
-    var busyness: (queued: Int, heldByLocks: Bool, asyncWork: Int) {
-        machine.withLock { $0.busyness }
+    /// A registering thread delivering an observer's first value holds a later delivery to the
+    /// delivery thread (`true`), or has handed it over: the store is not idle meanwhile.
+    func deliveryHeld(_ held: Bool) {
+        for resume in machine.withLock({ $0.deliveryHeld(held) }) { resume() }
+    }
+
+    /// What keeps the store from being idle now, for a wait (made by this store's asynchronous
+    /// work or not) that timed out.
+    func busyness(fromAsyncWork: Bool) -> (queued: Int, heldByLocks: Bool, asyncWork: Int) {
+        machine.withLock { $0.busyness(fromAsyncWork: fromAsyncWork) }
     }
 
     /// Remembers that `snapshot` decoded, so that a later failing version can fall back to it.

@@ -150,19 +150,24 @@ struct StoreMachine<Entry, Waiter> {
     private var unblockedDispatchers: [Waiter] = []
     private var undelivered: [StoreEvent] = []
     private(set) var isDeliveryScheduled = false
-    /// Asynchronous actions of this store whose work is running: each may dispatch more.
-    private(set) var asyncWork = 0
-    /// Waits until idle made by this store's asynchronous work, which dispatches nothing until
-    /// they end.
-    private var asyncWorkWaitingForIdle = 0
+    /// Asynchronous actions of this store whose work is running, each by its run: each may
+    /// dispatch more.
+    private var runningWork: Set<ObjectIdentifier> = []
+    /// For each asynchronous work of this store that waits, how many of its waits are open: waits
+    /// until idle made by its tasks (those it left behind included), and awaits of the end of
+    /// another action's work on this store. Work that waits dispatches nothing until its waits end.
+    private var waitsOfWork: [ObjectIdentifier: Int] = [:]
+    /// Deliveries to observers on the delivery thread that the registering thread holds, while
+    /// it delivers the first value, until it hands them to the delivery thread.
+    private var heldDeliveries = 0
     /// Entries that only mark a place in the queue for a wait until the store is idle; they are
     /// not work, so that two such waits never keep each other waiting.
     private var idleBarriers: UInt64 = 0
     /// Those marks still queued, not yet reached by the owner of the state.
     private var queuedIdleBarriers = 0
-    /// Waits until the store is idle that found asynchronous work running: they look again once
-    /// none is left.
-    private var idleWaitsForAsyncWork: [@Sendable () -> Void] = []
+    /// Waits until the store is idle that found asynchronous work running or a delivery held:
+    /// they look again once some work ends or starts waiting, or a held delivery is handed over.
+    private var parkedIdleWaits: [@Sendable () -> Void] = []
     /// The action types found not to be ``AsyncAction``s, for dispatches from outside store code.
     var actionTypes = ActionTypes()
 
@@ -521,25 +526,36 @@ struct StoreMachine<Entry, Waiter> {
     /// Queued entries that are work, not marks of waits until idle.
     private var queuedWork: Int { pending.count + exclusive.count - queuedIdleBarriers }
 
-    /// Asynchronous work of an action started.
-    mutating func asyncWorkStarted() {
-        asyncWork += 1
-    }
-
-    /// This store's asynchronous work starts or stops waiting until the store is idle; returns the
-    /// waits to look again (one may have waited for this work alone).
-    mutating func asyncWorkWaitsForIdle(_ waits: Bool) -> [@Sendable () -> Void] {
-        asyncWorkWaitingForIdle += waits ? 1 : -1
-        defer { idleWaitsForAsyncWork.removeAll() }
-        return idleWaitsForAsyncWork
+    /// Asynchronous work of an action started; `work` names its run.
+    mutating func asyncWorkStarted(_ work: ObjectIdentifier) {
+        runningWork.insert(work)
     }
 
     /// Asynchronous work ended, after queuing what it dispatched; returns the waits until idle
     /// that found work running, to look again (the work they wait for may be what is left).
-    mutating func asyncWorkEnded() -> [@Sendable () -> Void] {
-        asyncWork -= 1
-        defer { idleWaitsForAsyncWork.removeAll() }
-        return idleWaitsForAsyncWork
+    mutating func asyncWorkEnded(_ work: ObjectIdentifier) -> [@Sendable () -> Void] {
+        runningWork.remove(work)
+        return takeParkedIdleWaits()
+    }
+
+    /// A wait of the asynchronous work `work` of this store opens (`true`) or ends; returns the
+    /// waits to look again (one may have waited for this work alone).
+    mutating func asyncWork(_ work: ObjectIdentifier, waits: Bool) -> [@Sendable () -> Void] {
+        let open = (waitsOfWork[work] ?? 0) + (waits ? 1 : -1)
+        waitsOfWork[work] = open > 0 ? open : nil
+        return takeParkedIdleWaits()
+    }
+
+    /// A registering thread holds a delivery to the delivery thread (`true`), or handed it over.
+    mutating func deliveryHeld(_ held: Bool) -> [@Sendable () -> Void] {
+        heldDeliveries += held ? 1 : -1
+        return held ? [] : takeParkedIdleWaits()
+    }
+
+    private mutating func takeParkedIdleWaits() -> [@Sendable () -> Void] {
+        guard !parkedIdleWaits.isEmpty else { return [] }
+        defer { parkedIdleWaits.removeAll() }
+        return parkedIdleWaits
     }
 
     /// How a wait until idle stands, once its mark was reduced and every delivery to the delivery
@@ -549,33 +565,44 @@ struct StoreMachine<Entry, Waiter> {
         case idle
         /// Something was queued since the mark, or waits: mark the queue again.
         case busy
-        /// Asynchronous work runs: the wait looks again when some ends.
-        case waitingForAsyncWork
+        /// Asynchronous work runs, or a delivery is held: the wait looks again when that changes.
+        case parked
     }
 
     /// Checks a wait until idle that marked the queue when `work` entries were queued.
     /// - Parameters:
-    ///   - isAsyncWork: Whether the waiter is this store's asynchronous work, which does not wait
-    ///     for work that waits as it does: that work dispatches nothing until the store is idle.
-    ///   - resume: Called when some asynchronous work has ended or started waiting.
+    ///   - fromAsyncWork: Whether the waiter is this store's asynchronous work (or a task it left
+    ///     behind), which does not wait for work that waits: that work dispatches nothing until its
+    ///     waits end. Its own work waits, by this very wait.
+    ///   - resume: Called when some asynchronous work has ended or started waiting, or a held
+    ///     delivery was handed over.
     mutating func checkIdle(
-        since work: UInt64, isAsyncWork: Bool, resume: @escaping @Sendable () -> Void
+        since work: UInt64, fromAsyncWork: Bool, resume: @escaping @Sendable () -> Void
     ) -> IdleCheck {
         // Other waits' marks may be queued: they are not work, or two waits would keep each other
         // busy.
         guard workEnqueued == work, queuedWork == 0, undelivered.isEmpty, !isDeliveryScheduled else {
             return .busy
         }
-        guard asyncWork <= (isAsyncWork ? asyncWorkWaitingForIdle : 0) else {
-            idleWaitsForAsyncWork.append(resume)
-            return .waitingForAsyncWork
+        guard heldDeliveries == 0, busyWork(fromAsyncWork: fromAsyncWork) == 0 else {
+            parkedIdleWaits.append(resume)
+            return .parked
         }
         return .idle
     }
 
-    /// What keeps the store from being idle now, for a wait that timed out.
-    var busyness: (queued: Int, heldByLocks: Bool, asyncWork: Int) {
-        (queuedWork, lockCount > 0 && queuedWork > 0, asyncWork)
+    /// The running asynchronous work a wait waits for: all of it, or for a wait made by this
+    /// store's asynchronous work, the work that does not wait.
+    private func busyWork(fromAsyncWork: Bool) -> Int {
+        guard fromAsyncWork else { return runningWork.count }
+        return runningWork.reduce(0) { count, work in waitsOfWork[work] == nil ? count + 1 : count }
+    }
+
+    /// What keeps the store from being idle now, for a wait that timed out: the work queued, whether
+    /// a dispatch lock holds some entry (the wait's own mark included), and the running
+    /// asynchronous work the wait waits for.
+    func busyness(fromAsyncWork: Bool) -> (queued: Int, heldByLocks: Bool, asyncWork: Int) {
+        (queuedWork, lockCount > 0 && !pending.isEmpty, busyWork(fromAsyncWork: fromAsyncWork))
     }
 
     // MARK: Helpers

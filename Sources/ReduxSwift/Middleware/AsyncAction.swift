@@ -89,7 +89,8 @@ public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionP
     /// Waits until the work has ended: returned, thrown, or cancelled. Work cancelled before it
     /// started has ended, and so has work that will never start: in a batch that failed, or
     /// dispatched where the dispatch is dropped (see above). Work never dispatched nor cancelled
-    /// never ends.
+    /// never ends. Another action's work that awaits this on the same store counts as waiting
+    /// there, like a ``Store/waitUntilIdle()`` of its own, until this work ends.
     public func finished() async {
         await run.finished()
     }

@@ -6,12 +6,23 @@ final class AsyncActionRun: Sendable {
         case finished
     }
 
+    /// A caller of ``finished()``, and the asynchronous work it belongs to, if any.
+    private struct Awaiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let work: AsyncWork?
+        /// Whether its work counts as waiting on the store this run started on: awaiting the end
+        /// of work of its own store, it dispatches nothing until that work ends.
+        var waits = false
+    }
+
     private struct Status {
         var phase = Phase.idle
         var isCancelled = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Awaiter] = []
         /// `nextLater()` functions that hold the action and have not passed it on yet.
         var holders = 0
+        /// The store the work started on, while it runs.
+        weak var kernel: StoreKernel?
     }
 
     private let status = LockedValue(Status())
@@ -118,20 +129,47 @@ final class AsyncActionRun: Sendable {
         if wasIdle { finish() }
     }
 
+    /// The work started on `kernel`: callers of ``finished()`` that are work of that store wait
+    /// there until it ends.
+    ///
+    /// The store's bookkeeping changes under this run's lock, so that it never counts a caller
+    /// after ``finish()`` uncounted it (the lock order is always the run's, then the store's).
+    func started(on kernel: StoreKernel) {
+        status.withLock { status in
+            status.kernel = kernel
+            for index in status.waiters.indices {
+                guard let work = status.waiters[index].work, work.kernel === kernel else { continue }
+                status.waiters[index].waits = true
+                kernel.asyncWork(ObjectIdentifier(work.run), waits: true)
+            }
+        }
+    }
+
     func finish() {
-        let waiters = status.withLock { status -> [CheckedContinuation<Void, Never>] in
+        let waiters = status.withLock { status -> [Awaiter] in
             status.phase = .finished
+            // Uncounted before they resume: from then on, they may dispatch.
+            for waiter in status.waiters where waiter.waits {
+                if let work = waiter.work { work.kernel.asyncWork(ObjectIdentifier(work.run), waits: false) }
+            }
+            status.kernel = nil
             defer { status.waiters.removeAll() }
             return status.waiters
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.continuation.resume() }
     }
 
     func finished() async {
+        let work = AsyncWorkScope.work
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = status.withLock { status -> Bool in
                 if case .finished = status.phase { return true }
-                status.waiters.append(continuation)
+                var awaiter = Awaiter(continuation: continuation, work: work)
+                if let work, let kernel = status.kernel, kernel === work.kernel {
+                    awaiter.waits = true
+                    kernel.asyncWork(ObjectIdentifier(work.run), waits: true)
+                }
+                status.waiters.append(awaiter)
                 return false
             }
             if done { continuation.resume() }

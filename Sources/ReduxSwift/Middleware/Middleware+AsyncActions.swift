@@ -99,14 +99,16 @@ extension AsyncAction: AsyncActionStarting {
         return try run.start(identifier: identifier) { run in
             // Counted while the action is reduced, so that a wait until idle queued behind it sees
             // the work; uncounted once what it dispatched is queued.
-            kernel.asyncWorkStarted()
+            kernel.asyncWorkStarted(ObjectIdentifier(run))
+            run.started(on: kernel)
+            let scope = AsyncWork(kernel: kernel, run: run)
             return Task.detached {
                 defer {
                     run.finish()
-                    kernel.asyncWorkEnded()
+                    kernel.asyncWorkEnded(ObjectIdentifier(run))
                 }
                 do {
-                    try await AsyncWorkScope.$kernel.withValue(kernel) { try await job.run() }
+                    try await AsyncWorkScope.$work.withValue(scope) { try await job.run() }
                 } catch {
                     guard !(error is CancellationError) else { return }
                     // Under the run's lock, so that no failure is reported after cancel() returns.
@@ -151,10 +153,17 @@ struct FailureReporter: Sendable {
     }
 }
 
-/// The store whose asynchronous action the current task runs, so that the action may wait until
-/// its own store is idle without waiting for itself.
+/// The asynchronous work of an action: its store and its run.
+struct AsyncWork: Sendable {
+    let kernel: StoreKernel
+    let run: AsyncActionRun
+}
+
+/// The asynchronous work the current task runs, or was left behind by (a `Task` inherits it, a
+/// `Task.detached` does not), so that the work may wait until its own store is idle without
+/// waiting for itself, and that other work's waits know it waits.
 enum AsyncWorkScope {
-    @TaskLocal static var kernel: StoreKernel?
+    @TaskLocal static var work: AsyncWork?
 }
 
 /// The async actions of an action a middleware held back with `nextLater()`, which the function

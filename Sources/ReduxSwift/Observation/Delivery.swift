@@ -108,6 +108,12 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         var isClosed = false
         /// Whether nothing more will be offered: an iterator gets what waits, then the end.
         var isFinished = false
+        /// Whether the registering thread is the deliverer, for the first value only.
+        var deliversFirstHere = false
+        /// Whether an item waits for the delivery thread while the registering thread delivers the
+        /// first value: the store counts it as a delivery to wait for, until the delivery thread
+        /// takes over.
+        var holdsDelivery = false
     }
 
     private let box = LockedValue(Box())
@@ -126,9 +132,28 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         self.deliver = deliver
     }
 
-    /// Makes the calling thread the deliverer: offers wait for its ``deliverAll()``.
+    /// Makes the calling thread the deliverer of the first value: offers wait for its
+    /// ``deliverFirst()``.
     func claim() {
-        box.withLock { $0.isDelivering = true }
+        box.withLock { box in
+            box.isDelivering = true
+            box.deliversFirstHere = true
+        }
+    }
+
+    /// Delivers the first value on the thread that claimed the delivery, then hands what came
+    /// meanwhile to the target: later values never come on the registering thread.
+    func deliverFirst() {
+        if let first = box.withLock({ $0.items.take() }) { deliver(first) }
+        let (handsOver, releases) = box.withLock { box -> (Bool, Bool) in
+            box.deliversFirstHere = false
+            guard box.items.isEmpty else { return (true, false) }
+            box.isDelivering = false
+            defer { box.holdsDelivery = false }
+            return (false, box.holdsDelivery)
+        }
+        if releases { kernel?.deliveryHeld(false) }
+        if handsOver { schedule() }
     }
 
     /// Offers an item: hands it to a waiting iterator, or leaves it for the deliverer under way,
@@ -145,6 +170,12 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
             }
             displaced = box.items.add(item)
             if case .iterator = target { return false }
+            if box.deliversFirstHere, !box.holdsDelivery, case .deliveryThread = target {
+                // Under the lock, so that the hold is counted before the first value's deliverer
+                // can hand it over.
+                box.holdsDelivery = true
+                kernel?.deliveryHeld(true)
+            }
             guard !box.isDelivering else { return false }
             box.isDelivering = true
             return true
@@ -167,7 +198,17 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
                 box.withLock { $0.isDelivering = false }
                 return
             }
-            kernel.onDeliveryThread { self.deliverAll() }
+            kernel.onDeliveryThread {
+                // The delivery thread takes over what the registering thread held: a wait that
+                // looks again now finds this delivery ahead of it.
+                if self.box.withLock({ box in
+                    defer { box.holdsDelivery = false }
+                    return box.holdsDelivery
+                }) {
+                    kernel.deliveryHeld(false)
+                }
+                self.deliverAll()
+            }
         case .iterator:
             break
         }

@@ -106,8 +106,8 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     /// Registers with the store: the store's queue selects the first value after every entry
     /// queued before this call. With `firstValueHere`, a thread that may wait (not store code)
-    /// waits for that value and delivers it before returning, along with any newer one that comes
-    /// meanwhile; later values go to the target.
+    /// waits for that value and delivers it before returning; values that come while it does go
+    /// to the target, as later ones do.
     func start(firstValueHere: Bool) {
         guard let kernel else { return }
         let deliversFirst = firstValueHere && ReducerContext.current == nil
@@ -116,7 +116,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()
-        delivery.deliverAll()
+        delivery.deliverFirst()
     }
 
     // MARK: Selecting (as the owner of the live state)

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+@testable import ReduxSwift
+
+/// Work that dispatches `add(1)` once `released` resolves, or after `seconds` if nothing resolves
+/// it: a request still under way while the work of another action waits until idle.
+private func slowWork(
+    released: FirstOutcome, seconds: Double = 1
+) -> AsyncAction<TestState, FakeService> {
+    AsyncAction("slow") { context in
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            released.resolve(false)
+        }
+        _ = await released.value()
+        context.dispatch(TestAction.add(1))
+    }
+}
+
+/// Counts the `Tracker`s alive: one in every store's live state, one in every copy read.
+private let liveTrackers = LockedBox(0)
+
+/// A member of a state that counts itself alive, encoded as nothing.
+private final class Tracker: Codable, Sendable {
+    init() { liveTrackers.update { $0 += 1 } }
+    init(from decoder: any Decoder) throws { liveTrackers.update { $0 += 1 } }
+    func encode(to encoder: any Encoder) throws {}
+    deinit { liveTrackers.update { $0 -= 1 } }
+}
+
+private struct TrackedState: StateProtocol {
+    var counter = 0
+    var tracker = Tracker()
+}
+
+private enum TrackedBump: ActionProtocol { case one }
+
+private let trackedReducer: Reducer<TrackedState> = { state, action in
+    if action is TrackedBump { state.counter += 1 }
+}
+
+@Suite(.offThePool) struct IdleWaitEdgeTests {
+    @Test func twoWaitsOpenAtOnceInOneWorkWaitForAnotherActionsWork() async throws {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let returned = FirstOutcome()
+        let saw = LockedBox<Int?>(nil)
+        let waits = AsyncAction<TestState, FakeService>("two waits") { context in
+            async let first: Void = context.store.waitUntilIdle()
+            async let second: Void = context.store.waitUntilIdle()
+            _ = await (first, second)
+            saw.value = context.store.currentState().counter
+            returned.resolve(true)
+        }
+        store.dispatch(slowWork(released: returned))
+        store.dispatch(waits)
+        #expect(await finishes(waits, within: 60))
+        #expect(saw.value == 1, "both waits waited for the slow action's dispatch")
+    }
+
+    @Test func aWaitFromATaskTheWorkLeftBehindWaitsForAnotherActionsWork() async throws {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let returned = FirstOutcome()
+        let saw = Recorder<Int>()
+        let leaves = AsyncAction<TestState, FakeService>("leaves a task behind") { context in
+            Task {
+                try? await context.store.waitUntilIdle(timeout: 60)
+                saw.append(context.store.currentState().counter)
+                returned.resolve(true)
+            }
+        }
+        store.dispatch(slowWork(released: returned))
+        store.dispatch(leaves)
+        #expect(await saw.waitOffThePool(timeout: 60) { !$0.isEmpty })
+        #expect(saw.values == [1], "the left-behind wait waited for the slow action's dispatch")
+    }
+
+    @Test func aParentAwaitingItsChildThatWaitsUntilIdleFinishes() async throws {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let saw = LockedBox<Int?>(nil)
+        let returned = FirstOutcome()
+        let child = AsyncAction<TestState, FakeService>("child") { context in
+            context.dispatch(TestAction.add(10))
+            try await context.store.waitUntilIdle(timeout: 40)
+            saw.value = context.store.currentState().counter
+            returned.resolve(true)
+        }
+        let parent = AsyncAction<TestState, FakeService>("parent") { context in
+            context.dispatch(child)
+            await child.finished()
+            context.dispatch(TestAction.add(100))
+        }
+        // Still running when the child waits: the child's wait waits for it, not for its parent.
+        store.dispatch(slowWork(released: returned))
+        store.dispatch(parent)
+        #expect(await finishes(parent, within: 20))
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(saw.value == 11, "the child's wait waited for the slow action, not for its parent")
+        #expect(store.currentState().counter == 111)
+    }
+
+    @Test func laterValuesOfAnObserverWithoutAQueueComeOnTheDeliveryThreadAndAreWaitedFor() async throws {
+        let store = makeStore()
+        let firstRunning = Gate()
+        let releaseFirst = FirstOutcome()
+        // Each value and whether it came on the delivery thread.
+        let heard = Recorder<(value: Int, onDeliveryThread: Bool)>()
+        let token = LockedBox<ObserverToken?>(nil)
+        let registered = Gate()
+        // Registered on a thread of its own, which `observe` holds while it delivers the first value.
+        Thread {
+            token.value = store.observe(\.counter, queue: nil) { counter in
+                heard.append((counter, DeliveryThread.isCurrent))
+                guard counter == 0 else { return }
+                firstRunning.open()
+                // A slow first value: released once the wait below returns, or after a second.
+                let released = DispatchSemaphore(value: 0)
+                Task {
+                    _ = await releaseFirst.value()
+                    released.signal()
+                }
+                released.wait()
+            }
+            registered.open()
+        }.start()
+        #expect(await onOwnThread { firstRunning.wait(timeout: 60) })
+        Task {
+            try? await Task.sleep(nanoseconds: 1_000_000_000)
+            releaseFirst.resolve(false)
+        }
+        store.dispatch(TestAction.add(3))
+        try await store.waitUntilIdle(timeout: 60)
+        let heardWhenIdle = heard.values.map(\.value)
+        releaseFirst.resolve(true)
+        #expect(heardWhenIdle == [0, 3], "the wait waited for the value that came during the first")
+        #expect(await heard.waitOffThePool { $0.count >= 2 })
+        #expect(heard.values.map(\.onDeliveryThread) == [false, true])
+        #expect(await onOwnThread { registered.wait(timeout: 60) })
+        token.value?.cancel()
+    }
+
+    @Test func waitsKeepNoStateAliveAfterTheyReturn() async throws {
+        let before = liveTrackers.value
+        for _ in 0..<1_000 {
+            let store = Store(reducers: [trackedReducer], state: TrackedState())
+            store.dispatch(TrackedBump.one)
+            await store.waitUntilIdle()
+        }
+        #expect(await noneLeft(above: before), "after untimed waits: \(liveTrackers.value - before) states")
+        for _ in 0..<1_000 {
+            let store = Store(reducers: [trackedReducer], state: TrackedState())
+            store.dispatch(TrackedBump.one)
+            try await store.waitUntilIdle(timeout: 60)
+            #expect(store.currentState().counter == 1)
+        }
+        #expect(await noneLeft(above: before), "after timed waits: \(liveTrackers.value - before) states")
+        for _ in 0..<1_000 {
+            let store = Store(reducers: [trackedReducer], state: TrackedState())
+            store.dispatch(TrackedBump.one)
+            await #expect(throws: IdleTimeoutError.self) { try await store.waitUntilIdle(timeout: 0) }
+        }
+        #expect(await noneLeft(above: before), "after timed-out waits: \(liveTrackers.value - before) states")
+    }
+
+    @Test func aWaitTimedOutByAHeldDispatchLockSaysSo() async throws {
+        let store = makeStore()
+        let lock = store.lock()
+        let error = await #expect(throws: IdleTimeoutError.self) {
+            try await store.waitUntilIdle(timeout: 0.2)
+        }
+        #expect(error?.heldByDispatchLock == true)
+        #expect(error?.queuedEntries == 0)
+        #expect(error?.description == "the store was not idle after 0.2 s: held by a dispatch lock")
+        try lock.release()
+        try await store.waitUntilIdle(timeout: 60)
+    }
+
+    /// Whether the live `Tracker`s come back down to `count` within 20 seconds: the stores' queues
+    /// may still be finishing work they had when their last wait returned.
+    private func noneLeft(above count: Int) async -> Bool {
+        await onOwnThread {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while liveTrackers.value > count {
+                if Date() > deadline { return false }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            return true
+        }
+    }
+}
