@@ -35,7 +35,12 @@ public struct IdleTimeoutError: Error, Sendable, CustomStringConvertible, Equata
                 "\(runningAsyncActions) asynchronous \(runningAsyncActions == 1 ? "action" : "actions") running"
             )
         }
-        if busy.isEmpty { busy.append("reducing or delivering") }
+        if busy.isEmpty {
+            // A wait takes a moment even on an idle store: a timeout of 0 ends before it can tell.
+            busy.append(
+                timeout == 0
+                    ? "a timeout of 0 ends before a wait can see the store idle" : "reducing or delivering")
+        }
         return "the store was not idle after \(timeout) s: " + busy.joined(separator: "; ")
     }
 }

@@ -75,6 +75,8 @@ extension Store {
     private func idle(timeout: TimeInterval?) async -> IdleWait.End {
         let wait = IdleWait()
         let kernel = kernel
+        // However the wait ends, the store keeps nothing of it, though it stays busy.
+        defer { kernel.idleWaitEnded(ObjectIdentifier(wait)) }
         // The asynchronous work of an action of this store, when the task runs it or was left
         // behind by it: that work waits while this wait is open.
         let scope = AsyncWorkScope.work
@@ -86,7 +88,10 @@ extension Store {
             await withCheckedContinuation { continuation in
                 wait.start(continuation)
                 guard let timeout else {
-                    kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                    kernel.whenIdle(
+                        wait: ObjectIdentifier(wait), fromAsyncWork: fromAsyncWork,
+                        isWanted: { wait.isWaiting }
+                    ) {
                         wait.end(.idle)
                     }
                     return
@@ -107,7 +112,9 @@ extension Store {
                     timeOut()
                     return
                 }
-                kernel.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }) {
+                kernel.whenIdle(
+                    wait: ObjectIdentifier(wait), fromAsyncWork: fromAsyncWork, isWanted: { wait.isWaiting }
+                ) {
                     wait.end(.idle)
                 }
                 let deadline = DispatchWorkItem(block: timeOut)

@@ -208,28 +208,34 @@ final class StoreKernel: @unchecked Sendable {
     ///
     /// The rounds hold the kernel weakly: the caller holds it while it waits, and a wait that
     /// ended (it timed out, or was cancelled) keeps no store alive while its last round finishes.
+    ///
+    /// Waits that come while nothing was queued since the newest mark share it, and a wait that
+    /// ends leaves its mark and the parked waits at once (see ``idleWaitEnded(_:)``): waits
+    /// repeated while a lock or long work keeps the store busy leave nothing behind.
     /// - Parameters:
+    ///   - wait: The wait, by which it leaves the marks and the parked waits when it ends.
     ///   - fromAsyncWork: Whether the caller is this store's asynchronous work, which does not
-    ///     wait for work that waits (see ``StoreMachine/checkIdle(since:fromAsyncWork:resume:)``).
+    ///     wait for work that waits (see
+    ///     ``StoreMachine/checkIdle(since:fromAsyncWork:wait:isWanted:resume:)``).
     ///   - isWanted: Whether the wait still waits; once it does not (it timed out or was
     ///     cancelled), no round starts again.
     func whenIdle(
-        fromAsyncWork: Bool, isWanted: @escaping @Sendable () -> Bool, _ done: @escaping @Sendable () -> Void
+        wait: ObjectIdentifier, fromAsyncWork: Bool, isWanted: @escaping @Sendable () -> Bool,
+        _ done: @escaping @Sendable () -> Void
     ) {
-        guard isWanted() else { return }
         let again: @Sendable () -> Void = { [weak self] in
-            self?.whenIdle(fromAsyncWork: fromAsyncWork, isWanted: isWanted, done)
+            self?.whenIdle(wait: wait, fromAsyncWork: fromAsyncWork, isWanted: isWanted, done)
         }
         let reached: @Sendable (UInt64) -> Void = { [weak self] work in
-            guard let self else { return }
-            machine.withLock { $0.idleBarrierReached() }
             // Hops to the end of the reducing queue, so that the drain that reached the mark has
             // scheduled its deliveries, then to the end of the delivery queue, behind them.
-            reduceQueue.async { [weak self] in
+            self?.reduceQueue.async { [weak self] in
                 self?.deliveryQueue.async { [weak self] in
                     guard
                         let check = self?.machine.withLock({
-                            $0.checkIdle(since: work, fromAsyncWork: fromAsyncWork, resume: again)
+                            $0.checkIdle(
+                                since: work, fromAsyncWork: fromAsyncWork, wait: wait, isWanted: isWanted,
+                                resume: again)
                         })
                     else { return }
                     switch check {
@@ -241,7 +247,27 @@ final class StoreKernel: @unchecked Sendable {
             }
         }
         perform(
-            machine.withLock { $0.enqueueIdleBarrier { work in .observe(QueueMark { reached(work) }) } })
+            machine.withLock { machine in
+                machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
+                    .observe(QueueMark { [weak self] in self?.idleMarkReached(mark) })
+                }
+            })
+    }
+
+    /// The owner of the state reached the mark of waits until idle `mark`.
+    private func idleMarkReached(_ mark: UInt64) {
+        let (work, reached) = machine.withLock { $0.idleMarkReached(mark) }
+        for call in reached { call(work) }
+    }
+
+    /// What the store keeps for waits until idle (see ``StoreMachine/idleWaitsKept``).
+    var idleWaitsKept: (marks: Int, waits: Int, parked: Int) {
+        machine.withLock { $0.idleWaitsKept }
+    }
+
+    /// The wait until idle `wait` ended: the store keeps nothing of it.
+    func idleWaitEnded(_ wait: ObjectIdentifier) {
+        machine.withLock { $0.idleWaitEnded(wait) }
     }
 
     /// A wait of this store's asynchronous work `work` (its run) opens (`true`) or ends.
@@ -392,10 +418,15 @@ final class StoreKernel: @unchecked Sendable {
             let events = machine.withLock { $0.takeEvents() }
             guard let store else { return }
             for event in events {
-                if case .snapshotFailed(let error, warns: true) = event { Self.warn(error) }
                 var notification = event.notification(from: store)
-                if case .failed(let action, let error, let site) = event {
+                switch event {
+                case .failed(let action, let error, let site):
                     notification.hearing = hearing(action, error, site: site)
+                case .snapshotFailed(let error, warns: true):
+                    // Like a failed action's: reported only when no observer hears it.
+                    notification.hearing = FailureHearing { Self.warn(error) }
+                default:
+                    break
                 }
                 notificationCenter.post(notification)
             }

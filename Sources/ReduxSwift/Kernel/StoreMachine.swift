@@ -165,9 +165,18 @@ struct StoreMachine<Entry, Waiter> {
     private var idleBarriers: UInt64 = 0
     /// Those marks still queued, not yet reached by the owner of the state.
     private var queuedIdleBarriers = 0
-    /// Waits until the store is idle that found asynchronous work running or a delivery held:
-    /// they look again once some work ends or starts waiting, or a held delivery is handed over.
-    private var parkedIdleWaits: [@Sendable () -> Void] = []
+    /// Waits until the store is idle that found asynchronous work running or a delivery held, by
+    /// wait: they look again once some work ends or starts waiting, or a held delivery is handed
+    /// over. A wait that ends leaves (see ``idleWaitEnded(_:)``).
+    private var parkedIdleWaits: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    /// The marks of waits until idle still queued, by mark: the work queued before the mark, and
+    /// what each wait sharing it calls when the owner reaches it. A wait that ends leaves.
+    private var idleMarks: [UInt64: (work: UInt64, waits: [ObjectIdentifier: @Sendable (UInt64) -> Void])] =
+        [:]
+    /// The newest mark, while nothing was queued after it: a new wait shares it, so that waits
+    /// repeated while a lock holds the store add nothing to its queue.
+    private var newestIdleMark: (id: UInt64, enqueuedCount: UInt64)?
+    private var nextIdleMark: UInt64 = 0
     /// The action types found not to be ``AsyncAction``s, for dispatches from outside store code.
     var actionTypes = ActionTypes()
 
@@ -506,21 +515,52 @@ struct StoreMachine<Entry, Waiter> {
     /// Entries queued so far that are work, not places marked by waits until idle.
     var workEnqueued: UInt64 { enqueuedCount - idleBarriers }
 
-    /// Queues the mark of a wait until idle, made from the work queued so far, behind every
-    /// pending entry (held by the dispatch locks as they are).
-    mutating func enqueueIdleBarrier(_ makeEntry: (_ work: UInt64) -> Entry) -> Effects {
-        let entry = makeEntry(workEnqueued)
+    /// Queues the mark of the wait until idle `wait`, made from the work queued so far, behind
+    /// every pending entry (held by the dispatch locks as they are), unless the wait has ended;
+    /// when nothing was queued since the newest mark, the wait shares that one instead. `reached`
+    /// gets the work queued before the mark once the owner of the state reaches it;
+    /// `makeEntry` makes the mark's entry from its identifier, for ``idleMarkReached(_:)``.
+    mutating func enqueueIdleMark(
+        for wait: ObjectIdentifier, isWanted: () -> Bool, reached: @escaping @Sendable (UInt64) -> Void,
+        makeEntry: (_ mark: UInt64) -> Entry
+    ) -> Effects {
+        guard isWanted() else { return Effects() }
+        if let newest = newestIdleMark, newest.enqueuedCount == enqueuedCount {
+            idleMarks[newest.id]?.waits[wait] = reached
+            return Effects()
+        }
+        let id = nextIdleMark
+        nextIdleMark += 1
+        idleMarks[id] = (workEnqueued, [wait: reached])
         idleBarriers += 1
         queuedIdleBarriers += 1
-        var effects = enqueue(entry, .pending)
+        var effects = enqueue(makeEntry(id), .pending)
         // A wait never blocks for room: it queues one entry, and may run on the cooperative pool.
         effects.queueIsFull = false
+        newestIdleMark = (id, enqueuedCount)
         return effects
     }
 
-    /// The owner of the state reached the mark of a wait until idle.
-    mutating func idleBarrierReached() {
+    /// The owner of the state reached the mark `id`: returns the work queued before it and what
+    /// the waits sharing it call.
+    mutating func idleMarkReached(_ id: UInt64) -> (work: UInt64, reached: [@Sendable (UInt64) -> Void]) {
         queuedIdleBarriers -= 1
+        if newestIdleMark?.id == id { newestIdleMark = nil }
+        guard let mark = idleMarks.removeValue(forKey: id) else { return (0, []) }
+        return (mark.work, Array(mark.waits.values))
+    }
+
+    /// What the store keeps for waits until idle: the marks queued, and the waits they and the
+    /// parked waits hold.
+    var idleWaitsKept: (marks: Int, waits: Int, parked: Int) {
+        (queuedIdleBarriers, idleMarks.values.reduce(0) { $0 + $1.waits.count }, parkedIdleWaits.count)
+    }
+
+    /// The wait until idle `wait` ended (idle, timed out or cancelled): nothing of it stays behind,
+    /// however long the store stays busy.
+    mutating func idleWaitEnded(_ wait: ObjectIdentifier) {
+        for id in idleMarks.keys { idleMarks[id]?.waits[wait] = nil }
+        parkedIdleWaits[wait] = nil
     }
 
     /// Queued entries that are work, not marks of waits until idle.
@@ -555,7 +595,7 @@ struct StoreMachine<Entry, Waiter> {
     private mutating func takeParkedIdleWaits() -> [@Sendable () -> Void] {
         guard !parkedIdleWaits.isEmpty else { return [] }
         defer { parkedIdleWaits.removeAll() }
-        return parkedIdleWaits
+        return Array(parkedIdleWaits.values)
     }
 
     /// How a wait until idle stands, once its mark was reduced and every delivery to the delivery
@@ -574,10 +614,13 @@ struct StoreMachine<Entry, Waiter> {
     ///   - fromAsyncWork: Whether the waiter is this store's asynchronous work (or a task it left
     ///     behind), which does not wait for work that waits: that work dispatches nothing until its
     ///     waits end. Its own work waits, by this very wait.
+    ///   - wait: The wait, which leaves the parked waits when it ends.
+    ///   - isWanted: Whether the wait still waits; one that does not is not parked.
     ///   - resume: Called when some asynchronous work has ended or started waiting, or a held
     ///     delivery was handed over.
     mutating func checkIdle(
-        since work: UInt64, fromAsyncWork: Bool, resume: @escaping @Sendable () -> Void
+        since work: UInt64, fromAsyncWork: Bool, wait: ObjectIdentifier, isWanted: () -> Bool,
+        resume: @escaping @Sendable () -> Void
     ) -> IdleCheck {
         // Other waits' marks may be queued: they are not work, or two waits would keep each other
         // busy.
@@ -585,7 +628,8 @@ struct StoreMachine<Entry, Waiter> {
             return .busy
         }
         guard heldDeliveries == 0, busyWork(fromAsyncWork: fromAsyncWork) == 0 else {
-            parkedIdleWaits.append(resume)
+            // Checked under this lock: a wait that ended (see ``idleWaitEnded(_:)``) stays out.
+            if isWanted() { parkedIdleWaits[wait] = resume }
             return .parked
         }
         return .idle

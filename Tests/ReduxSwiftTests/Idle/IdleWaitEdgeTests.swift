@@ -175,6 +175,51 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
         try await store.waitUntilIdle(timeout: 60)
     }
 
+    @Test func waitsThatEndWhileALockHoldsTheStoreLeaveNothingBehind() async throws {
+        let store = makeStore()
+        let lock = store.lock()
+        store.dispatch(TestAction.increment)
+        for _ in 0..<1_000 {
+            await #expect(throws: IdleTimeoutError.self) { try await store.waitUntilIdle(timeout: 0.0001) }
+        }
+        for _ in 0..<200 {
+            let wait = Task { await store.waitUntilIdle() }
+            wait.cancel()
+            await wait.value
+        }
+        let kept = store.kernel.idleWaitsKept
+        #expect(kept.marks <= 1, "waits while nothing else was queued share one mark")
+        #expect(kept.waits == 0 && kept.parked == 0, "\(kept)")
+        try lock.release()
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(store.currentState().counter == 1)
+    }
+
+    @Test func waitsThatEndWhileWorkRunsLeaveNothingBehind() async throws {
+        let store = makeAsyncStore(service: FakeService(answer: 0))
+        let released = FirstOutcome()
+        let work = slowWork(released: released, seconds: 60)
+        store.dispatch(work)
+        for _ in 0..<500 {
+            await #expect(throws: IdleTimeoutError.self) { try await store.waitUntilIdle(timeout: 0.0001) }
+        }
+        let kept = store.kernel.idleWaitsKept
+        #expect(kept.waits == 0 && kept.parked == 0, "\(kept)")
+        released.resolve(true)
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(store.currentState().counter == 1)
+    }
+
+    @Test func aTimeoutOfZeroOnAnIdleStoreSaysWhyItThrew() async throws {
+        let store = makeStore()
+        try await store.waitUntilIdle(timeout: 60)
+        let error = await #expect(throws: IdleTimeoutError.self) { try await store.waitUntilIdle(timeout: 0) }
+        #expect(
+            error?.description
+                == "the store was not idle after 0.0 s: a timeout of 0 ends before a wait can see the store idle"
+        )
+    }
+
     /// Whether the live `Tracker`s come back down to `count` within 20 seconds: the stores' queues
     /// may still be finishing work they had when their last wait returned.
     private func noneLeft(above count: Int) async -> Bool {

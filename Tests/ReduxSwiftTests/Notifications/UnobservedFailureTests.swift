@@ -116,6 +116,37 @@ struct Rejection: Error {
         }
     }
 
+    struct PriceThatCannotRoundTrip: StateProtocol {
+        var price: Decimal = 0
+    }
+
+    @Test func aStateThatCannotRoundTripIsReportedOnlyWhenNothingObservesTheFailures() async throws {
+        let setNaN: Reducer<PriceThatCannotRoundTrip> = { state, _ in state.price = Decimal.nan }
+        let heard = LockedBox<[String]>([])
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains("PriceThatCannotRoundTrip") { heard.update { $0.append(message) } }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        let observed = Store(
+            reducers: [setNaN], state: PriceThatCannotRoundTrip(),
+            notificationCenter: StoreNotificationCenter())
+        let failures = Recorder<StoreNotification>()
+        let token = observed.observeFailures { failures.append($0) }
+        observed.dispatch(Probe.ok)
+        _ = observed.currentState()
+        try await observed.waitUntilIdle(timeout: 60)
+        #expect(failures.values.first?.error is SnapshotError)
+        #expect(heard.value == [], "the app heard it")
+        let unobserved = Store(
+            reducers: [setNaN], state: PriceThatCannotRoundTrip(),
+            notificationCenter: StoreNotificationCenter())
+        unobserved.dispatch(Probe.ok)
+        _ = unobserved.currentState()
+        try await unobserved.waitUntilIdle(timeout: 60)
+        #expect(heard.value.count == 1)
+        withExtendedLifetime(token) {}
+    }
+
     @Test func aFailureWhoseQueuedDeliveryACancelDropsIsReported() {
         let marker = UUID().uuidString
         let store = makeProbeStore(marker: marker)
