@@ -63,8 +63,8 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         }
     }
 
-    /// Records a failure the store reported without an action, from its failure observer.
-    func recordStoreFailure(_ error: any Error) {
+    /// Records a failure the store reported without an action, from its store-failure tap.
+    @Sendable func recordStoreFailure(_ error: any Error) {
         condition.lock()
         let state = lastState
         condition.unlock()
@@ -107,20 +107,26 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         return taken
     }
 
-    /// Removes and returns the oldest record the test did not send, and how many records had
-    /// been appended when it looked (for ``waitForRecord(after:until:)``).
-    func takeFirstReceived() -> (record: Reduction<State>?, appended: Int) {
+    /// Removes and returns the oldest record the test did not send, of the store's own failures
+    /// or of the rest as `storeFailure` says, and how many records had been appended when it
+    /// looked (for ``waitForRecord(after:until:)``). The store's own failures are conditions, not
+    /// steps: when one is found among the actions depends on how the store grouped them.
+    func takeFirstReceived(storeFailure: Bool) -> (record: Reduction<State>?, appended: Int) {
         condition.lock()
         defer { condition.unlock() }
-        guard let index = records.firstIndex(where: { $0.sendID == nil }) else { return (nil, appended) }
+        guard let index = records.firstIndex(where: { $0.sendID == nil && $0.isStoreFailure == storeFailure })
+        else { return (nil, appended) }
         return (records.remove(at: index), appended)
     }
 
-    /// Drops the leading received records that `shouldDrop` accepts.
-    func dropReceived(while shouldDrop: (Reduction<State>) -> Bool) {
+    /// Drops the leading received records of the kind `storeFailure` says that `shouldDrop` accepts.
+    func dropReceived(storeFailure: Bool, while shouldDrop: (Reduction<State>) -> Bool) {
         condition.lock()
         defer { condition.unlock() }
-        while let index = records.firstIndex(where: { $0.sendID == nil }), shouldDrop(records[index]) {
+        while let index = records.firstIndex(where: { $0.sendID == nil && $0.isStoreFailure == storeFailure }
+        ),
+            shouldDrop(records[index])
+        {
             records.remove(at: index)
         }
     }

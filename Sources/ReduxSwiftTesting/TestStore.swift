@@ -89,14 +89,10 @@ public final class TestStore<State: StateProtocol & Equatable> {
         store = Store(
             reducers: reducers, state: state, middleware: [recorder.sendTagger] + middleware,
             notificationCenter: StoreNotificationCenter())
-        store.installTap(recorder.tap)
-        // Failures with an action come through the tap, in order with changes; the store's own
-        // failures (a lock freed without being released, a state that cannot round-trip) only
-        // here, on the delivery thread: checks wait for it (see `waitUntilHandled()`).
-        failureWatch = store.observeFailures(queue: nil) { notification in
-            guard notification.failedAction == nil, let error = notification.error else { return }
-            recorder.recordStoreFailure(error)
-        }
+        // The store's own failures (a lock freed without being released, a state that cannot
+        // round-trip) have no action: they come through their own tap, in order with the rest.
+        store.installTap(recorder.tap, storeFailures: recorder.recordStoreFailure)
+        failureWatch = store.observeFailures(queue: nil) { _ in }
     }
 
     /// Dispatches `action`, waits until the store has handled it, and checks the state change.
@@ -177,11 +173,10 @@ public final class TestStore<State: StateProtocol & Equatable> {
         return recorder.takeSent(id: id)
     }
 
-    /// Waits until the store has handled everything dispatched so far, and announced what it
-    /// made of it: a failure of its own (a state that cannot round-trip) is recorded by then.
+    /// Waits until the store has handled everything dispatched so far: what it made of it,
+    /// a failure of its own included (a state that cannot round-trip), is recorded by then.
     private func waitUntilHandled() {
         _ = store.currentState()
-        store.waitForAnnouncements()
     }
 
     /// Waits for the next action that reached the reducers without being sent by the test (from
@@ -203,7 +198,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ) async {
         _ = await receive(
             "\(expected)", timeout: timeout, matching: { ($0 as? Expected) == expected },
-            assert: updateExpected, expectingFailure: false,
+            assert: updateExpected, expectingFailure: false, storeFailure: false,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
@@ -232,7 +227,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ) async {
         _ = await receive(
             description, timeout: timeout, matching: matches, assert: updateExpected,
-            expectingFailure: false,
+            expectingFailure: false, storeFailure: false,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
@@ -265,12 +260,19 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ) async -> (any Error)? {
         await receive(
             description, timeout: timeout, matching: matches, assert: nil, expectingFailure: true,
+            storeFailure: false,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Waits for the next failure the store reported without an action, and returns its error: a
     /// `DispatchLock` freed without being released (`DispatchLockError`), or a state that cannot
     /// round-trip (`SnapshotError`). The test fails at the next check while one goes unexpected.
+    ///
+    /// Such a failure is a condition of the store, not a step: it is taken wherever it comes among
+    /// the received actions, which ``receive(_:timeout:assert:fileID:filePath:line:column:)``
+    /// takes in order without it. A stretch of states that cannot round-trip is one failure,
+    /// however the store grouped them; the next state that fails after one that round-trips is
+    /// another.
     ///
     /// ```swift
     /// store.send(PriceAction.set(Decimal.nan)) { $0.price = Decimal.nan }  // JSON cannot hold NaN
@@ -293,22 +295,24 @@ public final class TestStore<State: StateProtocol & Equatable> {
     ) async -> (any Error)? {
         await receive(
             "the store's own failure", timeout: timeout, matching: { $0 is StoreFailure }, assert: nil,
-            expectingFailure: true,
+            expectingFailure: true, storeFailure: true,
             location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     nonisolated(nonsending) private func receive(
         _ description: String, timeout: TimeInterval?, matching matches: (any ActionProtocol) -> Bool,
         assert updateExpected: ((inout State) throws -> Void)?, expectingFailure: Bool,
-        location: TestLocation
+        storeFailure: Bool, location: TestLocation
     ) async -> (any Error)? {
         let deadline = Date(timeIntervalSinceNow: timeout ?? self.timeout)
         while true {
             if exhaustivity == .off {
                 // Skip what does not match; only the described action is checked.
-                recorder.dropReceived { !matches($0.action) || expectingFailure && $0.error == nil }
+                recorder.dropReceived(storeFailure: storeFailure) {
+                    !matches($0.action) || expectingFailure && $0.error == nil
+                }
             }
-            let (received, seen) = recorder.takeFirstReceived()
+            let (received, seen) = recorder.takeFirstReceived(storeFailure: storeFailure)
             if let record = received {
                 guard matches(record.action) else {
                     fail("expected to receive \(description), received \(record.summary)", at: location)
@@ -326,7 +330,9 @@ public final class TestStore<State: StateProtocol & Equatable> {
             guard await recorder.waitForRecord(after: seen, until: deadline) else {
                 fail(
                     "expected to receive \(description) within \(timeout ?? self.timeout) s, "
-                        + "but no unasserted action reached the reducers",
+                        + (storeFailure
+                            ? "but the store reported no failure of its own"
+                            : "but no unasserted action reached the reducers"),
                     at: location)
                 return nil
             }

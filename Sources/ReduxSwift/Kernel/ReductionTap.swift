@@ -15,18 +15,16 @@ typealias ErasedReductionTap = (any ActionProtocol, (any Error)?, StatePointer) 
 
 extension Store {
     /// Makes `tap` hear every change and failure from the actions dispatched after this call on,
-    /// in order with them; it replaces any tap installed before.
-    package func installTap(_ tap: @escaping ReductionTap<State>) {
+    /// in order with them, and `storeFailures` every failure of the store itself from now on (a
+    /// `DispatchLock` freed without being released, a state that cannot round-trip), in order with
+    /// `tap`'s calls; both replace any installed before.
+    package func installTap(
+        _ tap: @escaping ReductionTap<State>, storeFailures: @escaping @Sendable (any Error) -> Void
+    ) {
+        kernel.storeFailureTap.withLock { $0 = storeFailures }
         kernel.enqueue(
             .installTap({ action, error, pointer in
                 tap(action, error, pointer.assuming(State.self).pointee)
             }))
-    }
-
-    /// Waits until the store has posted every notification it announced before the call, so that
-    /// observers called on the delivery thread (`queue: nil`) have heard them; returns at once
-    /// inside store code or on a thread delivering a store's notifications.
-    package func waitForAnnouncements() {
-        kernel.waitForAnnouncedEvents()
     }
 }

@@ -6,9 +6,8 @@ enum StoreEvent {
     case failed(any ActionProtocol, any Error, site: FailureSite = .action)
     /// A dispatch lock was released by its deinitializer: a programmer error to report.
     case lockAbandoned(DispatchLockError)
-    /// A committed state does not round-trip through JSON: readers get an older copy. `warns` is
-    /// true for the store's first such version, which is also reported as a runtime warning.
-    case snapshotFailed(SnapshotError, warns: Bool)
+    /// A committed state does not round-trip through JSON: readers get an older copy.
+    case snapshotFailed(SnapshotError)
 }
 
 extension StoreEvent {
@@ -22,7 +21,7 @@ extension StoreEvent {
             return StoreNotification(
                 name: .dispatchDidFail, object: sender, actions: ActionList([action]),
                 userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error])
-        case .lockAbandoned(let error as any Error), .snapshotFailed(let error as any Error, _):
+        case .lockAbandoned(let error as any Error), .snapshotFailed(let error as any Error):
             return StoreNotification(
                 name: .dispatchDidFail, object: sender, actions: ActionList(),
                 userInfo: [StoreNotification.errorKey: error])

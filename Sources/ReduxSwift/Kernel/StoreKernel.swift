@@ -41,6 +41,10 @@ final class StoreKernel: @unchecked Sendable {
     /// The kinds of action whose failure no observer heard was reported (see
     /// ``reportUnobserved(_:_:site:)``).
     let reportedFailureKinds = LockedValue<Set<String>>([])
+    /// Hears each failure of the store itself (a lock freed without being released, a state that
+    /// cannot round-trip) on the thread that finds it, as it is announced: in order with the
+    /// reduction tap's records (see `Store.installTap(_:storeFailures:)`).
+    let storeFailureTap = LockedValue<(@Sendable (any Error) -> Void)?>(nil)
 
     init(
         engine: any AnyReductionEngine, initialSnapshot: Snapshot,
@@ -261,7 +265,7 @@ final class StoreKernel: @unchecked Sendable {
     }
 
     /// What the store keeps for waits until idle (see ``StoreMachine/idleWaitsKept``).
-    var idleWaitsKept: (marks: Int, waits: Int, parked: Int) {
+    var idleWaitsKept: (marks: Int, waits: Int, parked: Int, markedWaits: Int) {
         machine.withLock { $0.idleWaitsKept }
     }
 
@@ -350,6 +354,7 @@ final class StoreKernel: @unchecked Sendable {
             }
             for dispatcher in wakeups.dispatchers { dispatcher.unblock() }
             if let (reader, version) = wakeups.encoder { reader.resume(encoding: version) }
+            if let failure = wakeups.storeFailure { storeFailureTap.withLock { $0 }?(failure) }
         }
         if effects.scheduleDrain { scheduleDrain() }
         if effects.scheduleDelivery { scheduleDelivery() }
@@ -367,14 +372,6 @@ final class StoreKernel: @unchecked Sendable {
     private func scheduleDelivery() {
         let store = store
         deliveryQueue.async { withExtendedLifetime(store) { self.deliver() } }
-    }
-
-    /// Waits until every event announced before the call has been posted to its observers; at
-    /// once on a thread that is delivering some store's notifications, or running store code,
-    /// where waiting could wait for itself.
-    func waitForAnnouncedEvents() {
-        guard !DeliveryThread.isCurrent, ReducerContext.current == nil else { return }
-        deliveryQueue.sync {}
     }
 
     /// Runs `body` on the store's delivery thread, in order with its notifications.
@@ -422,9 +419,16 @@ final class StoreKernel: @unchecked Sendable {
                 switch event {
                 case .failed(let action, let error, let site):
                     notification.hearing = hearing(action, error, site: site)
-                case .snapshotFailed(let error, warns: true):
-                    // Like a failed action's: reported only when no observer hears it.
-                    notification.hearing = FailureHearing { Self.warn(error) }
+                case .snapshotFailed(let error):
+                    // Like a failed action's: reported only when no observer hears it, once per store.
+                    notification.hearing = FailureHearing { [weak self] in
+                        guard
+                            self?.reportedFailureKinds.withLock({
+                                $0.insert("a state that cannot round-trip").inserted
+                            }) == true
+                        else { return }
+                        Self.warn(error)
+                    }
                 default:
                     break
                 }

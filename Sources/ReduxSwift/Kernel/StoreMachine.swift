@@ -61,6 +61,15 @@ struct StoreMachine<Entry, Waiter> {
         var unblocked: [Waiter] { wakeups?.dispatchers ?? [] }
         /// The waiting reader the drainer handed the state to, to wake to encode this version.
         var handedOver: (reader: Waiter, version: UInt64)? { wakeups?.encoder }
+        /// The failure of the store itself this transition announced, if any.
+        var storeFailure: (any Error)? { wakeups?.storeFailure }
+
+        /// Carries `storeFailure` to the caller, who tells the store's failure tap.
+        mutating func announce(storeFailure: any Error) {
+            let carried = wakeups ?? Wakeups()
+            carried.storeFailure = storeFailure
+            wakeups = carried
+        }
     }
 
     /// Threads a transition wakes. A class, so that effects that wake nobody (a plain dispatch's)
@@ -72,6 +81,9 @@ struct StoreMachine<Entry, Waiter> {
         /// A waiting reader that now owns the state, and the version it encodes before it reports
         /// ``snapshotterDidEncode(_:)``.
         var encoder: (reader: Waiter, version: UInt64)?
+        /// A failure of the store itself just announced, with no action: a lock freed without being
+        /// released, or a state that cannot round-trip (see ``StoreKernel/storeFailureTap``).
+        var storeFailure: (any Error)?
     }
 
     /// The default ``highWaterMark``: 16,384 entries, about 0.8 MB of queue.
@@ -105,12 +117,17 @@ struct StoreMachine<Entry, Waiter> {
     private(set) var isDrainScheduled = false
     /// The newest encoded version.
     private(set) var published: Snapshot {
-        didSet { if case .success = published.result { lastEncoded = published } }
+        didSet {
+            guard case .success = published.result else { return }
+            lastEncoded = published
+            if let failed = announcedFailure, published.version > failed { isFailingToRoundTrip = false }
+        }
     }
     /// The newest version whose failure to round-trip was announced: each is announced once.
     private var announcedFailure: UInt64?
-    /// Whether a version's failure to round-trip was reported as a runtime warning: the first is.
-    private var hasWarnedOfSnapshotFailure = false
+    /// Whether the versions since the last announced failure failed too: a stretch of versions
+    /// that cannot round-trip is announced once, however the drains grouped them.
+    private var isFailingToRoundTrip = false
     /// The newest snapshot that encoded, decoded or not yet: a fallback for a later version that
     /// cannot be encoded, even when no reader has decoded anything yet.
     private(set) var lastEncoded: Snapshot?
@@ -175,7 +192,9 @@ struct StoreMachine<Entry, Waiter> {
         [:]
     /// The newest mark, while nothing was queued after it: a new wait shares it, so that waits
     /// repeated while a lock holds the store add nothing to its queue.
-    private var newestIdleMark: (id: UInt64, enqueuedCount: UInt64)?
+    private var newestIdleMark: (id: UInt64, enqueuedCount: UInt64, work: UInt64)?
+    /// The mark each waiting wait is registered with, to leave it at once when it ends.
+    private var markOfWait: [ObjectIdentifier: UInt64] = [:]
     private var nextIdleMark: UInt64 = 0
     /// The action types found not to be ``AsyncAction``s, for dispatches from outside store code.
     var actionTypes = ActionTypes()
@@ -353,6 +372,7 @@ struct StoreMachine<Entry, Waiter> {
     mutating func abandonLock(_ id: UInt64, report: DispatchLockError) -> Effects {
         var effects = unlock(id)
         effects.scheduleDelivery = append([.lockAbandoned(report)])
+        effects.announce(storeFailure: report)
         return effects
     }
 
@@ -392,14 +412,18 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     /// Queues the announcement that `snapshot` does not round-trip, unless this version's failure
-    /// (or a newer one's) was announced already: the encoder fails once per version, while every
-    /// reader of a version that does not decode fails again.
+    /// (or a newer one's) was announced already, or the versions published since the last one
+    /// announced all failed: the encoder fails once per version, while every reader of a version
+    /// that does not decode fails again, and a drain encodes only the newest of the versions it
+    /// reduced, so announcing each failing version would announce a varying number.
     mutating func snapshotFailed(_ snapshot: Snapshot, _ error: SnapshotError) -> Effects {
         var effects = Effects()
         guard announcedFailure.map({ snapshot.version > $0 }) ?? true else { return effects }
         announcedFailure = snapshot.version
-        effects.scheduleDelivery = append([.snapshotFailed(error, warns: !hasWarnedOfSnapshotFailure)])
-        hasWarnedOfSnapshotFailure = true
+        guard !isFailingToRoundTrip else { return effects }
+        isFailingToRoundTrip = true
+        effects.scheduleDelivery = append([.snapshotFailed(error)])
+        effects.announce(storeFailure: error)
         return effects
     }
 
@@ -526,18 +550,21 @@ struct StoreMachine<Entry, Waiter> {
     ) -> Effects {
         guard isWanted() else { return Effects() }
         if let newest = newestIdleMark, newest.enqueuedCount == enqueuedCount {
-            idleMarks[newest.id]?.waits[wait] = reached
+            idleMarks[newest.id, default: (newest.work, [:])].waits[wait] = reached
+            markOfWait[wait] = newest.id
             return Effects()
         }
         let id = nextIdleMark
         nextIdleMark += 1
-        idleMarks[id] = (workEnqueued, [wait: reached])
+        let work = workEnqueued
+        idleMarks[id] = (work, [wait: reached])
+        markOfWait[wait] = id
         idleBarriers += 1
         queuedIdleBarriers += 1
         var effects = enqueue(makeEntry(id), .pending)
         // A wait never blocks for room: it queues one entry, and may run on the cooperative pool.
         effects.queueIsFull = false
-        newestIdleMark = (id, enqueuedCount)
+        newestIdleMark = (id, enqueuedCount, work)
         return effects
     }
 
@@ -547,19 +574,27 @@ struct StoreMachine<Entry, Waiter> {
         queuedIdleBarriers -= 1
         if newestIdleMark?.id == id { newestIdleMark = nil }
         guard let mark = idleMarks.removeValue(forKey: id) else { return (0, []) }
+        for wait in mark.waits.keys { markOfWait[wait] = nil }
         return (mark.work, Array(mark.waits.values))
     }
 
-    /// What the store keeps for waits until idle: the marks queued, and the waits they and the
-    /// parked waits hold.
-    var idleWaitsKept: (marks: Int, waits: Int, parked: Int) {
-        (queuedIdleBarriers, idleMarks.values.reduce(0) { $0 + $1.waits.count }, parkedIdleWaits.count)
+    /// What the store keeps for waits until idle: the marks queued, the waits registered with
+    /// them, the parked waits, and the callbacks the marks hold.
+    var idleWaitsKept: (marks: Int, waits: Int, parked: Int, markedWaits: Int) {
+        (
+            queuedIdleBarriers, markOfWait.count, parkedIdleWaits.count,
+            idleMarks.values.reduce(0) { $0 + $1.waits.count }
+        )
     }
 
     /// The wait until idle `wait` ended (idle, timed out or cancelled): nothing of it stays behind,
     /// however long the store stays busy.
     mutating func idleWaitEnded(_ wait: ObjectIdentifier) {
-        for id in idleMarks.keys { idleMarks[id]?.waits[wait] = nil }
+        if let id = markOfWait.removeValue(forKey: wait) {
+            idleMarks[id]?.waits[wait] = nil
+            // A mark no wait needs any more keeps only its small entry in the queue.
+            if idleMarks[id]?.waits.isEmpty == true { idleMarks[id] = nil }
+        }
         parkedIdleWaits[wait] = nil
     }
 

@@ -125,7 +125,7 @@ import Testing
                 return "failed \(action)"
             case .lockAbandoned(let error):
                 return "\(error)"
-            case .snapshotFailed(let error, _):
+            case .snapshotFailed(let error):
                 return "\(error)"
             }
         }
