@@ -147,6 +147,35 @@ struct Rejection: Error {
         withExtendedLifetime(token) {}
     }
 
+    @Test func aStateThatCannotRoundTripNobodyHearsIsReportedAfterOneThatWasHeard() async throws {
+        struct Price: StateProtocol {
+            var value: Decimal = 0
+        }
+        enum SetPrice: ActionProtocol { case to(Decimal) }
+        let reducer: Reducer<Price> = { state, action in
+            if case .to(let value)? = action as? SetPrice { state.value = value }
+        }
+        let heard = LockedBox<[String]>([])
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains("at value: a Decimal NaN") { heard.update { $0.append(message) } }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        let store = Store(reducers: [reducer], state: Price(), notificationCenter: StoreNotificationCenter())
+        let failures = Recorder<StoreNotification>()
+        let token = store.observeFailures { failures.append($0) }
+        store.dispatch(SetPrice.to(Decimal.nan))
+        _ = store.currentState()
+        #expect(failures.wait(forCount: 1))
+        try await store.waitUntilIdle(timeout: 60)
+        token.cancel()
+        store.dispatch(SetPrice.to(1))
+        _ = store.currentState()
+        store.dispatch(SetPrice.to(Decimal.nan))
+        _ = store.currentState()
+        try await store.waitUntilIdle(timeout: 60)
+        #expect(heard.value.count == 1, "the second stretch, unheard, is reported")
+    }
+
     @Test func aFailureWhoseQueuedDeliveryACancelDropsIsReported() {
         let marker = UUID().uuidString
         let store = makeProbeStore(marker: marker)
