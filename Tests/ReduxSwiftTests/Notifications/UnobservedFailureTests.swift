@@ -147,20 +147,24 @@ struct Rejection: Error {
         withExtendedLifetime(token) {}
     }
 
+    struct PriceHeardThenUnheard: StateProtocol {
+        var value: Decimal = 0
+    }
+
+    enum SetPrice: ActionProtocol { case to(Decimal) }
+
     @Test func aStateThatCannotRoundTripNobodyHearsIsReportedAfterOneThatWasHeard() async throws {
-        struct Price: StateProtocol {
-            var value: Decimal = 0
-        }
-        enum SetPrice: ActionProtocol { case to(Decimal) }
-        let reducer: Reducer<Price> = { state, action in
+        let reducer: Reducer<PriceHeardThenUnheard> = { state, action in
             if case .to(let value)? = action as? SetPrice { state.value = value }
         }
         let heard = LockedBox<[String]>([])
         let listener = RuntimeWarning.addListener { message in
-            if message.contains("at value: a Decimal NaN") { heard.update { $0.append(message) } }
+            if message.contains("PriceHeardThenUnheard") { heard.update { $0.append(message) } }
         }
         defer { RuntimeWarning.removeListener(listener) }
-        let store = Store(reducers: [reducer], state: Price(), notificationCenter: StoreNotificationCenter())
+        let store = Store(
+            reducers: [reducer], state: PriceHeardThenUnheard(), notificationCenter: StoreNotificationCenter()
+        )
         let failures = Recorder<StoreNotification>()
         let token = store.observeFailures { failures.append($0) }
         store.dispatch(SetPrice.to(Decimal.nan))
