@@ -169,7 +169,7 @@ struct Rejection: Error {
         let token = store.observeFailures { failures.append($0) }
         store.dispatch(SetPrice.to(Decimal.nan))
         _ = store.currentState()
-        #expect(failures.wait(forCount: 1))
+        #expect(await failures.waitOffThePool { $0.count >= 1 })
         try await store.waitUntilIdle(timeout: 60)
         token.cancel()
         store.dispatch(SetPrice.to(1))
