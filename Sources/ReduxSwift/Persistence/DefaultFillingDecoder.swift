@@ -308,6 +308,9 @@ final class FillSession: @unchecked Sendable {
     private var archiveTree: JSONValue??
     /// Per array or dictionary, by place: the members its elements hold.
     private var elementMembers: [String: Set<String>] = [:]
+    /// Per place, every array position and dictionary key standing for all: the members its
+    /// objects hold (see ``objectsAtPlaceHold(_:at:)``).
+    private var placeMembers: [String: Set<String>] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -352,6 +355,41 @@ final class FillSession: @unchecked Sendable {
             break
         }
         elementMembers[place] = names
+        return names.contains(member)
+    }
+
+    /// Whether any object at the place of the object at `codingPath` (every element of each array
+    /// and every value of each dictionary on the way standing for all) holds `member`: then the
+    /// archive already had `member` there, and an object that lacks it holds no old name of it.
+    func objectsAtPlaceHold(_ member: String, at codingPath: [any CodingKey]) -> Bool {
+        let steps = codingPath.map { key -> MemberPath.Step in
+            MemberPath.isPosition(key) || MemberPath.isDictionaryKey(key) ? .each : .member(key.stringValue)
+        }
+        guard steps.contains(.each) else { return false }
+        let place = steps.map { step in
+            if case .member(let name) = step { "." + MemberPath.escaped(name) } else { "[]" }
+        }.joined()
+        if let names = placeMembers[place] { return names.contains(member) }
+        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        var names: Set<String> = []
+        func collect(_ value: JSONValue, _ steps: ArraySlice<MemberPath.Step>) {
+            guard let step = steps.first else {
+                if case .object(let members) = value { names.formUnion(members.keys) }
+                return
+            }
+            switch (step, value) {
+            case (.member(let name), .object(let members)):
+                if let child = members[name] { collect(child, steps.dropFirst()) }
+            case (.each, .array(let elements)):
+                for element in elements { collect(element, steps.dropFirst()) }
+            case (.each, .object(let values)):
+                for child in values.values { collect(child, steps.dropFirst()) }
+            default:
+                break
+            }
+        }
+        if let tree = archiveTree ?? nil { collect(tree, steps[...]) }
+        placeMembers[place] = names
         return names.contains(member)
     }
 
@@ -411,7 +449,8 @@ final class FillSession: @unchecked Sendable {
         // like: loading would hide the old value. Members the type's own encoding writes are not
         // old names.
         if !unknown.isEmpty {
-            var groups = renameGroups(of: members, unread: unknown, in: archived, value: value)
+            var groups = renameGroups(
+                of: members, unread: unknown, in: archived, at: base.codingPath, value: value)
             if groups.contains(where: { $0.kind == .filled }) {
                 throw DefaultFilling.UnreadMembers(codingPath: base.codingPath, owner: T.self, groups: groups)
             }
@@ -448,15 +487,26 @@ final class FillSession: @unchecked Sendable {
     /// read. Members the type's own encoding writes are not old names.
     private func renameGroups<T>(
         of members: FilledMembers, unread: [String], in archived: KeyedDecodingContainer<AnyMemberKey>,
-        value: T
+        at codingPath: [any CodingKey], value: T
     ) -> [DefaultFilling.RenameGroup] {
+        var lacking = members.lacking
         func grouped(_ unread: [String]) -> [DefaultFilling.RenameGroup] {
-            DefaultFilling.RenameGroup.groups(of: members.lacking, unread: unread) { valueType, old in
+            DefaultFilling.RenameGroup.groups(of: lacking, unread: unread) { valueType, old in
                 decodes(valueType, member: old, in: archived)
             }
         }
         let type = ObjectIdentifier(T.self)
         var groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        guard !groups.isEmpty else { return groups }
+        // A member that another object at the same place holds is one the archive already had,
+        // not a new name: an optional that is `nil` here beside a removed member is no rename.
+        // Looked at only when a rename is suspected, as it reads the whole archive.
+        let lackingBefore = lacking.count
+        lacking.removeAll { objectsAtPlaceHold($0.name, at: codingPath) }
+        if lacking.count != lackingBefore {
+            groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+            guard !groups.isEmpty else { return groups }
+        }
         // An unread member of the lacking member's type: the type's own encoding may write it
         // (a member for other readers of the file). A value is encoded to tell only for members
         // not asked about before for its type.

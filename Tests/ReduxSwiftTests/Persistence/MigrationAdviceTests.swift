@@ -391,6 +391,58 @@ enum ExpensesV2 {
         #expect(try archive.load() == State(title: "b", nickname: nil))
     }
 
+    @Test func aRemovedMemberBesideAnOptionalThatOtherObjectsHoldLoadsAndKeepsEveryValue() throws {
+        // Version 1 had `opt` and `comment`; version 2 removes `comment` and nothing else. `opt`
+        // is `nil` in some items, which `JSONEncoder` writes by leaving the member out.
+        struct ItemV1: Codable {
+            var id: Int
+            var opt: String?
+            var comment: String
+        }
+        struct StateV1: StateProtocol {
+            var items: [ItemV1]
+            var byName: [String: [ItemV1]]
+        }
+        struct Item: Codable, Equatable {
+            var id: Int
+            var opt: String?
+        }
+        struct State: StateProtocol, Equatable {
+            var items: [Item]
+            var byName: [String: [Item]]
+        }
+        let old = (0..<3_000).map { ItemV1(id: $0, opt: $0 % 3 == 0 ? nil : "kept \($0)", comment: "c\($0)") }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(items: old, byName: ["a": [old[0]], "b": [old[1], old[3]]]))
+        let expected = old.map { Item(id: $0.id, opt: $0.opt) }
+
+        let loaded = try #require(try StateArchive<State>(file: url).load())
+        #expect(loaded.items == expected)
+        #expect(loaded.byName == ["a": [expected[0]], "b": [expected[1], expected[3]]])
+    }
+
+    @Test func anOptionalOtherObjectsHoldIsNeverAdvisedAsARenameTarget() throws {
+        // Version 2 renames `title` to `name` and removes `comment`; `opt` was there before and is
+        // `nil` in the first item only.
+        struct ItemV1: Codable {
+            var title: String
+            var opt: String?
+            var comment: String
+        }
+        struct StateV1: StateProtocol { var items: [ItemV1] }
+        struct Item: Codable, Equatable {
+            var name: String
+            var opt: String?
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        let old = (0..<20).map { ItemV1(title: "t\($0)", opt: $0 == 0 ? nil : "o\($0)", comment: "c\($0)") }
+        try StateArchive<StateV1>(file: url).save(StateV1(items: old))
+
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(!error.migrationProblems.contains { $0.path.hasSuffix(".opt") }, "\(error.migrationProblems)")
+        #expect(!error.migrationProblems.map(\.migration).joined().contains(#"to: "opt""#))
+    }
+
     @Test func aMemberTheTypesOwnEncodingWritesIsNotTakenForAnOldName() throws {
         struct Person: Codable, Equatable {
             var first: String
