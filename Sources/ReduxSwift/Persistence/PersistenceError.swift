@@ -68,6 +68,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         /// The archive was written by a newer schema version than this program knows.
         case newerVersion(found: Int, supported: Int)
         /// No migration is registered from this version to the next.
+        ///
+        /// When the archived state, as the migrations before that version leave it, does not
+        /// decode as the current state, ``PersistenceError/migrationProblems`` names every change
+        /// it needs, with migrations from this version, as for
+        /// ``needsMigration(path:detail:migration:)``: schemaVersion was raised before the
+        /// migrations were written.
         case missingMigration(from: Int)
         /// A migration from this version threw, or the migrations up to the current version left a
         /// value JSON cannot hold (reported as from the last version before the current one).
@@ -169,6 +175,16 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .load: verb = "load"
         case .save: verb = "save"
         case .setAside: verb = "set aside"
+        }
+        if case .missingMigration(let version) = kind, let migrations = suggestedMigrations {
+            let listed = migrationProblems.enumerated().map { index, problem in
+                "\n\(index + 1). At \(problem.path): \(problem.detail)"
+            }
+            let changes =
+                migrationProblems.count == 1 ? "this change" : "these \(migrationProblems.count) changes"
+            return "Cannot \(verb) \(location): no migration is registered from schema version \(version) to "
+                + "\(version + 1), and the archive needs one for \(changes):\(listed.joined())\nAdd these "
+                + "migrations:\nmigrations: \(migrations)"
         }
         if migrationProblems.count > 1, let migrations = suggestedMigrations {
             let version = Self.migrationVersion(migrationProblems[0].migration).map { "to \($0 + 1) " } ?? ""

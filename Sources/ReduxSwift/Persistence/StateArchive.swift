@@ -584,7 +584,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// registered migrations.
     private func needsMigration(
         _ first: PersistenceError.Kind, state: JSONValue, floats: ArchiveFloats, migrated: Bool,
-        defaultState: () -> State?
+        adviceVersion: Int? = nil, defaultState: () -> State?
     ) -> PersistenceError {
         let lenient: JSONDecoder
         let decode: (Data) throws -> Void
@@ -603,10 +603,14 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             }
         }
         let context = MigrationAdvice.Context(
-            version: schemaVersion, stateType: State.self, codingPathPrefix: 0, migrated: migrated,
-            defaults: DefaultStateValues(defaultState))
+            version: adviceVersion ?? schemaVersion, stateType: State.self, codingPathPrefix: 0,
+            migrated: migrated, defaults: DefaultStateValues(defaultState))
         let problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
         guard let problem = problems.first else { return failure(.load, first) }
+        if case .missingMigration = first {
+            return PersistenceError(
+                first, stage: .load, location: backend.location, migrationProblems: problems)
+        }
         return PersistenceError(
             .needsMigration(path: problem.path, detail: problem.detail, migration: problem.migration),
             stage: .load,
@@ -616,7 +620,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     private func migrate(
         _ data: Data, from version: Int, floats: ArchiveFloats, defaultState: () -> State?
     ) throws(PersistenceError) -> (state: State, json: Data?, archive: Data?) {
-        var migrated = try migratedJSON(data, from: version)
+        var migrated: JSONValue
+        do {
+            migrated = try migratedJSON(data, from: version)
+        } catch {
+            guard case .missingMigration(let step) = error.kind,
+                let before = try? migratedJSON(data, from: version, to: step)
+            else { throw error }
+            // Raised before the migrations were written: the error names what they must change.
+            throw needsMigration(
+                error.kind, state: before, floats: floats, migrated: step > version, adviceVersion: step,
+                defaultState: defaultState)
+        }
         // The defaults written into the JSON, which `JSONDecoder` then decodes: every object is
         // looked at for a rename, whether or not a member is missing.
         let patchingDecoder = floats.variant.map(floatDecoder) ?? strictDecoder
@@ -651,7 +666,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     ///
     /// When every migration it needs is a member migration, they change the JSON as read; otherwise
     /// the state goes to Foundation objects for the migrations and back.
-    private func migratedJSON(_ data: Data, from version: Int) throws(PersistenceError) -> JSONValue {
+    private func migratedJSON(_ data: Data, from version: Int, to target: Int? = nil)
+        throws(PersistenceError) -> JSONValue
+    {
         // Read with the library's reader rather than JSONSerialization, which changes `-0`, strings
         // starting with U+FEFF and numbers a Double cannot hold: what a migration does not touch
         // must decode as it was saved. `numberTexts` keeps the text of such numbers for the way back.
@@ -681,7 +698,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                     detail: "migrations need the archived state to be a JSON object, not \(archived.kind)"))
         }
         var steps: [(version: Int, migrations: [ArchiveMigration])] = []
-        for step in version..<schemaVersion {
+        for step in version..<(target ?? schemaVersion) {
             guard let migrations = migrations[step] else {
                 throw failure(.load, .missingMigration(from: step))
             }

@@ -443,6 +443,33 @@ enum ExpensesV2 {
         #expect(!error.migrationProblems.map(\.migration).joined().contains(#"to: "opt""#))
     }
 
+    @Test func aSchemaVersionRaisedBeforeItsMigrationsNamesEveryChangeToMake() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(
+            ExpensesV1.State(expenses: [ExpensesV1.Expense(title: "Tea", amount: 3.5, note: "green")]))
+        var reported: PersistenceError?
+        _ = StateArchive<ExpensesV2.State>(file: url, schemaVersion: 2).restore(default: ExpensesV2.State()) {
+            error, _ in reported = error
+        }
+        let error = try #require(reported)
+        #expect(error.kind == .missingMigration(from: 1))
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
+                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")"#,
+                #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
+            ])
+        let description = "\(error)"
+        #expect(
+            description.contains("no migration is registered from schema version 1 to 2"), "\(description)")
+        #expect(description.contains("Add these migrations"), "\(description)")
+        let migrated = StateArchive<ExpensesV2.State>(
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations())
+        #expect(
+            try migrated.load()
+                == ExpensesV2.State(
+                    expenses: [ExpensesV2.Expense(title: "Tea", amount: 3.5, memo: "green")]))
+    }
+
     @Test func aMemberTheTypesOwnEncodingWritesIsNotTakenForAnOldName() throws {
         struct Person: Codable, Equatable {
             var first: String
