@@ -309,8 +309,10 @@ final class FillSession: @unchecked Sendable {
     /// Per array or dictionary, by place: the members its elements hold.
     private var elementMembers: [String: Set<String>] = [:]
     /// Per place, every array position and dictionary key standing for all: the members its
-    /// objects hold (see ``objectsAtPlaceHold(_:at:)``).
+    /// objects hold (see ``placeMembers(at:)``).
     private var placeMembers: [String: Set<String>] = [:]
+    /// Per place, as ``placeMembers``: a value of each member, not `null` where one is not.
+    private var placeValues: [String: [String: JSONValue]] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -358,23 +360,44 @@ final class FillSession: @unchecked Sendable {
         return names.contains(member)
     }
 
-    /// Whether any object at the place of the object at `codingPath` (every element of each array
-    /// and every value of each dictionary on the way standing for all) holds `member`: then the
-    /// archive already had `member` there, and an object that lacks it holds no old name of it.
-    func objectsAtPlaceHold(_ member: String, at codingPath: [any CodingKey]) -> Bool {
-        let steps = codingPath.map { key -> MemberPath.Step in
+    /// A value the objects at the place of the object at `codingPath` hold for `member`, not
+    /// `null` where one is not: to tell whether it reads as a type.
+    func placeValue(_ member: String, at codingPath: [any CodingKey]) -> JSONValue? {
+        _ = placeMembers(at: codingPath)
+        return placeValues[Self.placeKey(codingPath)]?[member]
+    }
+
+    private static func placeSteps(_ codingPath: [any CodingKey]) -> [MemberPath.Step] {
+        codingPath.map { key -> MemberPath.Step in
             MemberPath.isPosition(key) || MemberPath.isDictionaryKey(key) ? .each : .member(key.stringValue)
         }
-        guard steps.contains(.each) else { return false }
-        let place = steps.map { step in
+    }
+
+    private static func placeKey(_ codingPath: [any CodingKey]) -> String {
+        placeSteps(codingPath).map { step in
             if case .member(let name) = step { "." + MemberPath.escaped(name) } else { "[]" }
         }.joined()
-        if let names = placeMembers[place] { return names.contains(member) }
+    }
+
+    /// The members the objects at the place of the object at `codingPath` hold, every element of
+    /// each array and every value of each dictionary on the way standing for all; none for an
+    /// object that is the only one at its place.
+    func placeMembers(at codingPath: [any CodingKey]) -> Set<String> {
+        let steps = Self.placeSteps(codingPath)
+        guard steps.contains(.each) else { return [] }
+        let place = Self.placeKey(codingPath)
+        if let names = placeMembers[place] { return names }
         if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
         var names: Set<String> = []
+        var values: [String: JSONValue] = [:]
         func collect(_ value: JSONValue, _ steps: ArraySlice<MemberPath.Step>) {
             guard let step = steps.first else {
-                if case .object(let members) = value { names.formUnion(members.keys) }
+                if case .object(let members) = value {
+                    names.formUnion(members.keys)
+                    for (name, member) in members where values[name] == nil || values[name] == .null {
+                        values[name] = member
+                    }
+                }
                 return
             }
             switch (step, value) {
@@ -390,7 +413,13 @@ final class FillSession: @unchecked Sendable {
         }
         if let tree = archiveTree ?? nil { collect(tree, steps[...]) }
         placeMembers[place] = names
-        return names.contains(member)
+        placeValues[place] = values
+        return names
+    }
+
+    /// Whether `json` decodes as a `Value`.
+    func decodes<Value: Decodable>(_ valueType: Value.Type, json: JSONValue) -> Bool {
+        (try? probe.decode([Value].self, from: Data("[\(json.description)]".utf8))) != nil
     }
 
     /// Whether a checking decode leaves the value at element `index` of `count` (`nil` for one
@@ -489,24 +518,11 @@ final class FillSession: @unchecked Sendable {
         of members: FilledMembers, unread: [String], in archived: KeyedDecodingContainer<AnyMemberKey>,
         at codingPath: [any CodingKey], value: T
     ) -> [DefaultFilling.RenameGroup] {
-        var lacking = members.lacking
-        func grouped(_ unread: [String]) -> [DefaultFilling.RenameGroup] {
-            DefaultFilling.RenameGroup.groups(of: lacking, unread: unread) { valueType, old in
-                decodes(valueType, member: old, in: archived)
-            }
-        }
         let type = ObjectIdentifier(T.self)
-        var groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+        var groups = placeRenameGroups(
+            lacking: members.lacking, unread: unread, of: members, in: archived, at: codingPath,
+            excluding: written[type] ?? [])
         guard !groups.isEmpty else { return groups }
-        // A member that another object at the same place holds is one the archive already had,
-        // not a new name: an optional that is `nil` here beside a removed member is no rename.
-        // Looked at only when a rename is suspected, as it reads the whole archive.
-        let lackingBefore = lacking.count
-        lacking.removeAll { objectsAtPlaceHold($0.name, at: codingPath) }
-        if lacking.count != lackingBefore {
-            groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
-            guard !groups.isEmpty else { return groups }
-        }
         // An unread member of the lacking member's type: the type's own encoding may write it
         // (a member for other readers of the file). A value is encoded to tell only for members
         // not asked about before for its type.
@@ -519,9 +535,46 @@ final class FillSession: @unchecked Sendable {
         else { return groups }
         written[type, default: []].formUnion(writes.keys)
         if !candidates.isDisjoint(with: writes.keys) {
-            groups = grouped(unread.filter { !(written[type]?.contains($0) ?? false) })
+            groups = placeRenameGroups(
+                lacking: members.lacking, unread: unread, of: members, in: archived, at: codingPath,
+                excluding: written[type] ?? [])
         }
         return groups
+    }
+
+    /// The rename groups of the object at `codingPath`, which lacks `lacking` and holds `unread`
+    /// (the members of `archived` it neither knows nor read), leaving out the members in
+    /// `excluding`.
+    ///
+    /// Where the object is an element of an array or a value of a dictionary, the other objects at
+    /// its place count too: a member one of them holds is one the archive already had, not a new
+    /// name (an optional that is `nil` here beside a removed member is no rename), and what they
+    /// hold beside it may be the old name as well (an object whose other candidate was `nil` does
+    /// not make a rename certain). They are looked at only when this object suggests a rename, as
+    /// that reads the whole archive.
+    func placeRenameGroups(
+        lacking: [(name: String, valueType: any Decodable.Type, kind: DefaultFilling.RenameGroup.Kind)],
+        unread: [String], of members: FilledMembers, in archived: KeyedDecodingContainer<AnyMemberKey>,
+        at codingPath: [any CodingKey], excluding: Set<String>
+    ) -> [DefaultFilling.RenameGroup] {
+        let here = Set(unread)
+        func grouped(
+            _ lacking: [(name: String, valueType: any Decodable.Type, kind: DefaultFilling.RenameGroup.Kind)],
+            _ unread: [String]
+        ) -> [DefaultFilling.RenameGroup] {
+            DefaultFilling.RenameGroup.groups(of: lacking, unread: unread.filter { !excluding.contains($0) })
+            {
+                valueType, old in
+                here.contains(old)
+                    ? decodes(valueType, member: old, in: archived)
+                    : placeValue(old, at: codingPath).map { decodes(valueType, json: $0) } ?? false
+            }
+        }
+        guard !grouped(lacking, unread).isEmpty else { return [] }
+        let placed = placeMembers(at: codingPath)
+        guard !placed.isEmpty else { return grouped(lacking, unread) }
+        return grouped(
+            lacking.filter { !placed.contains($0.name) }, members.unknown(in: Array(here.union(placed))))
     }
 
     /// The JSON of a value made by `type`'s `init()`, and the scope under which members read from
@@ -849,9 +902,9 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         var renames: [DefaultFilling.RenameGroup] = []
         if let raw = try? raw.container() {
             let unread = members.unknown(in: raw.allKeys.map(\.stringValue))
-            renames = DefaultFilling.RenameGroup.groups(
-                of: members.lacking + [(key.stringValue, T.self, .missing)], unread: unread
-            ) { valueType, old in session.decodes(valueType, member: old, in: raw) }
+            renames = session.placeRenameGroups(
+                lacking: members.lacking + [(key.stringValue, T.self, .missing)], unread: unread, of: members,
+                in: raw, at: base.codingPath, excluding: [])
         }
         session.lastMissing = DefaultFilling.MissingMember(
             owner: members.owner, ownerIsDefaultsType: members.isDefaultsType, member: key.stringValue,

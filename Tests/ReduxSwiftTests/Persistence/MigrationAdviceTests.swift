@@ -443,6 +443,59 @@ enum ExpensesV2 {
         #expect(!error.migrationProblems.map(\.migration).joined().contains(#"to: "opt""#))
     }
 
+    @Test func aRenameIsCertainOnlyWhenNoObjectAtItsPlaceHoldsAnotherCandidate() throws {
+        // Version 2 renames `title` to `name` and removes `legacy`. The first item's title was
+        // `nil`, so that item alone holds one candidate; the others hold both.
+        struct ItemV1: Codable {
+            var title: String?
+            var legacy: String?
+            var n: Int
+        }
+        struct StateV1: StateProtocol { var items: [ItemV1] }
+        struct Item: Codable, Equatable {
+            var name: String?
+            var n: Int
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        let old = (0..<10).map { ItemV1(title: $0 == 0 ? nil : "t\($0)", legacy: "L\($0)", n: $0) }
+        try StateArchive<StateV1>(file: url).save(StateV1(items: old))
+
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let lines = error.migrationProblems.map(\.migration)
+        #expect(!lines.contains(#"ArchiveMigration(from: 1, renaming: "legacy", to: "name", in: "items[]")"#))
+        #expect(
+            lines.contains(
+                ##"ArchiveMigration(from: 1, renaming: <#"legacy" or "title"#>, to: "name", in: "items[]")"##),
+            "\(lines)")
+        let chosen = [
+            ArchiveMigration(from: 1, renaming: "title", to: "name", in: "items[]"),
+            ArchiveMigration(from: 1, removing: "legacy", in: "items[]"),
+        ]
+        let migrated = StateArchive<State>(file: url, schemaVersion: 2, migrations: chosen)
+        #expect(try migrated.load()?.items == old.map { Item(name: $0.title, n: $0.n) })
+    }
+
+    @Test func aRenameToAMemberWithNoDefaultOrWithADefaultIsCertainOnlyAcrossEveryObjectToo() throws {
+        struct ItemV1: Codable {
+            var title: String?
+            var legacy: String?
+        }
+        struct StateV1: StateProtocol { var items: [ItemV1] }
+        struct Plain: Codable, Equatable { var name: String }
+        struct PlainState: StateProtocol, Equatable { var items: [Plain] }
+        struct Filled: Codable, Equatable, ArchiveDefaults { var name = "" }
+        struct FilledState: StateProtocol, Equatable { var items: [Filled] }
+        // Only the 151st item holds a title: every other one holds one candidate.
+        let old = (0..<200).map { ItemV1(title: $0 == 150 ? "t" : nil, legacy: "L\($0)") }
+        try StateArchive<StateV1>(file: url).save(StateV1(items: old))
+        let certain = #"ArchiveMigration(from: 1, renaming: "legacy", to: "name", in: "items[]")"#
+
+        let plain = try #require(migrationError { _ = try StateArchive<PlainState>(file: url).load() })
+        #expect(!plain.migrationProblems.map(\.migration).contains(certain), "\(plain.migrationProblems)")
+        let filled = try #require(migrationError { _ = try StateArchive<FilledState>(file: url).load() })
+        #expect(!filled.migrationProblems.map(\.migration).contains(certain), "\(filled.migrationProblems)")
+    }
+
     @Test func aSchemaVersionRaisedBeforeItsMigrationsNamesEveryChangeToMake() throws {
         try StateArchive<ExpensesV1.State>(file: url).save(
             ExpensesV1.State(expenses: [ExpensesV1.Expense(title: "Tea", amount: 3.5, note: "green")]))
