@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "ReduxSwift", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "ReduxSwiftTesting", dependencies: ["ReduxSwift"]),
         // `swift run -c release ReduxSwiftBenchmarks`: figures against baselines measured in the same run.
-        .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift"]),
+        .executableTarget(name: "ReduxSwiftBenchmarks", dependencies: ["ReduxSwift", "CountingAllocator"]),
+        // For the benchmarks only: counts allocations and mutex acquisitions (glibc; elsewhere it
+        // says it cannot).
+        .target(name: "CountingAllocator"),
         // `swift run -c release ReduxSwiftCrashTest`: kills a saving process and checks its archive loads.
         .executableTarget(name: "ReduxSwiftCrashTest", dependencies: ["ReduxSwift"]),
         // `swift run todos`: the example app, a todo list kept between runs.

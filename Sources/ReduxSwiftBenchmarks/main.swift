@@ -58,6 +58,7 @@ let scenarios: [Scenario] = [
     updateLaunchesScenario,
     payForWhatYouReadScenario,
     restoreMemoryScenario,
+    dispatchCostScenario,
 ]
 
 let workload = Workload(quick: quick)

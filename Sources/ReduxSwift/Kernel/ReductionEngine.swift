@@ -101,6 +101,13 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         pipeline.register(Self.erase(newReducers))
     }
 
+    /// Whether the changes of the next passes may be heard as notifications (see
+    /// ``ReductionPipeline/announcesChanges``); the owner of the state sets it before a pass.
+    var announcesChanges: Bool {
+        get { pipeline.announcesChanges }
+        set { pipeline.announcesChanges = newValue }
+    }
+
     /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
     func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
         assertOwned()
@@ -157,6 +164,9 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
 protocol AnyReductionEngine: AnyObject, Sendable {
     /// Whether debug builds check that only the owner of the state calls the engine.
     var checksOwnership: Bool { get set }
+    /// Whether the changes of the next passes may be heard as notifications; set by the owner of
+    /// the live state before a pass.
+    var announcesChanges: Bool { get set }
     /// Reduces a batch of queued entries in order, as the owner of the live state.
     func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch
     /// Encodes the live state as the snapshot of `version`, as its owner.

@@ -79,6 +79,9 @@ struct ReductionPipeline {
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
     var recordedEvents = EventPosition()
+    /// Whether a change may be heard by an observer of notifications; when not, and nothing
+    /// records the store, a pass keeps no change events, which nobody would read.
+    var announcesChanges = true
     /// The observers of values, which select from the state after every pass that changes it.
     private var selections: [any LiveSelection] = []
     /// How many observers of values make a new one sweep out the ended ones (cancelled, or whose
@@ -223,7 +226,9 @@ struct ReductionPipeline {
                 runHasActions = false
             }
             guard runHasActions else { return }
-            result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+            if announcesChanges || !recorders.isEmpty {
+                result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+            }
             // With a tap, a run holds one action, so `state` is the state that action left.
             if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
         }

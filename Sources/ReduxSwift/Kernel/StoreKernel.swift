@@ -349,12 +349,14 @@ final class StoreKernel: @unchecked Sendable {
     @discardableResult
     private func perform(_ effects: Machine.Effects) -> Machine.Next {
         if let wakeups = effects.wakeups {
+            // The store's own failure is heard before any reader resumes, so that a read waiting
+            // for the version that failed returns after it is recorded.
+            if let failure = wakeups.storeFailure { storeFailureTap.withLock { $0 }?(failure) }
             if let snapshot = wakeups.snapshot {
                 for reader in wakeups.readers { reader.resume(with: snapshot) }
             }
             for dispatcher in wakeups.dispatchers { dispatcher.unblock() }
             if let (reader, version) = wakeups.encoder { reader.resume(encoding: version) }
-            if let failure = wakeups.storeFailure { storeFailureTap.withLock { $0 }?(failure) }
         }
         if effects.scheduleDrain { scheduleDrain() }
         if effects.scheduleDelivery { scheduleDelivery() }
@@ -391,11 +393,13 @@ final class StoreKernel: @unchecked Sendable {
             while true {
                 switch next {
                 case .reduce(let batch):
+                    let announcing = notificationCenter.mayHearChanges
+                    engine.announcesChanges = announcing
                     let reduced = engine.reduce(batch, context: context)
+                    let events = announcing ? reduced.events : Self.withoutChanges(reduced.events)
                     next = perform(
                         machine.withLock {
-                            $0.finishPass(
-                                processed: batch.count, changes: reduced.changes, events: reduced.events)
+                            $0.finishPass(processed: batch.count, changes: reduced.changes, events: events)
                         })
                 case .encode(let version):
                     let snapshot = encodeOwnedState(version: version)
@@ -405,6 +409,15 @@ final class StoreKernel: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The events of a pass without its changes, when no observer of the store's center could
+    /// hear them (see ``StoreNotificationCenter/mayHearChanges``): a store nobody observes builds
+    /// no notification and does not go to its delivery thread for a change. Failures always go:
+    /// one that nobody hears is still reported there.
+    private static func withoutChanges(_ events: [StoreEvent]) -> [StoreEvent] {
+        guard !events.isEmpty else { return events }
+        return events.filter { if case .changed = $0 { false } else { true } }
     }
 
     // MARK: Delivering (on the delivery queue)

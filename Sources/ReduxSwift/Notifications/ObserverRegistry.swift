@@ -146,17 +146,21 @@ struct ObserverRegistry {
         return entry
     }
 
-    mutating func remove(_ entry: ObserverEntry) {
-        guard let bucket = entry.bucket else { return }
+    /// Removes `entry`; returns whether it was registered (a second removal finds nothing).
+    @discardableResult
+    mutating func remove(_ entry: ObserverEntry) -> Bool {
+        guard let bucket = entry.bucket else { return false }
         entry.bucket = nil
         count -= 1
         if let sender = entry.sender {
             sender.observers -= 1
             if sender.observers == 0, senders[sender.id] === sender { senders[sender.id] = nil }
         }
-        guard bucket.remove(entry) else { return }
-        buckets[entry.bucketKey] = nil
-        if lastAddition?.bucket === bucket { lastAddition = nil }
+        if bucket.remove(entry) {
+            buckets[entry.bucketKey] = nil
+            if lastAddition?.bucket === bucket { lastAddition = nil }
+        }
+        return true
     }
 
     /// The box observers of `object` share, made on first use; the last box of a freed object at

@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 
+#if canImport(Synchronization) && !canImport(Darwin)
+import Synchronization
+#endif
+
 /// A registry of observers that stores post their notifications to, modelled on `NotificationCenter`.
 ///
 /// Every ``Store`` posts to the center it was created with, ``default`` unless you pass another.
@@ -32,6 +36,11 @@ public final class StoreNotificationCenter: Sendable {
     public static let `default` = StoreNotificationCenter()
 
     private let registry = LockedValue(ObserverRegistry())
+
+    /// Observers that could hear a store's ``Foundation/NSNotification/Name/stateDidChange``
+    /// (named so, or named `nil`), whatever their object: a store that finds none builds no
+    /// notification for its change and does not go to its delivery thread for it.
+    private let changeListeners = ObserverCount()
 
     /// Creates an empty center, for example to isolate a group of stores in tests.
     ///
@@ -106,7 +115,12 @@ public final class StoreNotificationCenter: Sendable {
         gate: CallGate? = nil,
         using block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverEntry {
-        registry.withLock { $0.add(name: name, object: object, queue: queue, gate: gate, block: block) }
+        // Counted before the observer can be reached, so that an action dispatched after this
+        // returns finds it counted.
+        if Self.canHearChanges(name) { changeListeners.add(1) }
+        return registry.withLock {
+            $0.add(name: name, object: object, queue: queue, gate: gate, block: block)
+        }
     }
 
     /// Delivers `notification` to every matching observer, in the order they were added.
@@ -146,7 +160,18 @@ public final class StoreNotificationCenter: Sendable {
     }
 
     func remove(_ entry: ObserverEntry) {
-        registry.withLock { $0.remove(entry) }
+        let removed = registry.withLock { $0.remove(entry) }
+        if removed, Self.canHearChanges(entry.name) { changeListeners.add(-1) }
+    }
+
+    /// Whether an observer may hear a ``Foundation/NSNotification/Name/stateDidChange`` now.
+    ///
+    /// A store asks after reducing and before announcing: an observer added before an action was
+    /// dispatched is counted by then. Without a lock on Linux, so it costs a change nothing.
+    var mayHearChanges: Bool { changeListeners.value > 0 }
+
+    private static func canHearChanges(_ name: Notification.Name?) -> Bool {
+        name == nil || name == .stateDidChange
     }
 
     /// Merges lists that are each sorted by id, calling `body` once per live entry in id order.
@@ -168,4 +193,26 @@ public final class StoreNotificationCenter: Sendable {
             body(entry)
         }
     }
+}
+
+/// A count that one thread changes and others read.
+///
+/// `@unchecked Sendable`: the only stored property is an atomic (or a `LockedValue`).
+final class ObserverCount: @unchecked Sendable {
+    #if canImport(Synchronization) && !canImport(Darwin)
+    /// An atomic where the platform floor allows it (Linux); on Apple platforms `Atomic` needs
+    /// macOS 15 and its peers, so there it is a `LockedValue`, whose `os_unfair_lock` is about as
+    /// cheap.
+    private let count = Atomic<Int>(0)
+
+    var value: Int { count.load(ordering: .acquiring) }
+
+    func add(_ delta: Int) { count.wrappingAdd(delta, ordering: .releasing) }
+    #else
+    private let count = LockedValue(0)
+
+    var value: Int { count.withLock { $0 } }
+
+    func add(_ delta: Int) { count.withLock { $0 += delta } }
+    #endif
 }

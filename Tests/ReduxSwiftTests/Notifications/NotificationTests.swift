@@ -52,6 +52,42 @@ import Testing
         #expect(notes.values[0].actions.map { $0 as? TestAction } == [.increment])
         token.cancel()
     }
+
+    @Test func aChangeNoObserverCanHearIsNotTakenToTheDeliveryThread() {
+        let store = makeStore()
+        #expect(!Self.goesToTheDeliveryThread(store, TestAction.increment), "nobody observes")
+        let failures = store.observeFailures { _ in }
+        #expect(!Self.goesToTheDeliveryThread(store, TestAction.increment), "only failures are observed")
+        #expect(Self.goesToTheDeliveryThread(store, TestAction.fail), "a failure always goes")
+        let heard = Recorder<Int>()
+        let changes = store.observeChanges { note in heard.append(note.actions.count) }
+        #expect(Self.goesToTheDeliveryThread(store, TestAction.increment), "a change observer hears it")
+        #expect(heard.wait(forCount: 1))
+        changes.cancel()
+        #expect(!Self.goesToTheDeliveryThread(store, TestAction.increment), "its observer is gone")
+        let anyName = store.notificationCenter.addObserver(forName: nil, object: nil, queue: nil) { _ in }
+        #expect(Self.goesToTheDeliveryThread(store, TestAction.increment), "an observer of every name")
+        anyName.cancel()
+        failures.cancel()
+        #expect(store.currentState().counter == 5)
+    }
+
+    /// Whether the store schedules a delivery for `action`: the delivery thread is held while the
+    /// action is reduced, so a delivery it schedules is still pending when the read returns.
+    private static func goesToTheDeliveryThread(_ store: Store<TestState>, _ action: TestAction) -> Bool {
+        let holding = Gate()
+        let released = Gate()
+        store.kernel.onDeliveryThread {
+            holding.open()
+            released.wait()
+        }
+        holding.wait()
+        store.dispatch(action)
+        _ = store.currentState()
+        let scheduled = store.kernel.inspect { $0.isDeliveryScheduled }
+        released.open()
+        return scheduled
+    }
 }
 
 @Suite(.offThePool) struct ActionListTests {
