@@ -468,7 +468,7 @@ struct Scalars: Codable, Equatable {
     }
 }
 
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct BigIntegers: Codable, Equatable {
     var signed: Int128
     var unsigned: UInt128
