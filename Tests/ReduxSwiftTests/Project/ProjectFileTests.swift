@@ -99,9 +99,10 @@ import Testing
     /// APIs newer than the platform floors, each with the macOS version that has it (its peers
     /// follow: iOS, tvOS and watchOS of the same year). Linux has no deployment target, so an
     /// unguarded use compiles here and fails only on a Mac.
-    static let newerAPIs: [(name: String, macOS: Int)] = [
-        ("Int128", 15), ("UInt128", 15), ("Mutex", 15), ("Atomic", 15), ("TaskExecutor", 15),
-        ("withTaskExecutorPreference", 15), ("ObservedValue", 14), ("withObservationTracking", 14),
+    static let newerAPIs: [(name: String, macOS: [Int])] = [
+        ("Int128", [15]), ("UInt128", [15]), ("Mutex", [15]), ("Atomic", [15]), ("TaskExecutor", [15]),
+        ("withTaskExecutorPreference", [15]), ("ObservedValue", [14]), ("withObservationTracking", [14]),
+        ("CodingKeyRepresentable", [12, 3]),
     ]
 
     @Test func everyUseOfAnAPINewerThanThePlatformFloorsIsGuarded() throws {
@@ -226,7 +227,7 @@ enum AvailabilityScan {
     /// Whether the line at `index` is in a declaration marked `@available(macOS N` or a branch
     /// of `#available(macOS N` (after a `guard`, or as an `if`) with N at least `macOS`, or in a
     /// `#if` branch that excludes Apple platforms.
-    static func isGuarded(_ index: Int, in lines: [String], macOS: Int) -> Bool {
+    static func isGuarded(_ index: Int, in lines: [String], macOS: [Int]) -> Bool {
         if requires(declarationStarting: index, in: lines, macOS: macOS) { return true }
         var depth = 0
         var conditionalDepth = 0
@@ -264,7 +265,7 @@ enum AvailabilityScan {
 
     /// Whether the statement or declaration that ends at `index`, with the attributes above it,
     /// requires at least `macOS`.
-    private static func requires(declarationStarting index: Int, in lines: [String], macOS: Int) -> Bool {
+    private static func requires(declarationStarting index: Int, in lines: [String], macOS: [Int]) -> Bool {
         var number = index
         while true {
             if requires(lines[number], macOS: macOS) { return true }
@@ -278,11 +279,12 @@ enum AvailabilityScan {
     }
 
     /// Whether `line` requires, with `@available` or `#available`, at least `macOS`.
-    private static func requires(_ line: String, macOS: Int) -> Bool {
+    private static func requires(_ line: String, macOS: [Int]) -> Bool {
         var rest = Substring(line)
         while let range = rest.range(of: "available(macOS ") {
-            let digits = rest[range.upperBound...].prefix { $0.isNumber }
-            if let version = Int(digits), version >= macOS { return true }
+            let version = rest[range.upperBound...].prefix { $0.isNumber || $0 == "." }
+                .split(separator: ".").compactMap { Int($0) }
+            if !version.lexicographicallyPrecedes(macOS) { return true }
             rest = rest[range.upperBound...]
         }
         return false
