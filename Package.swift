@@ -11,7 +11,7 @@ let appTargetSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ReduxSwift",
-    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+    platforms: [.macOS(.v11), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "ReduxSwift", targets: ["ReduxSwift"]),
         // For test targets only: `TestStore`, which reports failures to Swift Testing or XCTest.

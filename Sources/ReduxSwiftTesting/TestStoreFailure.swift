@@ -26,14 +26,11 @@ struct TestStoreFailure {
         }
         #endif
         #if canImport(XCTest)
-        // XCTest exists on watchOS only from 7.4; no test of this module runs on an older watch.
-        if #available(watchOS 7.4, *) {
-            XCTFail(message, file: location.filePath, line: location.line)
-            return
-        }
-        #endif
+        XCTFail(message, file: location.filePath, line: location.line)
+        #else
         fatalError(
             "\(message)\n(ReduxSwiftTesting was built without a test framework to report this to)",
             file: location.filePath, line: location.line)
+        #endif
     }
 }

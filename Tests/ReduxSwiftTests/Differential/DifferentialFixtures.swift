@@ -468,7 +468,7 @@ struct Scalars: Codable, Equatable {
     }
 }
 
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct BigIntegers: Codable, Equatable {
     var signed: Int128
     var unsigned: UInt128
@@ -500,8 +500,9 @@ enum Region: String, Codable, Hashable, CaseIterable {
     case west
 }
 
-/// A key type that is `CodingKeyRepresentable`: as a dictionary key, `JSONEncoder` writes an object.
-struct SKU: Hashable, Codable, CodingKeyRepresentable {
+/// A key type that is `CodingKeyRepresentable`: as a dictionary key, `JSONEncoder` writes an object
+/// (where the protocol exists; before, an array of keys and values, as for `Region`).
+struct SKU: Hashable, Codable {
     var code: String
 
     init(code: String) { self.code = code }
@@ -512,7 +513,10 @@ struct SKU: Hashable, Codable, CodingKeyRepresentable {
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
+}
 
+@available(macOS 12.3, iOS 15.4, tvOS 15.4, watchOS 8.5, *)
+extension SKU: CodingKeyRepresentable {
     var codingKey: any CodingKey { Key(stringValue: code) }
 
     init?<T: CodingKey>(codingKey: T) {

@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func int128AndUInt128RoundTrip() {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             Self.compare("Int128", cases: 60) { draw in
                 let high = draw.bits()
                 let low = draw.bits()

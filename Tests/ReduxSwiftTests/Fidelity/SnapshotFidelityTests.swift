@@ -115,6 +115,7 @@ import Testing
 
     // MARK: Numbers
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     struct Wide: StateProtocol, Equatable {
         var signed: Int128
         var unsigned: UInt128

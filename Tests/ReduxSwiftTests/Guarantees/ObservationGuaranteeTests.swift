@@ -215,6 +215,8 @@ import Observation
         } onChange: {
             changes.append(1)
         }
+        // The first read registers: `witness` now observes after `counter`.
+        #expect(witness.value.isEmpty)
 
         store.dispatch(TestAction.append("elsewhere"))
         let deadline = Date(timeIntervalSinceNow: 20)
@@ -228,6 +230,57 @@ import Observation
         while counter.value != 1, Date() < secondDeadline { await Task.yield() }
         #expect(counter.value == 1)
         #expect(changes.count == 1)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test func makingAnObservedValueRegistersNothingAndNeverWaitsForTheStore() {
+        let entered = Gate()
+        let release = Gate()
+        let busy: Reducer<TestState> = { _, action in
+            guard case .append("busy")? = action as? TestAction else { return }
+            entered.open()
+            release.wait()
+        }
+        let store = makeStore([testReducer, busy])
+        store.dispatch(TestAction.append("busy"))
+        #expect(entered.wait(), "the store's queue runs the reducer that keeps it busy")
+
+        // The store's queue stays busy until the models are made, or for 10 seconds if making
+        // one waits for it.
+        let made = Gate()
+        let madeInTime = Recorder<Bool>()
+        Thread {
+            madeInTime.append(made.wait(timeout: 10))
+            release.open()
+        }.start()
+        let selections = Recorder<Int>()
+        let models = (0..<100).map { _ in
+            ObservedValue(store) { state in
+                selections.append(1)
+                return state.counter
+            }
+        }
+        made.open()
+        #expect(madeInTime.wait(forCount: 1))
+        #expect(madeInTime.values == [true], "making a model waited for the store's queue")
+
+        dispatchAndAwaitAnnouncement(TestAction.increment, to: store)
+        #expect(selections.count == 0, "a model never read registered an observer")
+        #expect(models[0].value == 1)
+        #expect(selections.count == 1, "the first read registers one observer")
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test func theFirstValueReflectsEveryActionDispatchedBeforeTheFirstRead() {
+        let store = makeStore()
+        store.dispatch(TestAction.increment)
+        let model = ObservedValue(store) { $0.counter }
+        for _ in 0..<3 { store.dispatch(TestAction.increment) }
+        #expect(model.value == 4, "the actions dispatched after the model was made are in it")
+        store.dispatch(TestAction.increment)
+        #expect(model.value == 4, "a later read does not wait: the change comes on the main queue")
     }
 }
 #endif

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ReduxSwift
@@ -128,7 +127,7 @@ import Testing
 
     /// A state whose encodings of notes are counted.
     struct Counted: StateProtocol, Equatable, ArchiveDefaults {
-        static let encodings = Mutex(0)
+        static let encodings = LockedValue(0)
 
         var notes: [String] = []
         var sort = "date"

@@ -96,6 +96,37 @@ import Testing
         } ?? false
     }
 
+    /// APIs newer than the platform floors, each with the macOS version that has it (its peers
+    /// follow: iOS, tvOS and watchOS of the same year). Linux has no deployment target, so an
+    /// unguarded use compiles here and fails only on a Mac.
+    static let newerAPIs: [(name: String, macOS: [Int])] = [
+        ("Int128", [15]), ("UInt128", [15]), ("Mutex", [15]), ("Atomic", [15]), ("TaskExecutor", [15]),
+        ("withTaskExecutorPreference", [15]), ("ObservedValue", [14]), ("withObservationTracking", [14]),
+        ("CodingKeyRepresentable", [12, 3]),
+    ]
+
+    @Test func everyUseOfAnAPINewerThanThePlatformFloorsIsGuarded() throws {
+        var unguarded: [String] = []
+        for folder in ["Sources", "Tests"] {
+            let base = Self.root.appendingPathComponent(folder)
+            let files = try #require(FileManager.default.enumerator(atPath: base.path))
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
+                let lines = text.components(separatedBy: "\n").map(AvailabilityScan.code)
+                for (index, line) in lines.enumerated() {
+                    for api in Self.newerAPIs where AvailabilityScan.uses(line, api.name) {
+                        if !AvailabilityScan.isGuarded(index, in: lines, macOS: api.macOS) {
+                            unguarded.append("\(folder)/\(file):\(index + 1): \(api.name)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(
+            unguarded.isEmpty,
+            "uses without @available or #available of the macOS version they need: \(unguarded)")
+    }
+
     @Test(
         arguments: ["run", "docs", "check-templates", "instructions-per-dispatch", "loaded-test"],
         [
@@ -152,4 +183,110 @@ struct ScriptCall: Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { "\(arguments) exits \(status)" }
+}
+
+/// Finds whether a line of Swift is inside a declaration or a branch that requires a macOS
+/// version: a line-based reading, enough for the code of this project.
+enum AvailabilityScan {
+    /// The line without its string literals and its comment.
+    static func code(_ line: String) -> String {
+        var result = ""
+        var inString = false
+        var previous: Character = " "
+        for character in line {
+            if character == "\"" && previous != "\\" {
+                inString.toggle()
+            } else if !inString {
+                if character == "/" && previous == "/" {
+                    result.removeLast()
+                    break
+                }
+                result.append(character)
+            }
+            previous = character
+        }
+        return result
+    }
+
+    /// Whether `line` names `api` as a whole word.
+    static func uses(_ line: String, _ api: String) -> Bool {
+        var rest = Substring(line)
+        while let range = rest.range(of: api) {
+            let before = rest[..<range.lowerBound].last
+            let after = rest[range.upperBound...].first
+            if !(before.map(isIdentifier) ?? false) && !(after.map(isIdentifier) ?? false) { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
+
+    private static func isIdentifier(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_"
+    }
+
+    /// Whether the line at `index` is in a declaration marked `@available(macOS N` or a branch
+    /// of `#available(macOS N` (after a `guard`, or as an `if`) with N at least `macOS`, or in a
+    /// `#if` branch that excludes Apple platforms.
+    static func isGuarded(_ index: Int, in lines: [String], macOS: [Int]) -> Bool {
+        if requires(declarationStarting: index, in: lines, macOS: macOS) { return true }
+        var depth = 0
+        var conditionalDepth = 0
+        var inElseBranch = false
+        for number in stride(from: index - 1, through: 0, by: -1) {
+            let line = lines[number]
+            let directive = line.trimmingCharacters(in: .whitespaces)
+            if directive.hasPrefix("#endif") {
+                conditionalDepth += 1
+            } else if directive.hasPrefix("#else") && conditionalDepth == 0 {
+                inElseBranch = true
+            } else if directive.hasPrefix("#if") {
+                if conditionalDepth > 0 {
+                    conditionalDepth -= 1
+                } else {
+                    let excludesApple =
+                        directive.contains("!canImport(Darwin)") || directive.contains("os(Linux)")
+                    if excludesApple && !inElseBranch { return true }
+                    inElseBranch = false
+                }
+            }
+            var opensScope = false
+            for character in line.reversed() {
+                if character == "}" {
+                    depth += 1
+                } else if character == "{" {
+                    if depth == 0 { opensScope = true } else { depth -= 1 }
+                }
+            }
+            if depth == 0 && line.contains("guard #available") && requires(line, macOS: macOS) { return true }
+            if opensScope && requires(declarationStarting: number, in: lines, macOS: macOS) { return true }
+        }
+        return false
+    }
+
+    /// Whether the statement or declaration that ends at `index`, with the attributes above it,
+    /// requires at least `macOS`.
+    private static func requires(declarationStarting index: Int, in lines: [String], macOS: [Int]) -> Bool {
+        var number = index
+        while true {
+            if requires(lines[number], macOS: macOS) { return true }
+            guard number > 0 else { return false }
+            let above = lines[number - 1].trimmingCharacters(in: .whitespaces)
+            if above.isEmpty || above.hasSuffix("{") || above.hasSuffix("}") || above.hasPrefix("#") {
+                return false
+            }
+            number -= 1
+        }
+    }
+
+    /// Whether `line` requires, with `@available` or `#available`, at least `macOS`.
+    private static func requires(_ line: String, macOS: [Int]) -> Bool {
+        var rest = Substring(line)
+        while let range = rest.range(of: "available(macOS ") {
+            let version = rest[range.upperBound...].prefix { $0.isNumber || $0 == "." }
+                .split(separator: ".").compactMap { Int($0) }
+            if !version.lexicographicallyPrecedes(macOS) { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
 }
