@@ -186,8 +186,9 @@ enum DefaultFilling {
         let kind: Kind
         /// The unread members whose values read as `valueType`, by name.
         let candidates: [String]
-        /// Whether `candidates` is one member that no other member the object lacks could take:
-        /// only then does the archive tell which member was renamed to which.
+        /// Whether `candidates` is one member that no other member the object lacks could take,
+        /// for a member that is not an optional: only then does the archive tell which member was
+        /// renamed to which.
         let isCertain: Bool
 
         /// The groups of `lacking`, the members an object lacks, in the order the type read
@@ -202,9 +203,11 @@ enum DefaultFilling {
             for names in candidates { for name in names { takers[name, default: 0] += 1 } }
             return zip(lacking, candidates).compactMap { member, names in
                 guard !names.isEmpty else { return nil }
+                // An optional the archive lacks may just as well be one added beside a member that
+                // was removed, since `JSONEncoder` leaves a `nil` out: never certain.
                 return RenameGroup(
                     member: member.name, valueType: member.valueType, kind: member.kind, candidates: names,
-                    isCertain: names.count == 1 && takers[names[0]] == 1)
+                    isCertain: names.count == 1 && takers[names[0]] == 1 && member.kind != .optional)
             }
         }
     }

@@ -271,8 +271,12 @@ enum MigrationAdvice {
             detail: "\(lacks); it holds \(listed(held)) there, which \(owner) does not read and whose "
                 + "values read as \(valueType)\(competing): \(literal(group.member)) may have been renamed from "
                 + (rename.candidates.count == 1 ? "it" : "one of them")
-                + "\(loses), and the archive cannot tell which member became which (JSONEncoder writes an "
-                + "object's members in no fixed order), so the migration asks you to choose; delete it if "
+                + "\(loses), and the archive cannot tell "
+                + (rename.candidates.count == 1 && group.kind == .optional
+                    ? "a rename from a removal beside an added optional (JSONEncoder leaves out an optional "
+                        + "that is nil)"
+                    : "which member became which (JSONEncoder writes an object's members in no fixed order)")
+                + ", so the migration asks you to choose; delete it if "
                 + "\(literal(group.member)) is new, and remove a member that was dropped with "
                 + removal(rename.candidates[0]),
             migration: migration)
