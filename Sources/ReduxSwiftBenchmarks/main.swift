@@ -37,8 +37,8 @@ while let argument = arguments.next() {
 if let child { runChild(child.name, count: child.count) }
 
 let scenarios: [Scenario] = [
-    throughputScenario(number: "1", observers: 1, target: 3),
-    throughputScenario(number: "2", observers: 100, target: 20),
+    throughputScenario(number: "1", observers: 1),
+    throughputScenario(number: "2", observers: 100),
     togglesScenario,
     burstScenario,
     readScenarios,

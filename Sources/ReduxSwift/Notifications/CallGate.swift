@@ -78,6 +78,10 @@ class CallGate: @unchecked Sendable {
     /// How many calls are under way, on every thread.
     final var callsUnderWay: Int { current / Self.oneCall }
 
+    /// Whether a thread has waited for calls under way, set just before it blocks (tests wait for
+    /// it to know that a cancel is waiting).
+    final var wasWaitedFor: Bool { current & Self.waitedBit != 0 }
+
     /// Runs `body` as one call, unless the gate is closed; returns whether it ran.
     ///
     /// `body` runs without any lock held, so it may post, cancel (this gate too), read or dispatch.

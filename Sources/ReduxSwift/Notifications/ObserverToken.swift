@@ -63,6 +63,10 @@ public final class ObserverToken: Sendable {
     /// has not yet found its owner freed (tests check which registrations are live).
     var isActive: Bool { entry.gate.isOpen }
 
+    /// Whether a thread has waited for a call under way, such as a ``cancel()`` from another thread
+    /// (tests check that it waits).
+    var wasWaitedFor: Bool { entry.gate.wasWaitedFor }
+
     /// Releasing cancels, and waits like ``cancel()`` only when the release is what removes the
     /// observer: a token cancelled before (perhaps deliberately without waiting, by an
     /// `AsyncStream`'s termination handler, which may run while Swift holds a lock that the

@@ -88,56 +88,74 @@ final class OverlapProbe: @unchecked Sendable {
         withExtendedLifetime((first, added)) {}
     }
 
-    @Test func deliveriesToASelectorNeverOverlapNorGoBackOnAConcurrentQueue() {
+    @Test func deliveriesToASelectorNeverOverlapNorGoBackOnAConcurrentQueue() async throws {
         let store = makeStore()
         let probe = OverlapProbe()
         let values = Recorder<Int>()
         let firstEntered = Gate()
-        let secondEntered = Gate()
+        let secondWaits = Gate()
         let token = store.observe(\.counter, queue: .global()) { value in
             probe.enter()
             if value == 0 {
                 firstEntered.open()
-                // Holds the first delivery until the next one starts, or for a second if it cannot.
-                secondEntered.wait(timeout: 1)
+                // Holds the first delivery until the next value waits for it, or a second delivery
+                // begins beside it.
+                secondWaits.wait()
             } else {
-                secondEntered.open()
+                secondWaits.open()
             }
             values.append(value)
             probe.leave()
         }
-        #expect(firstEntered.wait())
+        #expect(await onOwnThread { firstEntered.wait() })
         store.dispatch(TestAction.increment)
-        #expect(values.wait { $0.last == 1 })
+        try await waitUntilTheSecondWaits(store, on: .global())
+        secondWaits.open()
+        #expect(await values.waitOffThePool { $0.last == 1 })
         #expect(!probe.didOverlap, "the second delivery began while the first was running")
         #expect(values.values == [0, 1])
         withExtendedLifetime(token) {}
     }
 
-    @Test func notificationsToAnObserverNeverOverlapOnAConcurrentQueue() {
+    @Test func notificationsToAnObserverNeverOverlapOnAConcurrentQueue() async throws {
         let store = makeStore()
         let probe = OverlapProbe()
         let counts = Recorder<Int>()
         let firstEntered = Gate()
-        let secondEntered = Gate()
+        let secondWaits = Gate()
         let token = store.observeChanges(queue: .global()) { notification in
             probe.enter()
             if counts.values.isEmpty {
                 firstEntered.open()
-                // Holds the first delivery until the next one starts, or for a second if it cannot.
-                secondEntered.wait(timeout: 1)
+                // Holds the first delivery until the next notification waits for it, or a second
+                // delivery begins beside it.
+                secondWaits.wait()
             } else {
-                secondEntered.open()
+                secondWaits.open()
             }
             counts.append(notification.actions.count)
             probe.leave()
         }
         store.dispatch(TestAction.increment)
-        #expect(firstEntered.wait())
+        #expect(await onOwnThread { firstEntered.wait() })
         store.dispatch(TestAction.increment)
-        #expect(counts.wait { $0.reduce(0, +) == 2 })
+        try await waitUntilTheSecondWaits(store, on: .global())
+        secondWaits.open()
+        #expect(await counts.waitOffThePool { $0.reduce(0, +) == 2 })
         #expect(!probe.didOverlap, "the second delivery began while the first was running")
         withExtendedLifetime(token) {}
+    }
+
+    /// Returns once what was dispatched so far is handed to the observers on `queue`, and every
+    /// block queued on `queue` before has begun: a delivery the store started beside the one
+    /// running has begun by then.
+    private func waitUntilTheSecondWaits(_ store: Store<TestState>, on queue: DispatchQueue) async throws {
+        // An idle store has handed its changes to the observers on queues.
+        try await store.waitUntilIdle(timeout: 20)
+        // A queue begins its blocks in the order they were queued, concurrent or not.
+        await withCheckedContinuation { (begun: CheckedContinuation<Void, Never>) in
+            queue.async { begun.resume() }
+        }
     }
 
     @Test func aValuesLoopEndsWhenItsStoreIsFreed() async {

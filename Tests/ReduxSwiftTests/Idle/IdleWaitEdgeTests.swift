@@ -4,9 +4,10 @@ import Testing
 @testable import ReduxSwift
 
 /// Work that dispatches `add(1)` once `released` resolves, or after `seconds` if nothing resolves
-/// it: a request still under way while the work of another action waits until idle.
+/// it (a last resort, so that a failing test ends): a request still under way while the work of
+/// another action waits until idle.
 private func slowWork(
-    released: FirstOutcome, seconds: Double = 1
+    released: FirstOutcome, seconds: Double = 60
 ) -> AsyncAction<TestState, FakeService> {
     AsyncAction("slow") { context in
         Task {
@@ -16,6 +17,20 @@ private func slowWork(
         _ = await released.value()
         context.dispatch(TestAction.add(1))
     }
+}
+
+/// Resolves `released`, which lets ``slowWork(released:seconds:)`` dispatch, once `count` waits until
+/// idle of `store` have parked (found the work running, so they wait for what it dispatches), or once
+/// the test resolved it (a wait returned without waiting for the work). Returns whether either
+/// came in time.
+private func release(
+    _ released: FirstOutcome, onceParked count: Int, in store: Store<TestState>
+) async -> Bool {
+    let parked = await onOwnThread {
+        waitUntil(timeout: 60) { released.isResolved || store.kernel.idleWaitsKept.parked >= count }
+    }
+    released.resolve(false)
+    return parked
 }
 
 /// Counts the `Tracker`s alive: one in every store's live state, one in every copy read.
@@ -54,6 +69,7 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
         }
         store.dispatch(slowWork(released: returned))
         store.dispatch(waits)
+        #expect(await release(returned, onceParked: 2, in: store))
         #expect(await finishes(waits, within: 60))
         #expect(saw.value == 1, "both waits waited for the slow action's dispatch")
     }
@@ -71,6 +87,7 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
         }
         store.dispatch(slowWork(released: returned))
         store.dispatch(leaves)
+        #expect(await release(returned, onceParked: 1, in: store))
         #expect(await saw.waitOffThePool(timeout: 60) { !$0.isEmpty })
         #expect(saw.values == [1], "the left-behind wait waited for the slow action's dispatch")
     }
@@ -93,6 +110,7 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
         // Still running when the child waits: the child's wait waits for it, not for its parent.
         store.dispatch(slowWork(released: returned))
         store.dispatch(parent)
+        #expect(await release(returned, onceParked: 1, in: store))
         #expect(await finishes(parent, within: 20))
         try await store.waitUntilIdle(timeout: 60)
         #expect(saw.value == 11, "the child's wait waited for the slow action, not for its parent")
@@ -102,7 +120,7 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
     @Test func laterValuesOfAnObserverWithoutAQueueComeOnTheDeliveryThreadAndAreWaitedFor() async throws {
         let store = makeStore()
         let firstRunning = Gate()
-        let releaseFirst = FirstOutcome()
+        let releaseFirst = Gate()
         // Each value and whether it came on the delivery thread.
         let heard = Recorder<(value: Int, onDeliveryThread: Bool)>()
         let token = LockedBox<ObserverToken?>(nil)
@@ -113,25 +131,26 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
                 heard.append((counter, DeliveryThread.isCurrent))
                 guard counter == 0 else { return }
                 firstRunning.open()
-                // A slow first value: released once the wait below returns, or after a second.
-                let released = DispatchSemaphore(value: 0)
-                Task {
-                    _ = await releaseFirst.value()
-                    released.signal()
-                }
-                released.wait()
+                // A slow first value: released once the wait below has parked or returned.
+                releaseFirst.wait(timeout: 60)
             }
             registered.open()
         }.start()
         #expect(await onOwnThread { firstRunning.wait(timeout: 60) })
-        Task {
-            try? await Task.sleep(nanoseconds: 1_000_000_000)
-            releaseFirst.resolve(false)
-        }
         store.dispatch(TestAction.add(3))
-        try await store.waitUntilIdle(timeout: 60)
-        let heardWhenIdle = heard.values.map(\.value)
-        releaseFirst.resolve(true)
+        let returned = LockedFlag()
+        let wait = Task {
+            defer { returned.set() }
+            try await store.waitUntilIdle(timeout: 60)
+            return heard.values.map(\.value)
+        }
+        // The wait parks once it finds the value held behind the first, or returns without it.
+        let parkedOrReturned = await onOwnThread {
+            waitUntil(timeout: 60) { returned.isSet || store.kernel.idleWaitsKept.parked > 0 }
+        }
+        #expect(parkedOrReturned)
+        releaseFirst.open()
+        let heardWhenIdle = try await wait.value
         #expect(heardWhenIdle == [0, 3], "the wait waited for the value that came during the first")
         #expect(await heard.waitOffThePool { $0.count >= 2 })
         #expect(heard.values.map(\.onDeliveryThread) == [false, true])

@@ -72,6 +72,9 @@ final class FirstOutcome: @unchecked Sendable {
         for waiter in resumed { waiter.resume(returning: value) }
     }
 
+    /// Whether a result was given.
+    var isResolved: Bool { lock.withLock { result != nil } }
+
     func value() async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             lock.lock()

@@ -171,11 +171,7 @@ func keepingMiddleware(
     @Test func aBatchThroughTheKeptFunctionIsOneUnitAsThroughTheStore() throws {
         let (store, seen, dispatch) = try storeWithAKeptDispatch()
         let announced = Recorder<[String]>()
-        let token = store.observeChanges { note in
-            // The setup's own announcement may still be on its way when this registers.
-            if note.actions.count == 1, note.actions[0] as? TestAction == .append("keep") { return }
-            announced.append(note.actions.map(\.identifier))
-        }
+        let token = store.observeChanges { note in announced.append(note.actions.map(\.identifier)) }
         onThreads(1) { _ in
             dispatch(ActionBatch([TestAction.append("lost"), TestAction.fail]))
             dispatch(ActionBatch([TestAction.increment, TestAction.append("x")]))
@@ -188,8 +184,8 @@ func keepingMiddleware(
     }
 
     /// A store whose first middleware records what it sees and whose second kept its dispatch
-    /// function while handling `.append("keep")`, already reduced; with what was seen, and the
-    /// function.
+    /// function while handling `.append("keep")`, already reduced and announced, so that an
+    /// observer registered next hears only what comes after; with what was seen, and the function.
     private func storeWithAKeptDispatch() throws -> (
         Store<TestState>, Recorder<String>, @Sendable (any ActionProtocol) -> Void
     ) {
@@ -199,8 +195,12 @@ func keepingMiddleware(
             reducers: [testReducer], state: TestState(),
             middleware: [entryRecordingMiddleware("first", into: seen), keepingMiddleware(into: kept)],
             notificationCenter: StoreNotificationCenter())
+        let announced = Gate()
+        let barrier = store.observeChanges { _ in announced.open() }
         store.dispatch(TestAction.append("keep"))
-        _ = store.currentState()
+        // A post reaches the observers registered when it is made, and no others.
+        try #require(announced.wait(), "the store did not announce its setup")
+        barrier.cancel()
         let dispatch = try #require(kept.value, "the middleware kept no function")
         return (store, seen, dispatch)
     }
