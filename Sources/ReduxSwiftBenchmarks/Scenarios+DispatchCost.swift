@@ -63,6 +63,23 @@ func checkTheCountersCount() throws {
     blackHole(boxes.count + boxes[0].value)
 }
 
+/// The counts of one isolated increment dispatched to `store`, each waited for until what hears it
+/// (named `hearer`) raises the flag to the store's counter; after 100 uncounted ones.
+private func countIsolatedIncrements(
+    of store: Store<BenchState>, heardBy hearer: String, _ repetitions: Int
+) throws -> DispatchCounts {
+    var dispatched = Int64(store.currentState().counter)
+    let step: (Int64) throws -> Void = { _ in
+        dispatched += 1
+        store.dispatch(BenchAction.increment)
+        try spin(until: dispatched, hearer)
+    }
+    for _ in 1...100 { try step(0) }
+    let counts = try countPerStep(repetitions, step)
+    try check(store.currentState().counter == Int(dispatched), "the store lost increments")
+    return counts
+}
+
 let dispatchCostScenario = Scenario(
     number: "23", name: "allocations and mutex acquisitions of one isolated dispatch"
 ) { workload in
@@ -91,15 +108,8 @@ let dispatchCostScenario = Scenario(
     counting_flag_store(-1)
     let valueToken = valueStore.observe(\.counter, queue: queue) { counting_flag_store(Int64($0)) }
     try spin(until: 0, "the value observer's first value")
-    var dispatched: Int64 = 0
-    let dispatchToValue: (Int64) throws -> Void = { _ in
-        dispatched += 1
-        valueStore.dispatch(BenchAction.increment)
-        try spin(until: dispatched, "the value observer")
-    }
-    for _ in 1...100 { try dispatchToValue(0) }
-    let valueObserver = try countPerStep(repetitions, dispatchToValue)
-    try check(valueStore.currentState().counter == Int(dispatched), "the store lost increments")
+    let valueObserver = try countIsolatedIncrements(
+        of: valueStore, heardBy: "the value observer", repetitions)
     valueToken.cancel()
 
     // One notification observer.
@@ -110,14 +120,8 @@ let dispatchCostScenario = Scenario(
         heard.count += note.actions.count
         counting_flag_store(Int64(heard.count))
     }
-    dispatched = 0
-    let dispatchToNote: (Int64) throws -> Void = { _ in
-        dispatched += 1
-        noteStore.dispatch(BenchAction.increment)
-        try spin(until: dispatched, "the notification observer")
-    }
-    for _ in 1...100 { try dispatchToNote(0) }
-    let notificationObserver = try countPerStep(repetitions, dispatchToNote)
+    let notificationObserver = try countIsolatedIncrements(
+        of: noteStore, heardBy: "the notification observer", repetitions)
     noteToken.cancel()
 
     // No observer: a last reducer raises the flag, so the wait ends once the action is reduced;
@@ -126,14 +130,7 @@ let dispatchCostScenario = Scenario(
     let bareStore = makeStore(
         benchReducers + [{ state, _ in counting_flag_store(Int64(state.counter)) }], BenchState(todos: 10))
     counting_flag_store(0)
-    dispatched = 0
-    let dispatchUnobserved: (Int64) throws -> Void = { _ in
-        dispatched += 1
-        bareStore.dispatch(BenchAction.increment)
-        try spin(until: dispatched, "the reducer")
-    }
-    for _ in 1...100 { try dispatchUnobserved(0) }
-    let noObserver = try countPerStep(repetitions, dispatchUnobserved)
+    let noObserver = try countIsolatedIncrements(of: bareStore, heardBy: "the reducer", repetitions)
 
     let perDispatch = "per isolated dispatch (dispatch, wait until heard; mean of \(repetitions))"
     func exact(_ counts: DispatchCounts) -> String {
