@@ -573,9 +573,10 @@ final class FillSession: @unchecked Sendable {
                     : placeValue(old, at: codingPath).map { decodes(valueType, json: $0) } ?? false
             }
         }
-        guard !grouped(lacking, unread).isEmpty else { return [] }
+        let alone = grouped(lacking, unread)
+        guard !alone.isEmpty else { return alone }
         let placed = placeMembers(at: codingPath)
-        guard !placed.isEmpty else { return grouped(lacking, unread) }
+        guard !placed.isEmpty else { return alone }
         return grouped(
             lacking.filter { !placed.contains($0.name) }, members.unknown(in: Array(here.union(placed))))
     }
