@@ -249,7 +249,8 @@ enum MigrationAdvice {
                 path: path, kind: .renamedMember(from: [old]),
                 detail: "\(lacks); it holds \(literal(old)) there, which \(owner) does not read and whose "
                     + "value reads as \(valueType): a rename\(loses); if \(literal(old)) was removed rather "
-                    + "than renamed, migrate with \(removal(old)) instead",
+                    + "than renamed, migrate with \(removal(old)) instead, and add \(literal(group.member)) with an "
+                    + "adding: migration",
                 migration: migration)
         }
         let held = rename.candidates.map { name in
@@ -272,10 +273,12 @@ enum MigrationAdvice {
                 + "values read as \(valueType)\(competing): \(literal(group.member)) may have been renamed from "
                 + (rename.candidates.count == 1 ? "it" : "one of them")
                 + "\(loses), and the archive cannot tell "
-                + (rename.candidates.count == 1 && group.kind == .optional
-                    ? "a rename from a removal beside an added optional (JSONEncoder leaves out an optional "
-                        + "that is nil)"
-                    : "which member became which (JSONEncoder writes an object's members in no fixed order)")
+                + (rename.candidates.count > 1
+                    ? "which member became which (JSONEncoder writes an object's members in no fixed order)"
+                    : group.kind == .optional
+                        ? "a rename from a removal beside an added optional (JSONEncoder leaves out an "
+                            + "optional that is nil)"
+                        : "a rename from a removal beside an added member with a default")
                 + ", so the migration asks you to choose; delete it if "
                 + "\(literal(group.member)) is new, and remove a member that was dropped with "
                 + removal(rename.candidates[0]),

@@ -500,6 +500,45 @@ enum ExpensesV2 {
         #expect(!filled.migrationProblems.map(\.migration).contains(certain), "\(filled.migrationProblems)")
     }
 
+    @Test func aMemberRemovedBesideAnAddedMemberWithADefaultIsAskedAboutAndEitherAnswerLoadsAsMeant()
+        throws
+    {
+        struct ItemV1: Codable {
+            var id: Int
+            var legacy: String
+        }
+        struct StateV1: StateProtocol { var items: [ItemV1] }
+        struct ItemV2: Codable, Equatable, ArchiveDefaults {
+            var id = 0
+            var tag = "none"
+        }
+        struct StateV2: StateProtocol, Equatable { var items: [ItemV2] }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(items: (0..<5).map { ItemV1(id: $0, legacy: "old \($0)") }))
+
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, renaming: <#"legacy", or delete this line#>, to: "tag", in: "items[]")"#
+            ])
+        let detail = try #require(error.migrationProblems.first?.detail)
+        #expect(detail.contains(#"ArchiveMigration(from: 1, removing: "legacy", in: "items[]")"#), "\(detail)")
+
+        // Deleting the line and removing the member, as the detail says, keeps the declared default.
+        let removed = StateArchive<StateV2>(
+            file: url, schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: [#""legacy", or delete this line"#: nil])
+                + [ArchiveMigration(from: 1, removing: "legacy", in: "items[]")])
+        #expect(try removed.loadFixture(at: url) == StateV2(items: (0..<5).map { ItemV2(id: $0) }))
+        // Choosing the rename moves every old value into the new name.
+        let renamed = StateArchive<StateV2>(
+            file: url, schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: [#""legacy", or delete this line"#: "legacy"]))
+        #expect(
+            try renamed.loadFixture(at: url)
+                == StateV2(items: (0..<5).map { ItemV2(id: $0, tag: "old \($0)") }))
+    }
+
     @Test func aSchemaVersionRaisedBeforeItsMigrationsNamesEveryChangeToMake() throws {
         try StateArchive<ExpensesV1.State>(file: url).save(
             ExpensesV1.State(expenses: [ExpensesV1.Expense(title: "Tea", amount: 3.5, note: "green")]))
