@@ -522,7 +522,8 @@ enum ExpensesV2 {
                 #"ArchiveMigration(from: 1, renaming: <#"legacy", or delete this line#>, to: "tag", in: "items[]")"#
             ])
         let detail = try #require(error.migrationProblems.first?.detail)
-        #expect(detail.contains(#"ArchiveMigration(from: 1, removing: "legacy", in: "items[]")"#), "\(detail)")
+        #expect(
+            detail.contains(#"ArchiveMigration(from: 1, removing: "legacy", in: "items[]")"#), "\(detail)")
 
         // Deleting the line and removing the member, as the detail says, keeps the declared default.
         let removed = StateArchive<StateV2>(
