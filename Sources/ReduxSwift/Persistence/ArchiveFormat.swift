@@ -22,6 +22,30 @@ enum ArchiveFormat {
         return data
     }
 
+    /// The member that marks a state saved beside an archive that the saving program's types
+    /// failed to read although it is of their own version: the types changed without a new
+    /// `schemaVersion`, so the state may not have the shape of the version it is tagged with.
+    /// Versions before this member ignore it.
+    private static let unsureVersionMember = #""unsureVersion":true,"#
+
+    private static func prefix(version: Int) -> String { "{\"schemaVersion\":\(version)," }
+
+    /// `envelope`, an archive of `version` as ``envelope(schemaVersion:state:floatStrings:)``
+    /// writes it, marked as a state whose version is unsure.
+    static func markingVersionUnsure(_ envelope: Data, version: Int) -> Data {
+        let prefix = Data(prefix(version: version).utf8)
+        guard envelope.starts(with: prefix) else { return envelope }
+        return prefix + Data(unsureVersionMember.utf8) + envelope.dropFirst(prefix.count)
+    }
+
+    /// `data` tagged with `current` instead of `version`, when it is an archive of `version` marked
+    /// as a state whose version is unsure; `nil` otherwise.
+    static func retaggingUnsure(_ data: Data, version: Int, as current: Int) -> Data? {
+        let marked = Data((prefix(version: version) + unsureVersionMember).utf8)
+        guard data.starts(with: marked) else { return nil }
+        return Data(prefix(version: current).utf8) + data.dropFirst(marked.count)
+    }
+
     /// The `userInfo` key that tells ``Envelope`` the version whose state it should decode.
     static let currentVersionKey = CodingUserInfoKey(rawValue: "ReduxSwift.ArchiveFormat.currentVersion")!
 

@@ -33,6 +33,16 @@ final class ArchiveLocation: @unchecked Sendable {
         set { unreadable.withLock { $0 = newValue } }
     }
 
+    private let unsure = LockedValue(false)
+
+    /// Whether the data here failed to load although it is of the version this program writes:
+    /// the types changed without a new `schemaVersion`, so what is saved beside it is marked as of
+    /// an unsure version. Call it from `exclusively`.
+    var failedAtOwnVersion: Bool {
+        get { unsure.withLock { $0 } }
+        set { unsure.withLock { $0 = newValue } }
+    }
+
     /// What this process knows of the unmerged state beside the data (see ``UnmergedState``).
     enum Unmerged {
         /// Nothing yet: a save may create it, but not replace one that is there.

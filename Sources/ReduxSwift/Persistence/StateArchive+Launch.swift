@@ -26,16 +26,23 @@ extension StateArchive {
         throws(PersistenceError) -> State?
     {
         try sharedLocation.exclusively { () throws(PersistenceError) -> State? in
-            let data: Data?
+            var data: Data?
             var loaded: (state: State, upgraded: Bool, archive: Data?)?
             do throws(PersistenceError) {
                 data = try backend.read(limit: sizeLimit)
                 if let data { loaded = try decodeNotingUpgrade(data, advisingFrom: defaultState) }
             } catch {
                 sharedLocation.holdsUnreadableData = true
+                if case .needsMigration = error.kind {
+                    sharedLocation.failedAtOwnVersion =
+                        data.flatMap(ArchiveSiblings.schemaVersion(in:)) == schemaVersion
+                } else {
+                    sharedLocation.failedAtOwnVersion = false
+                }
                 throw error
             }
             sharedLocation.holdsUnreadableData = false
+            sharedLocation.failedAtOwnVersion = false
             guard let data, let loaded else { return nil }
             if let siblings {
                 if loaded.upgraded {
@@ -148,8 +155,19 @@ extension StateArchive {
     }
 
     /// Decodes data kept beside the archive, in `storage`, with errors that name it.
+    ///
+    /// A state of an earlier version marked as of an unsure one (see
+    /// ``ArchiveFormat/markingVersionUnsure(_:version:)``) was saved by types that did not read
+    /// their own version: it is taken as it is when the current types read it with nothing to fill,
+    /// and through the migrations from its version otherwise.
     private func decode(_ data: Data, at storage: any SiblingStorage) throws(PersistenceError) -> State {
         do {
+            if let version = ArchiveSiblings.leadingSchemaVersion(in: data), version < schemaVersion,
+                let current = ArchiveFormat.retaggingUnsure(data, version: version, as: schemaVersion),
+                let asIs = try? decodeNotingUpgrade(current), !asIs.upgraded
+            {
+                return asIs.state
+            }
             return try decodeNotingUpgrade(data).state
         } catch {
             throw PersistenceError(error.kind, stage: error.stage, location: storage.location)
@@ -243,7 +261,9 @@ extension StateArchive {
             throw PersistenceError(
                 .wouldOverwriteUnreadableArchive, stage: .save, location: unmerged.location)
         }
-        try unmerged.write(envelope)
+        try unmerged.write(
+            sharedLocation.failedAtOwnVersion
+                ? ArchiveFormat.markingVersionUnsure(envelope, version: schemaVersion) : envelope)
         sharedLocation.unmerged = .known
     }
 

@@ -124,6 +124,60 @@ import Testing
         #expect(later.values.isEmpty)
     }
 
+    /// Version 1 of a settings state, and version 2, which made the size a string and doubled it.
+    nonisolated struct SettingsV1: StateProtocol, Equatable { var size: Int }
+    nonisolated struct SettingsV2: StateProtocol, Equatable { var size: String }
+
+    /// Version 2's archive, converting version 1's size.
+    func settingsV2(_ place: ArchivePlace) -> StateArchive<SettingsV2> {
+        StateArchive(
+            backend: place.backend, schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, converting: "size") { String(2 * ($0 as? Int ?? -1)) }])
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func editsSavedByTypesThatChangedWithoutANewVersionAreNotMigratedAgainByTheBuildThatRaisesIt(
+        _ kind: StorageKind
+    ) throws {
+        let place = ArchivePlace(kind)
+        try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
+        // A build shipped version 2's types still calling them version 1: it cannot read the
+        // archive, and saves what the user does beside it.
+        let early = StateArchive<SettingsV2>(backend: place.backend, schemaVersion: 1)
+        _ = early.restore(default: SettingsV2(size: "?")) { _ in }
+        try early.save(SettingsV2(size: "21"))
+        #expect(place.kept == ["", ".unmerged"])
+
+        // The build that raises the version migrates the archive, and takes the saved edits as they
+        // are: they already have version 2's shape.
+        let heard = Recorder<RestoreProblem>()
+        let fixed = settingsV2(place)
+        #expect(fixed.restore(default: SettingsV2(size: "?"), onProblem: heard.append) == SettingsV2(size: "20"))
+        #expect(heard.values == [.unmerged(at: place.location(".unmerged"))])
+        #expect(try fixed.loadUnmerged() == SettingsV2(size: "21"))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func editsSavedByTheTypesOfTheirOwnVersionAreMigratedByALaterBuild(_ kind: StorageKind) throws {
+        // Version 2 doubled the size and kept its type, so version 1's edits read as version 2's
+        // types as they are: only their version tells that they need the migration.
+        let place = ArchivePlace(kind)
+        func scaled() -> StateArchive<SettingsV1> {
+            StateArchive(
+                backend: place.backend, schemaVersion: 2,
+                migrations: [ArchiveMigration(from: 1, converting: "size") { 2 * ($0 as? Int ?? -1) }])
+        }
+        // An archive of version 2 (the user went back to version 1 of the app), which version 1
+        // cannot read: the edits it saves beside it have version 1's shape, and are tagged so.
+        try scaled().save(SettingsV1(size: 20))
+        let older = StateArchive<SettingsV1>(backend: place.backend)
+        _ = older.restore(default: SettingsV1(size: 0)) { _ in }
+        try older.save(SettingsV1(size: 7))
+
+        #expect(scaled().restore(default: SettingsV1(size: 0)) { _ in } == SettingsV1(size: 20))
+        #expect(try scaled().loadUnmerged() == SettingsV1(size: 14), "migrated from version 1")
+    }
+
     @Test func theUnmergedStateIsReportedAtEveryLaunchUntilTheAppRemovesIt() throws {
         let place = ArchivePlace(.file)
         try place.v2Archive().save(.sample)
