@@ -152,7 +152,8 @@ import Testing
         // are: they already have version 2's shape.
         let heard = Recorder<RestoreProblem>()
         let fixed = settingsV2(place)
-        #expect(fixed.restore(default: SettingsV2(size: "?"), onProblem: heard.append) == SettingsV2(size: "20"))
+        #expect(
+            fixed.restore(default: SettingsV2(size: "?"), onProblem: heard.append) == SettingsV2(size: "20"))
         #expect(heard.values == [.unmerged(at: place.location(".unmerged"))])
         #expect(try fixed.loadUnmerged() == SettingsV2(size: "21"))
     }
