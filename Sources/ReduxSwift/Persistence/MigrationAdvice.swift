@@ -538,6 +538,127 @@ enum MigrationAdvice {
                 + "{ old in <#old as the current type reads it#> }")
     }
 
+    /// The changes the migrations from `version` must make when the archived state, after the
+    /// migrations before them, reads as the current types as it is: `lost` are the values the types
+    /// do not keep (see ``StateArchive/valuesNotKept(by:of:floatStrings:merged:)``), and `state`
+    /// the value they decoded, which tells a dictionary's keys from members. Never empty.
+    static func unseenChanges(_ lost: [StateChange], in state: Any, version: Int)
+        -> [PersistenceError.MigrationProblem]
+    {
+        let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
+        let after = "after migrating to version \(version)"
+        guard !lost.isEmpty else {
+            return [
+                .init(
+                    path: "state", kind: .other,
+                    detail: "\(after), the archived state reads as the current types, which keep every "
+                        + "value it holds, so the archive shows no change; write what version "
+                        + "\(version + 1) changes in what the values mean, or keep schemaVersion at "
+                        + "\(version) if it changes nothing in the archive",
+                    migration: general)
+            ]
+        }
+        var written: Set<String> = []
+        var problems: [PersistenceError.MigrationProblem] = []
+        for change in lost {
+            let path = statePath(change.path)
+            guard let (member, at) = migrationPlace(of: change, in: state) else {
+                if written.insert(general).inserted {
+                    problems.append(
+                        .init(
+                            path: path, kind: .other,
+                            detail: "\(after), the current types do not keep \(path), which only a "
+                                + "migration with a body can change (\(abbreviated(change.oldValue)))",
+                            migration: general))
+                }
+                continue
+            }
+            if change.newValue == nil {
+                let migration = "ArchiveMigration(from: \(version), removing: \(literal(member))\(at))"
+                guard written.insert(migration).inserted else { continue }
+                problems.append(
+                    .init(
+                        path: path, kind: .removedMember,
+                        detail: "\(after), the archive holds \(literal(member)) there "
+                            + "(\(abbreviated(change.oldValue))), which the current types do not read, so a "
+                            + "load would drop it; if it was renamed rather than removed, migrate with "
+                            + "ArchiveMigration(from: \(version), renaming: \(literal(member)), "
+                            + "to: <#its new name#>\(at)) instead",
+                        migration: migration))
+            } else {
+                let migration =
+                    "ArchiveMigration(from: \(version), converting: \(literal(member))\(at)) "
+                    + "{ old in <#old as the current type reads it#> }"
+                guard written.insert(migration).inserted else { continue }
+                problems.append(
+                    .init(
+                        path: path, kind: .changedType,
+                        detail: "\(after), the archive holds \(abbreviated(change.oldValue)) there, which "
+                            + "the current types read as \(abbreviated(change.newValue))",
+                        migration: migration))
+            }
+        }
+        return problems
+    }
+
+    /// The member `change` is at and the `, in: "…"` argument of a member migration that reaches
+    /// it, with `[]` for every array element and every dictionary value on the way; `nil` where only
+    /// a general migration can say it. `state` is the decoded value: where it cannot be followed
+    /// (an enum's payload, a type with coding keys of its own), a number is taken for an array
+    /// position and any other key for a member.
+    private static func migrationPlace(of change: StateChange, in state: Any) -> (member: String, at: String)?
+    {
+        var components = change.pathComponents
+        guard let member = components.popLast(), !member.isEmpty, !member.allSatisfy(\.isNumber),
+            !components.contains(where: \.isEmpty)
+        else { return nil }
+        var value: Any? = state
+        var path = ""
+        for component in components {
+            var element = false
+            if let current = value {
+                (element, value) = step(into: current, at: component)
+            } else {
+                element = component.allSatisfy(\.isNumber)
+            }
+            path += element ? "[]" : (path.isEmpty ? "" : ".") + MemberPath.escaped(component)
+        }
+        return (member, path.isEmpty ? "" : ", in: \(literal(path))")
+    }
+
+    /// Whether `key` names an element of `value` (an array's position or a dictionary's key) rather
+    /// than a member, and the value there; `nil` when `value` cannot be followed, with a number
+    /// taken for a position.
+    private static func step(into value: Any, at key: String) -> (element: Bool, value: Any?) {
+        var mirror = Mirror(reflecting: value)
+        while mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value {
+            mirror = Mirror(reflecting: wrapped)
+        }
+        switch mirror.displayStyle {
+        case .collection?, .set?:
+            let index = Int(key)
+            let child = index.flatMap { mirror.children.dropFirst($0).first?.value }
+            return (true, mirror.displayStyle == .collection ? child : nil)
+        case .dictionary?:
+            for entry in mirror.children {
+                let pair = Array(Mirror(reflecting: entry.value).children)
+                if pair.count == 2, String(describing: pair[0].value) == key { return (true, pair[1].value) }
+            }
+            return (true, nil)
+        case .struct?, .class?:
+            var current: Mirror? = mirror
+            while let type = current {
+                if let child = type.children.first(where: { $0.label == key || $0.label == "_" + key }) {
+                    return (false, child.value)
+                }
+                current = type.superclassMirror
+            }
+            return (false, nil)
+        default:
+            return (key.allSatisfy(\.isNumber), nil)
+        }
+    }
+
     /// Whether a change from a fixture to the state encoded again keeps the value: the same number
     /// written differently (`1.0` and `1`), or a `null` that comes back as an absent member (the
     /// way `JSONEncoder` writes `nil`).

@@ -273,6 +273,10 @@ extension PersistenceError {
             /// another member the object lacks could take the same name, the archive cannot tell
             /// which became which, and the migration asks the app to choose.
             case renamedMember(from: [String])
+            /// The archive holds a member the current type does not read, whose value a load would
+            /// drop: named when a version's migrations are missing and the archive shows nothing
+            /// else they must change.
+            case removedMember
             /// The archived value has a type the current type does not read, such as a string
             /// where it reads a number.
             case changedType

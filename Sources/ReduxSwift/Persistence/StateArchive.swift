@@ -146,8 +146,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         for migration in migrations {
             precondition(
                 migration.fromVersion < schemaVersion,
-                "A migration from version \(migration.fromVersion) cannot exist at schema version \(schemaVersion)"
-            )
+                "A migration from version \(migration.fromVersion) needs schemaVersion \(migration.fromVersion + 1) "
+                    + "or more, not \(schemaVersion): it turns an archive of version \(migration.fromVersion) "
+                    + "into one of version \(migration.fromVersion + 1), so raise schemaVersion to "
+                    + "\(migration.fromVersion + 1)")
             table[migration.fromVersion, default: []].append(migration)
         }
         self.backend = backend
@@ -418,8 +420,33 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         } catch {
             throw fail(.notJSON(detail: "\(error)"))
         }
+        let lost: [StateChange]
+        do {
+            lost = try Self.valuesNotKept(
+                by: loaded.state, of: archived, floatStrings: SnapshotCoder.declaredFloatStrings(in: data),
+                merged: merged)
+        } catch {
+            throw fail(
+                .encodingFailed(
+                    detail: SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)
+                        .description))
+        }
+        if lost.isEmpty { return loaded.state }
+        throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
+    }
+
+    /// The values of `archived`, an archived state, that `state`, decoded from it, does not keep
+    /// when it is encoded again, sorted by path, with `merged` (members the load could not tell
+    /// apart) among them; a number written differently, or a `null` left out, is kept.
+    ///
+    /// - Parameter variant: The variant of strings the archive writes floats as, if it declares one.
+    /// - Throws: The error of encoding `state` again.
+    static func valuesNotKept(
+        by state: State, of archived: JSONValue, floatStrings variant: Int?, merged: [StateChange] = []
+    ) throws -> [StateChange] {
+        var archived = archived
         // Floats as the state is encoded again below: with the first variant of strings.
-        if let variant = SnapshotCoder.declaredFloatStrings(in: data), variant > 0 {
+        if let variant, variant > 0 {
             let (written, standard) = (SnapshotCoder.floatStrings(variant), SnapshotCoder.floatStrings(0))
             archived = archived.mappingStrings { text in
                 switch text {
@@ -430,18 +457,10 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 }
             }
         }
-        let again: SnapshotTree
-        do {
-            // Floats as the fixture writes them, whatever strings the state holds.
-            let encoded = try SnapshotEncoder(choosesFloatStrings: false).encodeMarkingUnordered(loaded.state)
-            again = try SnapshotTree(parsing: encoded.data, unordered: encoded.unordered)
-        } catch {
-            throw fail(
-                .encodingFailed(
-                    detail: SnapshotError(.encodingFailed, stateType: State.self, underlyingError: error)
-                        .description))
-        }
-        let lost =
+        // Floats as the archive writes them, whatever strings the state holds.
+        let encoded = try SnapshotEncoder(choosesFloatStrings: false).encodeMarkingUnordered(state)
+        let again = try SnapshotTree(parsing: encoded.data, unordered: encoded.unordered)
+        return
             (merged
             + StateDiff.changes(
                 from: SnapshotTree(archived, unordered: again.unordered), to: again,
@@ -449,8 +468,6 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                 order: StateDiff.OrderProbe(again.value, as: State.self)))
             .filter { change in change.oldValue != nil && !MigrationAdvice.keepsValue(change) }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        if lost.isEmpty { return loaded.state }
-        throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
     }
 
     /// Moves the archived data aside with a `.corrupt-<timestamp>` suffix, and allows every archive
@@ -605,7 +622,15 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let context = MigrationAdvice.Context(
             version: adviceVersion ?? schemaVersion, stateType: State.self, codingPathPrefix: 0,
             migrated: migrated, defaults: DefaultStateValues(defaultState))
-        let problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
+        var problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
+        if problems.isEmpty, case .missingMigration = first,
+            let value = try? DefaultFilling.decode(State.self, from: state.data, like: lenient),
+            let lost = try? Self.valuesNotKept(by: value, of: state, floatStrings: floats.variant)
+        {
+            // The types read the state as it is: what the missing migrations must change is what
+            // they do not keep, or nothing the archive shows.
+            problems = MigrationAdvice.unseenChanges(lost, in: value, version: context.version)
+        }
         guard let problem = problems.first else { return failure(.load, first) }
         if case .missingMigration = first {
             return PersistenceError(

@@ -567,6 +567,68 @@ enum ExpensesV2 {
                     expenses: [ExpensesV2.Expense(title: "Tea", amount: 3.5, memo: "green")]))
     }
 
+    @Test func aMissingStepThatOnlyRemovesMembersNamesEachRemovalToPaste() throws {
+        struct ItemV1: Codable {
+            var title: String
+            var legacy: String
+            var n: Int
+        }
+        struct StateV1: StateProtocol {
+            var items: [ItemV1]
+            var byKey: [String: ItemV1]
+            var flag = true
+        }
+        struct ItemV3: Codable, Equatable {
+            var name: String
+            var n: Int
+        }
+        struct StateV3: StateProtocol, Equatable {
+            var items: [ItemV3]
+            var byKey: [String: ItemV3]
+        }
+        let old = (0..<4).map { ItemV1(title: "t\($0)", legacy: "L\($0)", n: $0) }
+        try StateArchive<StateV1>(file: url).save(StateV1(items: old, byKey: ["a": old[0], "b": old[1]]))
+        // Version 2 renamed the title, and its migration is written; version 3 removed members, and
+        // its migrations are not.
+        let given = [
+            ArchiveMigration(from: 1, renaming: "title", to: "name", in: "items[]"),
+            ArchiveMigration(from: 1, renaming: "title", to: "name", in: "byKey[]"),
+        ]
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<StateV3>(file: url, schemaVersion: 3, migrations: given).load()
+        }
+        #expect(error?.kind == .missingMigration(from: 2))
+        let problems = error?.migrationProblems ?? []
+        #expect(
+            problems.map(\.migration) == [
+                #"ArchiveMigration(from: 2, removing: "legacy", in: "byKey[]")"#,
+                #"ArchiveMigration(from: 2, removing: "flag")"#,
+                #"ArchiveMigration(from: 2, removing: "legacy", in: "items[]")"#,
+            ])
+        #expect(problems.allSatisfy { $0.kind == .removedMember }, "\(problems)")
+        #expect(error?.description.contains("Add these migrations") == true)
+
+        let pasted = StateArchive<StateV3>(
+            file: url, schemaVersion: 3, migrations: given + (try #require(error).pastedMigrations()))
+        let items = (0..<4).map { ItemV3(name: "t\($0)", n: $0) }
+        #expect(
+            try pasted.loadFixture(at: url) == StateV3(items: items, byKey: ["a": items[0], "b": items[1]]))
+    }
+
+    @Test func aMissingStepTheArchiveShowsNoChangeForAsksForTheMigrationsBody() throws {
+        struct Counter: StateProtocol, Equatable { var cents = 0 }
+        try StateArchive<Counter>(file: url).save(Counter(cents: 250))
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<Counter>(file: url, schemaVersion: 2).load()
+        }
+        #expect(error?.kind == .missingMigration(from: 1))
+        #expect(
+            error?.migrationProblems.map(\.migration) == [
+                "ArchiveMigration(from: 1) { state in <#change state to the new shape#> }"
+            ])
+        #expect(error?.migrationProblems.first?.kind == .other)
+    }
+
     @Test func aMemberTheTypesOwnEncodingWritesIsNotTakenForAnOldName() throws {
         struct Person: Codable, Equatable {
             var first: String
