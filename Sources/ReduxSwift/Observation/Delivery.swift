@@ -38,16 +38,30 @@ struct NewestValue<Value: Sendable>: PendingItems {
 /// listing the actions of both, in order. Other notifications (failures, notifications posted by
 /// hand) keep their place between them. So an observer slower than the store gets one notification
 /// per call it makes, never a backlog, and still hears every action exactly once.
+///
+/// At most `limit` notifications wait: beyond it the oldest is dropped, which only notifications
+/// that cannot merge (failures, notifications posted by hand) can cause.
 struct MergedNotifications: PendingItems {
     private enum Waiting {
         case single(StoreNotification)
         /// A change notification and the runs of the ones merged into it.
         case merged(StoreNotification, [ActionRun])
+
+        var notification: StoreNotification {
+            switch self {
+            case .single(let notification): return notification
+            case .merged(let first, let runs): return runs.isEmpty ? first : first.merging(runs)
+            }
+        }
     }
 
     private var waiting: [Waiting] = []
+    private let limit: Int
 
-    init() {}
+    init() { limit = .max }
+
+    /// Keeps at most `limit` notifications waiting (at least one).
+    init(limit: Int) { self.limit = max(1, limit) }
 
     mutating func add(_ notification: StoreNotification) -> StoreNotification? {
         let runs = notification.mergeableRuns
@@ -61,17 +75,13 @@ struct MergedNotifications: PendingItems {
         } else {
             waiting.append(.single(notification))
         }
-        return nil
+        return waiting.count > limit ? waiting.removeFirst().notification : nil
     }
 
     var isEmpty: Bool { waiting.isEmpty }
 
     mutating func take() -> StoreNotification? {
-        guard !waiting.isEmpty else { return nil }
-        switch waiting.removeFirst() {
-        case .single(let notification): return notification
-        case .merged(let first, let runs): return runs.isEmpty ? first : first.merging(runs)
-        }
+        waiting.isEmpty ? nil : waiting.removeFirst().notification
     }
 }
 
@@ -116,13 +126,15 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         var holdsDelivery = false
     }
 
-    private let box = LockedValue(Box())
+    private let box: LockedValue<Box>
     private let target: Target
     private weak var kernel: StoreKernel?
     /// Delivers one item; set once, before the first offer.
     private var deliver: (Items.Item) -> Void = { _ in }
 
-    init(target: Target, kernel: StoreKernel?) {
+    /// A delivery to `target`; `items` holds what waits, with the limits it keeps.
+    init(target: Target, kernel: StoreKernel?, items: Items = Items()) {
+        box = LockedValue(Box(items: items))
         self.target = target
         self.kernel = kernel
     }

@@ -43,22 +43,31 @@ extension Store {
     /// }
     /// ```
     ///
-    /// Unlike ``values(of:)``, every notification matters here, so they are buffered, up to `limit`;
-    /// beyond it the oldest are dropped rather than let a consumer that never reads grow memory.
+    /// Notifications arrive in order, through the same mailbox as an observer's on a queue: change
+    /// notifications that wait unread merge into one, which lists every action once, in order, so a
+    /// consumer that falls behind gets one notification with all it missed, never a backlog.
+    /// Notifications that cannot merge (failures, notifications posted by hand) wait up to
+    /// `limit`; beyond it the oldest is dropped, so that a consumer that never reads cannot grow
+    /// memory. Iterate the sequence once, from one task; ending the loop, cancelling its task or
+    /// releasing the sequence removes the observer.
     ///
     /// - Parameters:
     ///   - name: Which notifications; ``Foundation/NSNotification/Name/stateDidChange`` by default.
-    ///   - limit: How many unread notifications to keep at most.
+    ///   - limit: How many unread notifications wait at most.
     public func notifications(
         named name: Notification.Name = .stateDidChange, bufferingNewest limit: Int = 256
     ) -> AsyncStream<StoreNotification> {
-        let (stream, continuation) = AsyncStream<StoreNotification>.makeStream(
-            bufferingPolicy: .bufferingNewest(max(1, limit)))
+        let delivery = Delivery(target: .iterator, kernel: nil, items: MergedNotifications(limit: limit))
         let token = notificationCenter.addObserver(forName: name, object: self, queue: nil) { notification in
-            continuation.yield(notification)
+            delivery.offer(notification)
         }
-        // A notification yielded after the stream ends is dropped, so ending it need not wait for one.
-        continuation.onTermination = { _ in token.cancelWithoutWaiting() }
-        return stream
+        // The sequence owns the token: releasing the sequence removes the observer. A notification
+        // offered after the delivery is closed is dropped, so ending it need not wait for one.
+        return AsyncStream(
+            unfolding: {
+                _ = token
+                return await delivery.next()
+            },
+            onCancel: { token.cancelWithoutWaiting() })
     }
 }

@@ -60,7 +60,7 @@ import Testing
         #expect(await onOwnThread { released.wait() }, "the observer is removed")
     }
 
-    @Test func notificationsArriveInOrderAndAreBounded() async {
+    @Test func changeNotificationsThatWaitUnreadMergeSoAConsumerThatFallsBehindMissesNoAction() async {
         let store = makeStore()
         let stream = store.notifications(bufferingNewest: 4)
         var iterator = stream.makeAsyncIterator()
@@ -68,7 +68,8 @@ import Testing
         let first = await iterator.next()
         #expect(first?.actions.compactMap { $0 as? TestAction } == [.append("first")])
 
-        // Unread, a burst of separate notifications keeps only the newest four.
+        // Unread, a burst of separate notifications merges: every action once, in order, however
+        // small the limit.
         let (appends, token) = recordAppends(announcedBy: store)
         for index in 0..<20 {
             store.dispatch(TestAction.append("\(index)"))
@@ -76,16 +77,32 @@ import Testing
             #expect(appends.wait(forCount: index + 1))
         }
         var kept: [String] = []
-        for _ in 0..<4 {
-            guard let notification = await iterator.next() else { break }
+        var reads = 0
+        while kept.last != "19", let notification = await iterator.next() {
+            reads += 1
             for case .append(let entry)? in notification.actions.map({ $0 as? TestAction }) {
                 kept.append(entry)
             }
         }
-        #expect(kept.last == "19")
-        #expect(kept.count <= 4 * 20)
-        #expect(!kept.contains("0"), "the oldest were dropped")
+        #expect(kept == (0..<20).map { "\($0)" })
+        #expect(reads == 1, "one notification with all that waited")
         withExtendedLifetime(token) {}
+    }
+
+    @Test func notificationsThatCannotMergeWaitUpToTheLimitAndTheOldestAreDropped() async {
+        let store = makeStore()
+        let name = Notification.Name("AsyncSequenceTests.posted")
+        var iterator = store.notifications(named: name, bufferingNewest: 4).makeAsyncIterator()
+        for index in 0..<20 {
+            store.notificationCenter.post(
+                StoreNotification(name: name, object: store, userInfo: ["index": index]))
+        }
+        var kept: [Int] = []
+        for _ in 0..<4 {
+            guard let notification = await iterator.next() else { break }
+            kept.append(notification.userInfo["index"] as? Int ?? -1)
+        }
+        #expect(kept == [16, 17, 18, 19])
     }
 }
 
