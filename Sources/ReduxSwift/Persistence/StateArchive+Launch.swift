@@ -158,13 +158,14 @@ extension StateArchive {
     ///
     /// A state of an earlier version marked as of an unsure one (see
     /// ``ArchiveFormat/markingVersionUnsure(_:version:)``) was saved by types that did not read
-    /// their own version: it is taken as it is when the current types read it with nothing to fill,
-    /// and through the migrations from its version otherwise.
+    /// their own version, so its shape is theirs, not that version's: it is read as the current
+    /// version (members the current types add take their ``ArchiveDefaults``) when the current
+    /// types read it so, and through the migrations from its version otherwise.
     private func decode(_ data: Data, at storage: any SiblingStorage) throws(PersistenceError) -> State {
         do {
             if let version = ArchiveSiblings.leadingSchemaVersion(in: data), version < schemaVersion,
                 let current = ArchiveFormat.retaggingUnsure(data, version: version, as: schemaVersion),
-                let asIs = try? decodeNotingUpgrade(current), !asIs.upgraded
+                let asIs = try? decodeNotingUpgrade(current)
             {
                 return asIs.state
             }

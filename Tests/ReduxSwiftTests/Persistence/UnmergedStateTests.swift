@@ -124,9 +124,15 @@ import Testing
         #expect(later.values.isEmpty)
     }
 
-    /// Version 1 of a settings state, and version 2, which made the size a string and doubled it.
+    /// Version 1 of a settings state, and version 2, which made the size a string and doubled it,
+    /// and added a theme with a default.
     nonisolated struct SettingsV1: StateProtocol, Equatable { var size: Int }
-    nonisolated struct SettingsV2: StateProtocol, Equatable { var size: String }
+    nonisolated struct SettingsV2: StateProtocol, Equatable, ArchiveDefaults {
+        var size = "?"
+        var theme = "light"
+    }
+    /// Version 2's types as a build that forgot to raise the version shipped them, before the theme.
+    nonisolated struct SettingsEarlyV2: StateProtocol, Equatable { var size: String }
 
     /// Version 2's archive, converting version 1's size.
     func settingsV2(_ place: ArchivePlace) -> StateArchive<SettingsV2> {
@@ -143,13 +149,13 @@ import Testing
         try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
         // A build shipped version 2's types still calling them version 1: it cannot read the
         // archive, and saves what the user does beside it.
-        let early = StateArchive<SettingsV2>(backend: place.backend, schemaVersion: 1)
-        _ = early.restore(default: SettingsV2(size: "?")) { _ in }
-        try early.save(SettingsV2(size: "21"))
+        let early = StateArchive<SettingsEarlyV2>(backend: place.backend, schemaVersion: 1)
+        _ = early.restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        try early.save(SettingsEarlyV2(size: "21"))
         #expect(place.kept == ["", ".unmerged"])
 
         // The build that raises the version migrates the archive, and takes the saved edits as they
-        // are: they already have version 2's shape.
+        // are, with the member it adds filled: they already have version 2's shape.
         let heard = Recorder<RestoreProblem>()
         let fixed = settingsV2(place)
         #expect(
