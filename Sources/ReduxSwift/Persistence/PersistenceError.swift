@@ -80,12 +80,16 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case migrationFailed(from: Int, detail: String)
         /// The state could not be encoded as JSON.
         case encodingFailed(detail: String)
-        /// A save was refused because it would overwrite data that failed to load and has not been
-        /// set aside: the archive, when its backend cannot keep data beside it (a backend of the
-        /// app's own), or the unmerged state kept beside it, when it failed to load or this process
-        /// has neither loaded nor written it (as after a failed ``StateArchive/load()``, which does
-        /// not resume it as ``StateArchive/restore(default:onProblem:)`` does).
+        /// A save was refused because it would overwrite an archive that failed to load and has
+        /// not been set aside, on a backend that cannot keep data beside it (a backend of the
+        /// app's own).
         case wouldOverwriteUnreadableArchive
+        /// A save was refused because it would overwrite the unmerged state: changes an earlier
+        /// launch saved beside an archive that cannot be read, which this process has neither
+        /// loaded nor written (as after a failed ``StateArchive/load()``, which does not continue
+        /// from them as ``StateArchive/restore(default:onProblem:)`` does), or which failed to load
+        /// too. They are kept until a build reads them (see ``StateArchive/loadUnmerged()``).
+        case wouldOverwriteUnmergedState
         /// The operating system refused a call, such as `"write"`, with its `errno` and message.
         case system(call: String, errno: Int32, message: String)
     }
@@ -241,6 +245,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
             return "the migration from schema version \(version) failed: \(detail)"
         case .encodingFailed(let detail):
             return "the state could not be encoded: \(detail)"
+        case .wouldOverwriteUnmergedState:
+            return
+                "it holds changes saved while the archive could not be read, which this process has not "
+                + "loaded or could not read, so no save replaces them: restore(default:) continues from "
+                + "them, and once a build reads the archive, loadUnmerged() hands them back to merge and "
+                + "removeUnmerged() removes them (setAside() moves the archive, not these changes)"
         case .wouldOverwriteUnreadableArchive:
             return
                 "it holds data that failed to load, which is kept: a save replaces it only once a load "

@@ -25,7 +25,8 @@ public enum RestoreProblem: Sendable, Equatable, CustomStringConvertible {
     /// the unmerged state at `savingTo` (`AppState.json.unmerged` beside `AppState.json`), for a
     /// build that reads both to merge (see ``StateArchive/loadUnmerged()``); when `savingTo` is
     /// `nil` (a backend of the app's own, or an unmerged state that cannot be read either), saves
-    /// are refused with ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``.
+    /// are refused with ``PersistenceError/Kind/wouldOverwriteUnreadableArchive`` or
+    /// ``PersistenceError/Kind/wouldOverwriteUnmergedState``.
     case unreadable(PersistenceError, savingTo: String?, resumed: Bool)
 
     /// Damaged data (empty, not JSON, not an archive) was moved to `at`, where no save replaces it,

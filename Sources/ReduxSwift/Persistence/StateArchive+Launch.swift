@@ -245,7 +245,7 @@ extension StateArchive {
     ///
     /// It never replaces an unmerged state this process has not loaded or written, nor one that
     /// failed to load: the save is refused with
-    /// ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``.
+    /// ``PersistenceError/Kind/wouldOverwriteUnmergedState``.
     func saveBeside(_ envelope: Data) throws(PersistenceError) {
         guard let unmerged = unmergedStorage else {
             throw PersistenceError(.wouldOverwriteUnreadableArchive, stage: .save, location: location)
@@ -255,12 +255,10 @@ extension StateArchive {
             break
         case .unknown:
             if unmerged.exists() {
-                throw PersistenceError(
-                    .wouldOverwriteUnreadableArchive, stage: .save, location: unmerged.location)
+                throw PersistenceError(.wouldOverwriteUnmergedState, stage: .save, location: unmerged.location)
             }
         case .unreadable:
-            throw PersistenceError(
-                .wouldOverwriteUnreadableArchive, stage: .save, location: unmerged.location)
+            throw PersistenceError(.wouldOverwriteUnmergedState, stage: .save, location: unmerged.location)
         }
         try unmerged.write(
             sharedLocation.failedAtOwnVersion

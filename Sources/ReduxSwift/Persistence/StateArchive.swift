@@ -56,7 +56,7 @@ import Foundation
 /// ``restore(default:onProblem:)`` continues from at the next launch that still cannot read the
 /// archive, and which a build that reads the archive hands back to merge (``loadUnmerged()``).
 /// A save never replaces an unmerged state that this process has not loaded or written; it is then
-/// refused with ``PersistenceError/Kind/wouldOverwriteUnreadableArchive``.
+/// refused with ``PersistenceError/Kind/wouldOverwriteUnmergedState``.
 /// ``restore(default:onProblem:)`` sets damaged data aside for you, renamed with a
 /// `.corrupt-<timestamp>` suffix, and starts from the default; saves then go to the archive.
 ///

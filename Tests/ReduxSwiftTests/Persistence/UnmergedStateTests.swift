@@ -246,9 +246,14 @@ import Testing
         let archive = place.v2Archive()
         #expect(throws: PersistenceError.self) { try archive.load() }
         let error = #expect(throws: PersistenceError.self) { try archive.save(NotesV2.State()) }
-        #expect(error?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(error?.kind == .wouldOverwriteUnmergedState)
         #expect(error?.location == place.location(".unmerged"))
         #expect(place.data(".unmerged") == Data(earlier.utf8))
+        // The message sends the app to what keeps both, not to setting the archive aside.
+        let message = error?.description ?? ""
+        #expect(message.contains("restore(default:) continues from them"), "\(message)")
+        #expect(message.contains("setAside() moves the archive, not these changes"), "\(message)")
+        #expect(!message.contains("failed to load"), "\(message)")
     }
 
     @Test(arguments: StorageKind.allCases)
@@ -292,7 +297,7 @@ import Testing
         #expect(besideError.location == place.location(".unmerged"))
         #expect(problems[0].description.contains("no change can be saved"))
         let refused = #expect(throws: PersistenceError.self) { try archive.save(NotesV2.State()) }
-        #expect(refused?.kind == .wouldOverwriteUnreadableArchive)
+        #expect(refused?.kind == .wouldOverwriteUnmergedState)
         #expect(place.data() == newer)
         #expect(place.data(".unmerged") == Data(unreadable.utf8))
     }
