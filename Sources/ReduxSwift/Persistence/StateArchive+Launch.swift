@@ -255,7 +255,8 @@ extension StateArchive {
             break
         case .unknown:
             if unmerged.exists() {
-                throw PersistenceError(.wouldOverwriteUnmergedState, stage: .save, location: unmerged.location)
+                throw PersistenceError(
+                    .wouldOverwriteUnmergedState, stage: .save, location: unmerged.location)
             }
         case .unreadable:
             throw PersistenceError(.wouldOverwriteUnmergedState, stage: .save, location: unmerged.location)
