@@ -240,6 +240,19 @@ enum MigrationAdvice {
             at.map { "ArchiveMigration(from: \(context.version), removing: \(literal(name))\($0))" }
                 ?? context.general
         }
+        // What to write instead when the member is new: only a member with no default needs a line.
+        let ifNew: String
+        if group.kind == .missing, let at {
+            let found = context.defaults?.value(at: rename.codingPath + [AnyMemberKey(stringValue: group.member)])
+            let value =
+                found.flatMap { $0.varies ? nil : MigrationAdvice.argument(for: $0.value) }
+                ?? Advice.sample(of: group.valueType)?.text ?? "value: <#a \(valueType) as JSON#>"
+            ifNew =
+                "add \(literal(group.member)) with ArchiveMigration(from: \(context.version), adding: "
+                + "\(literal(group.member)), \(value)\(at))"
+        } else {
+            ifNew = "\(literal(group.member)) loads without one"
+        }
         if rename.isCertain, let old = rename.candidates.first {
             let migration =
                 at.map {
@@ -249,8 +262,7 @@ enum MigrationAdvice {
                 path: path, kind: .renamedMember(from: [old]),
                 detail: "\(lacks); it holds \(literal(old)) there, which \(owner) does not read and whose "
                     + "value reads as \(valueType): a rename\(loses); if \(literal(old)) was removed rather "
-                    + "than renamed, migrate with \(removal(old)) instead, and add \(literal(group.member)) with an "
-                    + "adding: migration",
+                    + "than renamed, migrate with \(removal(old)) instead, and \(ifNew)",
                 migration: migration)
         }
         let held = rename.candidates.map { name in
@@ -279,8 +291,8 @@ enum MigrationAdvice {
                         ? "a rename from a removal beside an added optional (JSONEncoder leaves out an "
                             + "optional that is nil)"
                         : "a rename from a removal beside an added member with a default")
-                + ", so the migration asks you to choose; delete it if "
-                + "\(literal(group.member)) is new, and remove a member that was dropped with "
+                + ", so the migration asks you to choose; if \(literal(group.member)) is new, delete it ("
+                + ifNew + "), and remove a member that was dropped with "
                 + removal(rename.candidates[0]),
             migration: migration)
     }
@@ -459,6 +471,12 @@ enum MigrationAdvice {
         /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
         /// when there is none to give.
         private func sample(of type: any Decodable.Type) -> (text: String, json: JSONValue?)? {
+            Self.sample(of: type)
+        }
+
+        /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
+        /// when there is none to give.
+        static func sample(of type: any Decodable.Type) -> (text: String, json: JSONValue?)? {
             switch type {
             case is Bool.Type: return ("value: false", .bool(false))
             case is String.Type: return (#"value: """#, .string(""))

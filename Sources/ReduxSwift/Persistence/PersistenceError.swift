@@ -197,12 +197,22 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
             }
             return "Cannot \(verb) \(location): it needs a migration for each of these "
                 + "\(migrationProblems.count) changes:\(listed.joined())\nRaise schemaVersion \(version)and add "
-                + "these migrations:\nmigrations: \(migrations)"
+                + "these migrations\(Self.sameRelease(migrationProblems[0])):\nmigrations: \(migrations)"
         }
         let explanation = Self.explain(kind, stage: stage)
         // A detail quoted from another error may already end the sentence.
         let period = explanation.last.map { ".?!".contains($0) } == true ? "" : "."
         return "Cannot \(verb) \(location): \(explanation)\(period)"
+    }
+
+    /// For advice found after the migrations to version N, which gives migrations from N: how to
+    /// add them to version N instead, when it has not shipped; empty otherwise.
+    private static func sameRelease(_ problem: MigrationProblem) -> String {
+        guard let version = migrationVersion(problem.migration), version > 1,
+            problem.detail.hasPrefix("after migrating to version \(version)")
+        else { return "" }
+        return " (or, if version \(version) has not shipped yet, keep schemaVersion at \(version) and add "
+            + "them after the migrations from version \(version - 1), with from: \(version - 1))"
     }
 
     /// The version in `migration`'s `ArchiveMigration(from: N`.
@@ -235,7 +245,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .needsMigration(let path, let detail, let migration):
             let version =
                 migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
-            return "it needs a migration at \(path) (\(detail)). \(version)\(migration)"
+            let sameRelease = Self.sameRelease(.init(path: path, kind: .other, detail: detail, migration: migration))
+            return "it needs a migration at \(path) (\(detail)). \(version)\(migration)\(sameRelease)"
         case .newerVersion(let found, let supported):
             return
                 "it was written by schema version \(found), newer than version \(supported) of this program"

@@ -567,6 +567,72 @@ enum ExpensesV2 {
                     expenses: [ExpensesV2.Expense(title: "Tea", amount: 3.5, memo: "green")]))
     }
 
+    @Test func aMemberWithNoDefaultThatMayBeNewIsGivenItsAddingLineBesideTheChoice() throws {
+        struct ItemV1: Codable {
+            var title: String
+            var subtitle: String
+            var legacy: String
+        }
+        struct StateV1: StateProtocol { var items: [ItemV1] }
+        struct ItemV2: Codable, Equatable {
+            var name: String
+            var caption: String
+            var extra: String
+        }
+        struct StateV2: StateProtocol, Equatable { var items: [ItemV2] }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(items: [ItemV1(title: "t", subtitle: "s", legacy: "L")]))
+
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        let extra = try #require(error.migrationProblems.first { $0.path == "state.items[0].extra" })
+        let adding = #"ArchiveMigration(from: 1, adding: "extra", value: "", in: "items[]")"#
+        #expect(
+            extra.detail.contains("if \"extra\" is new, delete it (add \"extra\" with \(adding))"),
+            "\(extra.detail)")
+
+        // The choices made, the line for the new member deleted, and the detail's two lines pasted:
+        // one release loads every value where it belongs.
+        let migrations = [
+            ArchiveMigration(from: 1, renaming: "title", to: "name", in: "items[]"),
+            ArchiveMigration(from: 1, renaming: "subtitle", to: "caption", in: "items[]"),
+            try #require(
+                try PastedMigrations.migration(
+                    #"ArchiveMigration(from: 1, removing: "legacy", in: "items[]")"#)),
+            try #require(try PastedMigrations.migration(adding)),
+        ]
+        let archive = StateArchive<StateV2>(file: url, schemaVersion: 2, migrations: migrations)
+        #expect(
+            try archive.loadFixture(at: url) == StateV2(items: [ItemV2(name: "t", caption: "s", extra: "")]))
+    }
+
+    @Test func adviceFoundAfterTheMigrationsSaysHowToKeepItInTheSameRelease() throws {
+        try StateArchive<ExpensesV1.State>(file: url).save(
+            ExpensesV1.State(expenses: [ExpensesV1.Expense(title: "Tea", amount: 3.5, note: "green")]))
+        // Version 2's migrations, with the rename forgotten.
+        let partial = [
+            ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+            ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
+        ]
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<ExpensesV2.State>(file: url, schemaVersion: 2, migrations: partial).load()
+        }
+        let description = error?.description ?? ""
+        #expect(description.contains("Raise schemaVersion to 3"), "\(description)")
+        #expect(
+            description.contains(
+                "or, if version 2 has not shipped yet, keep schemaVersion at 2 and add them after the "
+                    + "migrations from version 1, with from: 1"), "\(description)")
+        // Followed, the same release loads.
+        let line = try #require(error?.migrationProblems.first?.migration)
+        let moved = try #require(
+            try PastedMigrations.migration(line.replacingOccurrences(of: "(from: 2,", with: "(from: 1,")))
+        let archive = StateArchive<ExpensesV2.State>(
+            file: url, schemaVersion: 2, migrations: partial + [moved])
+        #expect(
+            try archive.load()
+                == ExpensesV2.State(expenses: [ExpensesV2.Expense(title: "Tea", amount: 3.5, memo: "green")]))
+    }
+
     @Test func aMissingStepThatOnlyRemovesMembersNamesEachRemovalToPaste() throws {
         struct ItemV1: Codable {
             var title: String
