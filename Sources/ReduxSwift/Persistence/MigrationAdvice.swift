@@ -243,7 +243,8 @@ enum MigrationAdvice {
         // What to write instead when the member is new: only a member with no default needs a line.
         let ifNew: String
         if group.kind == .missing, let at {
-            let found = context.defaults?.value(at: rename.codingPath + [AnyMemberKey(stringValue: group.member)])
+            let found = context.defaults?.value(
+                at: rename.codingPath + [AnyMemberKey(stringValue: group.member)])
             let value =
                 found.flatMap { $0.varies ? nil : MigrationAdvice.argument(for: $0.value) }
                 ?? Advice.sample(of: group.valueType)?.text ?? "value: <#a \(valueType) as JSON#>"

@@ -245,7 +245,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .needsMigration(let path, let detail, let migration):
             let version =
                 migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
-            let sameRelease = Self.sameRelease(.init(path: path, kind: .other, detail: detail, migration: migration))
+            let sameRelease = Self.sameRelease(
+                .init(path: path, kind: .other, detail: detail, migration: migration))
             return "it needs a migration at \(path) (\(detail)). \(version)\(migration)\(sameRelease)"
         case .newerVersion(let found, let supported):
             return
