@@ -572,7 +572,7 @@ enum MigrationAdvice {
                     path: "state", kind: .other,
                     detail: "\(after), the archived state reads as the current types, which keep every "
                         + "value it holds, so the archive shows no change; write what version "
-                        + "\(version + 1) changes in what the values mean, or keep schemaVersion at "
+                        + "\(version + 1) changes in what the values mean, or set schemaVersion to "
                         + "\(version) if it changes nothing in the archive",
                     migration: general)
             ]
