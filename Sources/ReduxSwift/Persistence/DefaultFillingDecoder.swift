@@ -186,11 +186,6 @@ enum DefaultFilling {
         let kind: Kind
         /// The unread members whose values read as `valueType`, by name.
         let candidates: [String]
-        /// Whether `candidates` is one member that no other member the object lacks could take,
-        /// for a member with no default that is not an optional: only then does the archive tell
-        /// which member was renamed to which.
-        let isCertain: Bool
-
         /// The groups of `lacking`, the members an object lacks, in the order the type read
         /// them; `reads` tells whether an unread member's value reads as a lacking member's type.
         static func groups(
@@ -199,17 +194,10 @@ enum DefaultFilling {
         ) -> [RenameGroup] {
             guard !unread.isEmpty else { return [] }
             let candidates = lacking.map { member in unread.filter { reads(member.valueType, $0) } }
-            var takers: [String: Int] = [:]
-            for names in candidates { for name in names { takers[name, default: 0] += 1 } }
             return zip(lacking, candidates).compactMap { member, names in
                 guard !names.isEmpty else { return nil }
-                // A member the type can read without the archive (an optional, since `JSONEncoder`
-                // leaves a `nil` out, or one with a default) may just as well have been added beside
-                // a member that was removed: never certain. Only a member the load cannot go on
-                // without can be.
                 return RenameGroup(
-                    member: member.name, valueType: member.valueType, kind: member.kind, candidates: names,
-                    isCertain: names.count == 1 && takers[names[0]] == 1 && member.kind == .missing)
+                    member: member.name, valueType: member.valueType, kind: member.kind, candidates: names)
             }
         }
     }

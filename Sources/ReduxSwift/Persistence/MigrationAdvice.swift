@@ -94,9 +94,6 @@ enum MigrationAdvice {
         let group: DefaultFilling.RenameGroup
         /// The candidates' archived values, for a person to tell them apart.
         var values: [String: String]
-        /// Whether other members of the object of the same type may be the new names, so that the
-        /// archive cannot tell which member was renamed to which.
-        var isCertain: Bool
         var candidates: [String]
     }
 
@@ -198,7 +195,7 @@ enum MigrationAdvice {
             }
             let rename = Rename(
                 object: objectPath ?? "", codingPath: object, owner: owner, group: group, values: values,
-                isCertain: group.isCertain, candidates: group.candidates)
+                candidates: group.candidates)
             var fix: Fix?
             if let objectPath {
                 if let old = group.candidates.first(where: { !taken.contains($0) }) {
@@ -254,18 +251,6 @@ enum MigrationAdvice {
         } else {
             ifNew = "\(literal(group.member)) loads without one"
         }
-        if rename.isCertain, let old = rename.candidates.first {
-            let migration =
-                at.map {
-                    "ArchiveMigration(from: \(context.version), renaming: \(literal(old)), to: \(literal(group.member))\($0))"
-                } ?? context.general
-            return .init(
-                path: path, kind: .renamedMember(from: [old]),
-                detail: "\(lacks); it holds \(literal(old)) there, which \(owner) does not read and whose "
-                    + "value reads as \(valueType): a rename\(loses); if \(literal(old)) was removed rather "
-                    + "than renamed, migrate with \(removal(old)) instead, and \(ifNew)",
-                migration: migration)
-        }
         let held = rename.candidates.map { name in
             literal(name) + (rename.values[name].map { " (\($0))" } ?? "")
         }
@@ -291,7 +276,7 @@ enum MigrationAdvice {
                     : group.kind == .optional
                         ? "a rename from a removal beside an added optional (JSONEncoder leaves out an "
                             + "optional that is nil)"
-                        : "a rename from a removal beside an added member with a default")
+                        : "a rename from a removal beside an added member")
                 + ", so the migration asks you to choose; if \(literal(group.member)) is new, delete it ("
                 + ifNew + "), and remove a member that was dropped with "
                 + removal(rename.candidates[0]),

@@ -84,8 +84,7 @@ struct MigrationSurvey {
     }
 
     /// The problems of `findings`, each rename written again knowing every other member its
-    /// object lacks: a rename is certain only when its object lacks no other member of the same
-    /// type, and no other member could have been its old name.
+    /// object lacks and every old name that any of them could have had.
     static func settlingRenames(
         _ findings: [MigrationAdvice.Finding], in context: MigrationAdvice.Context
     ) -> [PersistenceError.MigrationProblem] {
@@ -117,14 +116,12 @@ struct MigrationSurvey {
                     object: original.object, valueType: ObjectIdentifier(original.group.valueType))
                 var rename = original
                 // An old name that could also be that of a member of another type in the same object
-                // (`2` reads as an `Int` and as a `Double`) pairs with neither for certain: the
-                // search may have taken it for the other one to look further.
+                // (`2` reads as an `Int` and as a `Double`) is a candidate of both: the search may
+                // have taken it for the other one to look further.
                 var names = candidates[place] ?? []
-                var shared = false
                 for (other, otherNames) in candidates
                 where other.object == place.object && other != place && !otherNames.isDisjoint(with: names) {
                     names.formUnion(otherNames)
-                    shared = true
                 }
                 rename.candidates = names.sorted()
                 rename.values = values[place] ?? rename.values
@@ -132,8 +129,6 @@ struct MigrationSurvey {
                     rename.values.merge(otherValues.filter { names.contains($0.key) }) { first, _ in first }
                 }
                 let members = lacking[place] ?? [rename.group.member]
-                rename.isCertain =
-                    original.isCertain && !shared && rename.candidates.count == 1 && members.count == 1
                 return MigrationAdvice.problem(for: rename, in: context, alsoLacking: members)
             }
             if let addition = finding.addition {

@@ -114,7 +114,7 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     ///     for problem in error.migrationProblems {
     ///         print(problem.path, problem.migration)
     ///         // state.defaultCurrency ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")
-    ///         // state.expenses[0].memo ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")
+    ///         // state.expenses[0].memo ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]")
     ///     }
     /// }
     /// ```
@@ -159,7 +159,7 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     /// [
     ///     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
     ///     ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
-    ///     ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+    ///     ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]"),
     /// ]
     /// ```
     ///

@@ -355,7 +355,7 @@ enum ExpenseArchive {
             error.suggestedMigrations == """
                 [
                     ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
-                    ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+                    ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]"),
                     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
                 ]
                 """)

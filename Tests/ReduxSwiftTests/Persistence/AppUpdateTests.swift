@@ -563,7 +563,10 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
         }
         try write(#"{"title":"precious","count":1}"#)
         let found = needsMigration(State.self)
-        #expect(found?.migration == #"ArchiveMigration(from: 1, renaming: "title", to: "name")"#)
+        // The archive cannot tell a rename from a removal beside an added member: the line asks.
+        #expect(
+            found?.migration
+                == ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name")"##)
         let migrated = StateArchive<State>(
             file: url, schemaVersion: 2,
             migrations: [ArchiveMigration(from: 1, renaming: "title", to: "name")])
@@ -633,7 +636,8 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
         let found = needsMigration(State.self)
         #expect(
             found?.migration
-                == #"ArchiveMigration(from: 1, renaming: "ti\"tle", to: "name", in: "a\\.b\\[x\\].lines[]")"#)
+                == ##"ArchiveMigration(from: 1, renaming: <#"ti\"tle", or delete this line#>, to: "name", in: "a\\.b\\[x\\].lines[]")"##
+        )
         let migrated = StateArchive<State>(
             file: url, schemaVersion: 2,
             migrations: [

@@ -39,6 +39,9 @@ enum ExpensesV2 {
 
     var url: URL { directory.file("Expenses.json") }
 
+    /// The choice that the advice for the expense tracker's rename asks for.
+    static let renamedNote: [String: String?] = [#""note", or delete this line"#: "note"]
+
     static let v1 = ExpensesV1.State(expenses: [
         ExpensesV1.Expense(title: "Lunch", amount: 12.5, note: "with Ada"),
         ExpensesV1.Expense(title: "Train", amount: 31, note: "to Lyon"),
@@ -75,7 +78,7 @@ enum ExpensesV2 {
         #expect(
             error.migrationProblems.map(\.migration) == [
                 #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
-                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")"#,
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]")"##,
                 #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
             ])
         #expect(
@@ -552,7 +555,7 @@ enum ExpensesV2 {
         #expect(
             error.migrationProblems.map(\.migration) == [
                 #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
-                #"ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]")"#,
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]")"##,
                 #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
             ])
         let description = "\(error)"
@@ -560,7 +563,7 @@ enum ExpensesV2 {
             description.contains("no migration is registered from schema version 1 to 2"), "\(description)")
         #expect(description.contains("Add these migrations"), "\(description)")
         let migrated = StateArchive<ExpensesV2.State>(
-            file: url, schemaVersion: 2, migrations: try error.pastedMigrations())
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations(choosing: Self.renamedNote))
         #expect(
             try migrated.load()
                 == ExpensesV2.State(
@@ -625,7 +628,8 @@ enum ExpensesV2 {
         // Followed, the same release loads.
         let line = try #require(error?.migrationProblems.first?.migration)
         let moved = try #require(
-            try PastedMigrations.migration(line.replacingOccurrences(of: "(from: 2,", with: "(from: 1,")))
+            try PastedMigrations.migration(
+                line.replacingOccurrences(of: "(from: 2,", with: "(from: 1,"), choices: Self.renamedNote))
         let archive = StateArchive<ExpensesV2.State>(
             file: url, schemaVersion: 2, migrations: partial + [moved])
         #expect(
@@ -799,10 +803,10 @@ enum ExpensesV2 {
         let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
         #expect(
             Set(error.migrationProblems.map(\.migration)) == [
-                #"ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "orders[].lines[]")"#,
+                ##"ArchiveMigration(from: 1, renaming: <#"count", or delete this line#>, to: "quantity", in: "orders[].lines[]")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"comment", or delete this line#>, to: "note", in: "orders[]")"##,
                 #"ArchiveMigration(from: 1, adding: "fontSize", value: 0, in: "settings")"#,
-                #"ArchiveMigration(from: 1, renaming: "user", to: "owner")"#,
+                ##"ArchiveMigration(from: 1, renaming: <#"user", or delete this line#>, to: "owner")"##,
                 #"ArchiveMigration(from: 1, converting: "version") { old in <#old as the current type reads it#> }"#,
             ], "\(error)")
         #expect(error.migrationProblems.count == 5)
@@ -812,7 +816,8 @@ enum ExpensesV2 {
         try StateArchive<ExpensesV1.State>(file: url).save(Self.v1)
         let error = try #require(restoreError(ExpensesV2.State()))
         let archive = StateArchive<ExpensesV2.State>(
-            file: directory.file("live.json"), schemaVersion: 2, migrations: try error.pastedMigrations())
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: Self.renamedNote))
         // Every value the old archive holds comes back, and each is where it belongs.
         let loaded = try archive.loadFixture(at: url)
         #expect(loaded.expenses.map(\.memo) == Self.v1.expenses.map(\.note))
@@ -822,7 +827,7 @@ enum ExpensesV2 {
         #expect(loaded.defaultCurrency == "EUR")
         // A launch with the pasted migrations loads the real archive too.
         let launched = StateArchive<ExpensesV2.State>(
-            file: url, schemaVersion: 2, migrations: try error.pastedMigrations())
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations(choosing: Self.renamedNote))
         #expect(try launched.load() == loaded)
     }
 
@@ -862,7 +867,7 @@ enum ExpensesV2 {
             block == """
                 [
                     ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
-                    ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "expenses[]"),
+                    ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]"),
                     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
                 ]
                 """)
