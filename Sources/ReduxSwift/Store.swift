@@ -175,7 +175,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
             context.deferRegistration(erased)
             return
         }
-        kernel.enqueue(.register(erased))
+        kernel.enqueue(.command(RegisterReducers(reducers: erased)))
     }
 
     /// Adds middleware to the end of the chain; they see every action dispatched after this call
@@ -201,7 +201,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     public func register(middleware: [Middleware<State>]) -> MiddlewareRegistration {
         let key = MiddlewareKey()
         guard !middleware.isEmpty else { return MiddlewareRegistration(kernel: nil, key: key) }
-        kernel.queueChainChange(.registerMiddleware(middleware.map(\.erased), key: key))
+        kernel.queueChainChange(RegisterMiddleware(middleware: middleware.map(\.erased), key: key))
         return MiddlewareRegistration(kernel: kernel, key: key)
     }
 }

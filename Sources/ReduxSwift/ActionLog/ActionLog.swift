@@ -179,11 +179,11 @@ public final class ActionLog: Sendable {
         }
         for action in actions {
             if let move = action as? ReplayedMove {
-                store.kernel.dispatch(.replayedMove(move))
+                store.kernel.dispatch(.command(ReplayMove(move: move)))
             } else if let transaction = action as? ReplayedTransaction {
-                store.kernel.dispatch(.replayedTransaction(transaction.batch))
+                store.kernel.dispatch(.command(ReplayTransactionPart(batch: transaction.batch)))
             } else {
-                store.kernel.dispatch(.replayed(action))
+                store.kernel.dispatch(.command(ReplayAction(action: action)))
             }
         }
         _ = store.currentState()
@@ -240,16 +240,18 @@ public final class ActionRecording: Sendable {
         if let context = ReducerContext.current, context.reducingKernel === kernel {
             // Ordered like a dispatch from here, so that the recording starts right after this
             // action, ahead of the follow-ups it is about to dispatch (none if it fails).
-            if !context.isReplaying { context.deferDispatch(.startRecording(sink), to: .queue(kernel)) }
+            if !context.isReplaying {
+                context.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
+            }
         } else {
-            kernel.enqueue(.startRecording(sink), .neverHeld)
+            kernel.enqueue(.command(StartRecording(sink: sink)), .neverHeld)
         }
     }
 
     deinit {
         let (isStopped, kernel) = progress.withLock { ($0.isStopped, $0.kernel) }
         guard !isStopped else { return }
-        kernel?.enqueue(.stopRecording(sink), .neverHeld)
+        kernel?.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
     }
 
     /// The lines recorded so far.
@@ -282,7 +284,7 @@ public final class ActionRecording: Sendable {
             return (progress.isStopped, progress.kernel)
         }
         if !wasStopped, let kernel {
-            kernel.enqueue(.stopRecording(sink), .neverHeld)
+            kernel.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
             if ReducerContext.current == nil { sink.waitUntilDetached() }
         }
         return data
@@ -345,14 +347,10 @@ public final class ActionRecording: Sendable {
     private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
         line: Data?, leftOut: Int
     ) {
-        switch entry {
-        case .transaction(let participant):
-            return log.line(for: participant.batch, transaction: true, time: time, with: encoder)
-        case .replayedTransaction(let batch):
-            return log.line(for: batch, transaction: true, time: time, with: encoder)
-        default:
-            return log.line(for: entry.announcedAction, time: time, with: encoder)
+        if let transaction = entry.transactionPart {
+            return log.line(for: transaction, transaction: true, time: time, with: encoder)
         }
+        return log.line(for: entry.announcedAction, time: time, with: encoder)
     }
 }
 

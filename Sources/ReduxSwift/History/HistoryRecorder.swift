@@ -52,13 +52,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
 
     func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer) {
         guard steps != nil else { return }
-        let transaction: ActionBatch?
-        switch entry {
-        case .transaction(let participant): transaction = participant.batch
-        case .replayedTransaction(let batch): transaction = batch
-        default: transaction = nil
-        }
-        if let transaction {
+        if let transaction = entry.transactionPart {
             // Kept as the batch it applied: a record must not keep the transaction's machinery.
             // A transaction is no step, and may still be undone: it waits for the next action. A
             // transaction an action log replays is kept alike, so the history goes on as the

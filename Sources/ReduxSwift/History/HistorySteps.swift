@@ -141,7 +141,7 @@ struct HistorySteps<State> {
         let end = index + 1 < steps.count ? steps[index + 1].firstRecord : records.count
         for record in step.firstRecord..<end where records[record].owner == step.id {
             records[record] = HistoryRecord(
-                entry: .register([]), reducers: [], owner: HistoryRecord.forgotten)
+                entry: .command(RegisterReducers(reducers: [])), reducers: [], owner: HistoryRecord.forgotten)
             forgottenCount += 1
         }
         steps.remove(at: index)
@@ -193,7 +193,8 @@ struct HistorySteps<State> {
             for index in front..<newFront {
                 if records[index].owner == HistoryRecord.forgotten { forgottenCount -= 1 }
                 records[index] = HistoryRecord(
-                    entry: .register([]), reducers: [], owner: HistoryRecord.forgotten)
+                    entry: .command(RegisterReducers(reducers: [])), reducers: [],
+                    owner: HistoryRecord.forgotten)
             }
             front = newFront
         }

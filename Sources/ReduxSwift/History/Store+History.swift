@@ -76,7 +76,7 @@ extension Store {
         makesStep: @escaping @Sendable (any ActionProtocol) -> Bool = { _ in true }
     ) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit, makesStep: makesStep)
-        let entry = PendingEntry.startJournal(history.recorder.start)
+        let entry = PendingEntry.command(StartJournal(start: history.recorder.start))
         if let context = ReducerContext.current, context.reducingKernel === kernel {
             // Queued like a dispatch from here, as a registration is.
             if !context.isReplaying { context.deferDispatch(entry, to: .queue(kernel)) }

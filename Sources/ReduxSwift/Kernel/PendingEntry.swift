@@ -10,54 +10,26 @@
 typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 
 /// Something queued for a store's reducing queue, in one total order.
+///
+/// Only what the per-action loop must tell apart at full speed is a case of its own: a plain
+/// action, an async action, and a batch. Everything else is a ``PipelineCommand`` that handles
+/// itself, carried by ``command(_:)``, so that a new kind of entry adds a type, not a case here.
+/// No payload is larger than an existential: a larger entry made every dispatch of a plain action
+/// slower.
 enum PendingEntry {
+    /// A plain action: reduced in runs, straight through the reducers when nothing needs to see
+    /// each action on its own.
     case action(any ActionProtocol)
     /// An ``AsyncAction``: it goes through the middleware as any action does, and fails if it
-    /// reaches the reducers, since nothing would ever run it (see ``ActionTypes``).
+    /// reaches the reducers, since nothing would ever run it (see ``ActionTypes``). A case of its
+    /// own so that a plain action is never asked whether it is one.
     case asyncAction(any ActionProtocol)
-    /// Several actions reduced as one unit, all or nothing.
+    /// Several actions reduced as one unit, all or nothing. A case of its own so that a plain
+    /// action is never asked whether it is a batch.
     case batch(ActionBatch)
-    /// An action (or batch) an ``ActionLog`` replays: it committed once already, so the reducers
-    /// alone apply it, and what they dispatch is dropped, since the log holds what those
-    /// dispatches committed.
-    case replayed(any ActionProtocol)
-    /// A committed transaction's part an ``ActionLog`` replays: applied like ``replayed(_:)``, and
-    /// kept by a history as a transaction is, as no step of its own.
-    case replayedTransaction(ActionBatch)
-    /// A history move an ``ActionLog`` replays, with the state it landed on when it was recorded.
-    case replayedMove(ReplayedMove)
-    case register([ErasedReducer])
-    /// Middleware added to the end of the chain, which a removal names by `key`.
-    case registerMiddleware([ErasedMiddleware], key: MiddlewareKey)
-    /// The middleware registered with this key leave the chain, for good.
-    case removeMiddleware(MiddlewareKey)
-    /// The middleware registered with this key leave the chain until ``showMiddleware(_:)``: for
-    /// the actions a lock held that a registration or removal made meanwhile must not affect.
-    case hideMiddleware(MiddlewareKey)
-    /// The middleware hidden with this key come back, at their places.
-    case showMiddleware(MiddlewareKey)
-    /// A journal (a history) starts keeping what commits from here on (see ``JournalStart``).
-    case startJournal(JournalStart)
-    // The two rare cases below are `indirect` (boxed), so that no payload is larger than an
-    // existential: a larger entry made every dispatch of a plain action slower.
-
-    /// An action a middleware passed on later: it continues with the middleware after the one in
-    /// this slot (see ``MiddlewareLink/slot``).
-    indirect case resume(any ActionProtocol, afterSlot: Int)
-    /// Work done outside the store failed (an asynchronous action threw): announce it in order.
-    indirect case failure(any ActionProtocol, any Error)
-    /// This store's part of a transaction across stores: applied, then held until every store of
-    /// the transaction is ready, then committed or undone.
-    case transaction(TransactionParticipant)
-    /// An action log starts recording what commits from here on.
-    case startRecording(RecordingSink)
-    /// An action log stops recording here, and learns that it has everything before.
-    case stopRecording(RecordingSink)
-    /// Starts an observer of values: the owner of the state selects its first value here, then
-    /// after every pass that changes the state.
-    case observe(any LiveSelection)
-    /// A tap starts hearing every change and failure from here on (see ``ReductionTap``).
-    case installTap(ErasedReductionTap)
+    /// Anything else: a registration, a replayed action, a transaction's part, a failure to
+    /// announce, an observer to start… (see ``PipelineCommand``).
+    case command(any PipelineCommand)
 }
 
 /// Consecutive committed actions of one batch, announced together without copying each action.
@@ -71,15 +43,17 @@ extension PendingEntry {
     /// The action observers hear about: the action, or the batch as one action.
     var announcedAction: any ActionProtocol {
         switch self {
-        case .action(let action), .asyncAction(let action), .replayed(let action): return action
-        case .batch(let batch), .replayedTransaction(let batch): return batch
-        case .resume(let action, _), .failure(let action, _): return action
-        case .transaction(let participant): return participant.batch
-        case .replayedMove(let replayed): return replayed.move
-        case .register, .registerMiddleware, .removeMiddleware, .hideMiddleware, .showMiddleware,
-            .startJournal, .startRecording, .stopRecording, .observe, .installTap:
-            preconditionFailure("a registration is never announced")
+        case .action(let action), .asyncAction(let action): return action
+        case .batch(let batch): return batch
+        case .command(let command): return command.announcedAction
         }
+    }
+
+    /// This store's part of a transaction, as the batch it applied, if the entry is one (see
+    /// ``PipelineCommand/transactionPart``).
+    var transactionPart: ActionBatch? {
+        guard case .command(let command) = self else { return nil }
+        return command.transactionPart
     }
 }
 

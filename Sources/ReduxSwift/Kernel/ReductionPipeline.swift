@@ -51,7 +51,7 @@ struct MiddlewareLink {
     let handler: ErasedMiddleware
     /// Its place in the order the store received its middleware, which it keeps when others leave
     /// the chain: an action passed on later continues after the slot of the middleware that held
-    /// it (see `PendingEntry.resume`), so no removal sends it elsewhere. Slots only grow, and none
+    /// it (see ``ResumeAction``), so no removal sends it elsewhere. Slots only grow, and none
     /// is used twice, so a middleware registered later always comes after.
     let slot: Int
     /// The registration that can remove it; `nil` for the middleware the store was created with.
@@ -65,7 +65,7 @@ struct ReductionPipeline {
     /// The middleware chain, in order; empty unless the store was given some, or once every
     /// registered one was removed.
     private(set) var middleware: [MiddlewareLink] = []
-    /// Middleware taken out of the chain for a while (see ``PendingEntry/hideMiddleware(_:)``),
+    /// Middleware taken out of the chain for a while (see ``HideMiddleware``),
     /// by the key that registered them.
     private var hidden: [(key: MiddlewareKey, links: [MiddlewareLink])] = []
     /// The slot the next middleware registered gets.
@@ -146,6 +146,11 @@ struct ReductionPipeline {
     /// later by the middleware in `slot` continues, even if that middleware has left the chain.
     func position(afterSlot slot: Int) -> Int {
         middleware.firstIndex { $0.slot > slot } ?? middleware.count
+    }
+
+    /// Makes `journal` keep every entry that commits from here on, after those already keeping.
+    mutating func addJournal(_ journal: any ReductionJournal) {
+        journals.append(journal)
     }
 
     /// Forgets the log, after the caller made the current state the checkpoint.
@@ -232,7 +237,7 @@ struct ReductionPipeline {
             // With a tap, a run holds one action, so `state` is the state that action left.
             if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
         }
-        // Checked once per array rather than per action; only a registration in it changes it.
+        // Checked once per array rather than per action; only a command in it changes it.
         // A journal needs to hear where each action ends, and to handle moves: with one, actions
         // go one at a time, as through middleware.
         // A tap hears each action with the state it leaves: with one, runs hold one action.
@@ -242,11 +247,6 @@ struct ReductionPipeline {
             for index in start..<entries.count {
                 let outcome: ReductionOutcome
                 switch entries[index] {
-                case .register(let newReducers):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    reducers.append(contentsOf: newReducers)
-                    continue
                 case .action(let action):
                     guard !passesOneByOne else {
                         closeRun(at: index)
@@ -265,24 +265,6 @@ struct ReductionPipeline {
                         continue
                     }
                     outcome = applyBatch(at: index, of: batch, state: state, context: context)
-                case .replayed(let action):
-                    outcome = replay(action, at: index, of: batch, state: state, context: context)
-                    if !journals.isEmpty {
-                        // A journal hears where each action ends, as through the middleware.
-                        closeRun(at: index)
-                        runStart = index
-                        tellJournalsFinished(action)
-                    }
-                case .replayedTransaction:
-                    // Applied as a replayed batch; like a committed transaction, it is no action
-                    // of its own: a journal keeps it when it commits, and is told of no end.
-                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
-                    context.discardDispatches()
-                case .replayedMove(let move):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    replay(move, state: state, context: context, into: &result)
-                    continue
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
@@ -293,82 +275,20 @@ struct ReductionPipeline {
                         refuse(action, into: &result)
                     }
                     continue
-                case .registerMiddleware(let newMiddleware, let key):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    register(middleware: newMiddleware, key: key)
-                    passesOneByOne = true
-                    continue
-                case .removeMiddleware(let key), .hideMiddleware(let key):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    if case .hideMiddleware = entries[index] {
-                        hideMiddleware(registeredWith: key)
-                    } else {
-                        removeMiddleware(registeredWith: key)
+                case .command(let command):
+                    if !command.joinsRun(journaled: !journals.isEmpty) { closeRun(at: index) }
+                    guard
+                        let applied = command.handle(
+                            &self, at: index, of: batch, state: state, context: context, into: &result)
+                    else {
+                        // It applied no action: the next run starts after it. It may have changed
+                        // the middleware, the journals or the tap.
+                        runStart = index + 1
+                        passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
+                        if context.hasFollowUps { return index + 1 }
+                        continue
                     }
-                    // Without middleware (and journals), the actions after this go back to plain
-                    // reduction, in runs.
-                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
-                    continue
-                case .showMiddleware(let key):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    showMiddleware(registeredWith: key)
-                    passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
-                    continue
-                case .startJournal(let start):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    journals.append(start(state))
-                    passesOneByOne = true
-                    continue
-                case .resume(let action, let slot):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    passThroughMiddleware(
-                        action, from: position(afterSlot: slot), state: state, context: context,
-                        into: &result)
-                    if context.hasFollowUps { return index + 1 }
-                    continue
-                case .transaction(let participant):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    takePart(in: participant, state: state, context: context, into: &result)
-                    if context.hasFollowUps { return index + 1 }
-                    continue
-                case .failure(let action, let error):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    result.events.append(.failed(action, error))
-                    tap?(action, error, state)
-                    continue
-                case .startRecording(let sink):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    feedRecorders(result.events)
-                    recorders.append(sink)
-                    continue
-                case .stopRecording(let sink):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    feedRecorders(result.events)
-                    recorders.removeAll { $0 === sink }
-                    sink.detach()
-                    continue
-                case .installTap(let newTap):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    tap = newTap
-                    passesOneByOne = true
-                    continue
-                case .observe(let selection):
-                    closeRun(at: index)
-                    runStart = index + 1
-                    var keeps = false
-                    Self.selecting(context) { keeps = selection.activate(on: state) }
-                    if keeps { keep(selection) }
-                    continue
+                    outcome = applied
                 }
                 if context.hasDeferredRegistrations {
                     for newReducers in context.takeRegistrations() {
@@ -407,7 +327,7 @@ struct ReductionPipeline {
     }
 
     /// Adds an observer of values; past the threshold, first drops the ended ones.
-    private mutating func keep(_ selection: any LiveSelection) {
+    mutating func keep(_ selection: any LiveSelection) {
         if selections.count >= sweepThreshold {
             selections.removeAll { $0.hasEnded() }
             sweepThreshold = max(64, selections.count * 2)
@@ -428,7 +348,7 @@ struct ReductionPipeline {
 
     /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
-    private static func selecting(_ context: ReducerContext, _ body: () -> Void) {
+    static func selecting(_ context: ReducerContext, _ body: () -> Void) {
         ReducerContext(reducing: nil, owning: context.ownedEngine).install(body)
     }
 
@@ -480,7 +400,7 @@ struct ReductionPipeline {
 
     /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
     /// dispatch: the log holds what those dispatches committed.
-    private mutating func replay(
+    mutating func replay(
         _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
         context: ReducerContext
     ) -> ReductionOutcome {
@@ -523,20 +443,9 @@ struct ReductionPipeline {
             for index in 0..<count { try reducers[index](state, action) }
         case .batch(let batch):
             try run(reducers, upTo: count, onEachActionOf: batch, state: state)
-        case .replayed(let action):
-            if let batch = ActionBatch.of(action) {
-                try run(reducers, upTo: count, onEachActionOf: batch, state: state)
-            } else {
-                for index in 0..<count { try reducers[index](state, action) }
-            }
-        case .transaction(let participant):
-            // Logged only once committed, as the batch it applied.
-            try run(reducers, upTo: count, onEachActionOf: participant.batch, state: state)
-        case .replayedTransaction(let batch):
-            try run(reducers, upTo: count, onEachActionOf: batch, state: state)
-        case .asyncAction, .register, .registerMiddleware, .removeMiddleware, .hideMiddleware,
-            .showMiddleware, .startJournal, .resume, .failure, .startRecording, .stopRecording,
-            .observe, .replayedMove, .installTap:
+        case .command(let command):
+            try command.reapply(reducers, upTo: count, state: state)
+        case .asyncAction:
             break
         }
     }
@@ -544,7 +453,7 @@ struct ReductionPipeline {
     /// Applies the first `count` reducers to each action of `batch` in order, expanding the
     /// batches it holds at any depth: reducers never see an ``ActionBatch``. Nested batches are
     /// expanded with a stack of positions, not recursion, so that no depth overflows the stack.
-    private static func run(
+    static func run(
         _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, onEachActionOf batch: ActionBatch,
         state: StatePointer
     ) throws {

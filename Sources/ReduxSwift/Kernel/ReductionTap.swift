@@ -23,8 +23,9 @@ extension Store {
     ) {
         kernel.storeFailureTap.withLock { $0 = storeFailures }
         kernel.enqueue(
-            .installTap({ action, error, pointer in
-                tap(action, error, pointer.assuming(State.self).pointee)
-            }))
+            .command(
+                InstallTap { action, error, pointer in
+                    tap(action, error, pointer.assuming(State.self).pointee)
+                }))
     }
 }

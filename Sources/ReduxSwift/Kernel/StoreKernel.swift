@@ -194,7 +194,7 @@ final class StoreKernel: @unchecked Sendable {
     func waitUntilReduced() {
         guard ReducerContext.current == nil else { return }
         let reached = DispatchSemaphore(value: 0)
-        enqueue(.observe(QueueMark { reached.signal() }), .neverHeld)
+        enqueue(.command(StartObserving(selection: QueueMark { reached.signal() })), .neverHeld)
         lendPriorityIfMainThread()
         reached.wait()
     }
@@ -253,7 +253,8 @@ final class StoreKernel: @unchecked Sendable {
         perform(
             machine.withLock { machine in
                 machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
-                    .observe(QueueMark { [weak self] in self?.idleMarkReached(mark) })
+                    .command(
+                        StartObserving(selection: QueueMark { [weak self] in self?.idleMarkReached(mark) }))
                 }
             })
     }

@@ -112,7 +112,8 @@ extension AsyncAction: AsyncActionStarting {
                 } catch {
                     guard !(error is CancellationError) else { return }
                     // Under the run's lock, so that no failure is reported after cancel() returns.
-                    run.dispatchIfNotCancelled(.failure(failure.action, error), to: kernel)
+                    run.dispatchIfNotCancelled(
+                        .command(AnnounceFailure(action: failure.action, error: error)), to: kernel)
                 }
             }
         }
@@ -149,7 +150,7 @@ struct FailureReporter: Sendable {
     let action: any ActionProtocol
 
     func report(_ error: any Error) {
-        kernel.enqueue(.failure(action, error))
+        kernel.enqueue(.command(AnnounceFailure(action: action, error: error)))
     }
 }
 
@@ -224,12 +225,11 @@ extension PendingEntry {
     /// again): they will never run.
     func endAsyncActions() {
         switch self {
-        case .action(let action), .asyncAction(let action), .batch(let action as any ActionProtocol),
-            .resume(let action, _):
+        case .action(let action), .asyncAction(let action), .batch(let action as any ActionProtocol):
             // `.action` too: an entry is marked as an async action's only once queued.
             for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.run.endUnlessHeld() }
-        default:
-            break
+        case .command(let command):
+            command.endAsyncActions()
         }
     }
 }

@@ -59,7 +59,7 @@ public struct MiddlewareContext<State: StateProtocol> {
         return { action in
             held?.passedOn(action)
             withExtendedLifetime(store) {
-                kernel.dispatch(.resume(action, afterSlot: slot))
+                kernel.dispatch(.command(ResumeAction(action: action, slot: slot)))
             }
         }
     }

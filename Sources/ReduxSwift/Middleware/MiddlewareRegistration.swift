@@ -41,7 +41,7 @@ public struct MiddlewareRegistration: Sendable {
     /// gone, does nothing.
     public func remove() {
         guard let kernel, let store = kernel.store else { return }
-        withExtendedLifetime(store) { kernel.queueChainChange(.removeMiddleware(key)) }
+        withExtendedLifetime(store) { kernel.queueChainChange(RemoveMiddleware(key: key)) }
     }
 }
 
@@ -56,7 +56,8 @@ extension StoreKernel {
     /// fails, and while a rollback re-applies actions, whose first run already made it); from
     /// another store's, into this store's queue once that action commits (dropped if it fails);
     /// otherwise now, in order (see ``enqueueChainChange(_:)``).
-    func queueChainChange(_ entry: PendingEntry) {
+    func queueChainChange(_ change: some MiddlewareChainChange) {
+        let entry = PendingEntry.command(change)
         if ReducerContext.deferIfReducing(entry, to: .chainChange(self)) { return }
         enqueueChainChange(entry)
     }
@@ -65,19 +66,9 @@ extension StoreKernel {
     /// after it, those sent through a dispatch lock included (see
     /// ``StoreMachine/enqueueChainChange(_:)``).
     func enqueueChainChange(_ entry: PendingEntry) {
-        let change: Machine.ChainChange
-        switch entry {
-        case .registerMiddleware(_, let key):
-            change = .init(
-                plain: entry, passing: entry, revert: .hideMiddleware(key), reinstate: .showMiddleware(key),
-                finish: .showMiddleware(key))
-        case .removeMiddleware(let key):
-            change = .init(
-                plain: entry, passing: .hideMiddleware(key), revert: .showMiddleware(key),
-                reinstate: .hideMiddleware(key), finish: entry)
-        default:
+        guard case .command(let command) = entry, let change = command as? any MiddlewareChainChange else {
             preconditionFailure("only a registration or a removal of middleware changes the chain")
         }
-        enqueueChain(change)
+        enqueueChain(change.chainChange)
     }
 }

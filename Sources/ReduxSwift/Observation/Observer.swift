@@ -112,7 +112,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         guard let kernel else { return }
         let deliversFirst = firstValueHere && ReducerContext.current == nil
         if deliversFirst { delivery.claim() }
-        kernel.enqueue(.observe(self), .neverHeld)
+        kernel.enqueue(.command(StartObserving(selection: self)), .neverHeld)
         guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()

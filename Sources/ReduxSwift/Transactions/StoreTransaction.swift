@@ -82,7 +82,7 @@ public struct StoreTransaction: Sendable {
         for (part, participant) in zip(parts, participants) {
             // Queued in order with earlier dispatches, but never held by a dispatch lock: the
             // committing thread may be the one holding it, and would wait for itself.
-            part.kernel.enqueue(.transaction(participant), .neverHeld)
+            part.kernel.enqueue(.command(TakePartInTransaction(participant: participant)), .neverHeld)
             part.kernel.lendPriorityIfMainThread()
         }
         var rejection: TransactionError?

@@ -107,7 +107,7 @@ import Testing
         }
         let batch: [PendingEntry] = [
             .action(TestAction.append("0")), .action(TestAction.append("1")),
-            .register(ReductionEngine<TestState>.erase([seen])),
+            .command(RegisterReducers(reducers: ReductionEngine<TestState>.erase([seen]))),
             .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
             .action(TestAction.fail), .action(TestAction.append("4")),
         ]

@@ -169,11 +169,13 @@ import Testing
         let context = ReducerContext(reducing: nil, owning: engine)
         _ = engine.reduce(
             [
-                .registerMiddleware([passThrough, passThrough], key: first),
-                .registerMiddleware([passThrough], key: second),
+                .command(RegisterMiddleware(middleware: [passThrough, passThrough], key: first)),
+                .command(RegisterMiddleware(middleware: [passThrough], key: second)),
             ], context: context)
         #expect(engine.middlewareCount == 4)
-        _ = engine.reduce([.removeMiddleware(first), .removeMiddleware(first)], context: context)
+        _ = engine.reduce(
+            [.command(RemoveMiddleware(key: first)), .command(RemoveMiddleware(key: first))], context: context
+        )
         #expect(engine.middlewareCount == 2, "the store's own middleware stay")
 
         // Without the store's own middleware, removing the last registration in the middle of a
@@ -181,7 +183,8 @@ import Testing
         let plain = ReductionEngine(state: TestState(), reducers: [testReducer])
         let reduced = plain.reduce(
             [
-                .registerMiddleware([passThrough], key: first), .removeMiddleware(first),
+                .command(RegisterMiddleware(middleware: [passThrough], key: first)),
+                .command(RemoveMiddleware(key: first)),
                 .action(TestAction.increment), .action(TestAction.append("a")),
             ], context: ReducerContext(reducing: nil, owning: plain))
         #expect(plain.middlewareCount == 0)

@@ -1,0 +1,31 @@
+/// Starts an observer of values at this point of the queue: the owner of the state selects its
+/// first value here, outside any reducer, and the observer then selects again after every pass
+/// that changes the state (unless it ended at once). A ``QueueMark`` uses it to learn that the
+/// queue got this far.
+struct StartObserving: PipelineCommand {
+    let selection: any LiveSelection
+
+    func handle(
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext, into result: inout ReducedBatch
+    ) -> ReductionOutcome? {
+        var keeps = false
+        ReductionPipeline.selecting(context) { keeps = selection.activate(on: state) }
+        if keeps { pipeline.keep(selection) }
+        return nil
+    }
+}
+
+/// A tap (see ``ReductionTap``) starts hearing every change and failure queued after it, each with
+/// the state it left; it replaces the one installed before. With a tap, runs hold one action.
+struct InstallTap: PipelineCommand {
+    let tap: ErasedReductionTap
+
+    func handle(
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext, into result: inout ReducedBatch
+    ) -> ReductionOutcome? {
+        pipeline.tap = tap
+        return nil
+    }
+}

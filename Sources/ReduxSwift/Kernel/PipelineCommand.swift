@@ -1,0 +1,62 @@
+/// Something other than an action that a store's reducing queue carries, in order with the actions
+/// (see ``PendingEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
+/// failure to announce, an observer to start… Each kind is its own type, which handles itself when
+/// the owner of the state reaches it, so a feature that queues something new adds a type rather
+/// than an arm in the pipeline's loop.
+///
+/// The pipeline ends the run of committed actions before a command (unless the command
+/// ``joinsRun(journaled:)``), lets it ``handle(_:at:of:state:context:into:)`` itself, and then
+/// handles what it dispatched to its own store before the entries after it. A command that applies
+/// actions returns how they ended, and they are announced and logged for rollback as a plain
+/// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
+/// and what observers hear (``announcedAction``).
+///
+/// Not `Sendable`, like ``PendingEntry``: a command crosses threads only inside the store's
+/// lock-protected queue. A command's stored properties should fit an existential's inline buffer
+/// (three words), or it is boxed, like an `indirect` case, once per command.
+protocol PipelineCommand {
+    /// Handles the command, which is `batch[index]`, as the owner of the state at `state`.
+    ///
+    /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
+    ///   the pipeline announces, logs and follows up as it does a plain action's.
+    func handle(
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext, into result: inout ReducedBatch
+    ) -> ReductionOutcome?
+
+    /// Whether the actions the command applies commit in the run of the actions before it instead
+    /// of starting a new one; `journaled` says whether a journal keeps the store's actions. False
+    /// by default: a command ends the run before it.
+    func joinsRun(journaled: Bool) -> Bool
+
+    /// The action observers hear about when the command's actions commit or fail. Only a command
+    /// that applies actions, or announces a failure, has one.
+    var announcedAction: any ActionProtocol { get }
+
+    /// Applies again, with the first `count` of `reducers`, the actions the command committed: a
+    /// rollback and a history do this. Does nothing by default, for a command that applies none.
+    func reapply(_ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, state: StatePointer) throws
+
+    /// This store's part of a transaction, as the batch it applied, if the command is one (or
+    /// replays one): a history and an action log keep it as one, with no step of its own.
+    var transactionPart: ActionBatch? { get }
+
+    /// Ends the async actions the command holds, when it is dropped before it is handled (it was
+    /// dispatched by an action that failed): they will never run. Does nothing by default.
+    func endAsyncActions()
+}
+
+extension PipelineCommand {
+    func joinsRun(journaled: Bool) -> Bool { false }
+
+    var announcedAction: any ActionProtocol {
+        preconditionFailure("\(Self.self) applies no action, so it is never announced")
+    }
+
+    func reapply(_ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, state: StatePointer) throws
+    {}
+
+    var transactionPart: ActionBatch? { nil }
+
+    func endAsyncActions() {}
+}
