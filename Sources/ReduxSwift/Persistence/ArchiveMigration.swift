@@ -80,6 +80,10 @@ public struct ArchiveMigration: Sendable {
     /// migrations: a load whose migrations all have one never converts the state to Foundation
     /// objects and back.
     let edit: (@Sendable (inout JSONValue) -> Void)?
+    /// Whether the migration only reshapes the state (renames, removes or adds members where
+    /// they are missing) and never changes a value: run again on a state that already has its
+    /// result, it changes nothing.
+    let reshapesOnly: Bool
 
     /// Creates a migration from `version` to `version + 1`.
     ///
@@ -100,6 +104,7 @@ public struct ArchiveMigration: Sendable {
         fromVersion = version
         self.body = body
         edit = nil
+        reshapesOnly = false
     }
 
     /// A member migration: `body` changes every object at `steps` of the state, as Foundation
@@ -107,9 +112,10 @@ public struct ArchiveMigration: Sendable {
     init(
         from version: Int, at steps: [MemberPath.Step],
         _ body: @escaping @Sendable (inout [String: Any]) -> Void,
-        edit: (@Sendable (inout [String: JSONValue]) -> Void)?
+        edit: (@Sendable (inout [String: JSONValue]) -> Void)?, reshapesOnly: Bool = false
     ) {
         fromVersion = version
+        self.reshapesOnly = reshapesOnly
         self.body = { state in try MemberPath.forEachObject(at: steps, in: &state, body) }
         if let edit {
             self.edit = { (state: inout JSONValue) in state.forEachObject(at: steps[...], edit) }

@@ -158,21 +158,43 @@ extension StateArchive {
     ///
     /// A state of an earlier version marked as of an unsure one (see
     /// ``ArchiveFormat/markingVersionUnsure(_:version:)``) was saved by types that did not read
-    /// their own version, so its shape is theirs, not that version's: it is read as the current
-    /// version (members the current types add take their ``ArchiveDefaults``) when the current
-    /// types read it so, and through the migrations from its version otherwise.
+    /// their own version, so its shape is theirs, not that version's, and a migration that changes
+    /// values (a conversion) may already be done. It is read as the current version (members the
+    /// current types add take their ``ArchiveDefaults``) when the current types read it so; else
+    /// after the migrations from its version that only reshape it (renaming, removing, adding
+    /// members); and through all of them only when neither reads.
     private func decode(_ data: Data, at storage: any SiblingStorage) throws(PersistenceError) -> State {
         do {
             if let version = ArchiveSiblings.leadingSchemaVersion(in: data), version < schemaVersion,
-                let current = ArchiveFormat.retaggingUnsure(data, version: version, as: schemaVersion),
-                let asIs = try? decodeNotingUpgrade(current)
+                let current = ArchiveFormat.retaggingUnsure(data, version: version, as: schemaVersion)
             {
-                return asIs.state
+                if let asIs = try? decodeNotingUpgrade(current) { return asIs.state }
+                if let reshaped = reshaping(current, from: version),
+                    let state = try? decodeNotingUpgrade(reshaped).state
+                {
+                    return state
+                }
             }
             return try decodeNotingUpgrade(data).state
         } catch {
             throw PersistenceError(error.kind, stage: error.stage, location: storage.location)
         }
+    }
+
+    /// `archive`, an archive of the current version, with the state changed by the migrations
+    /// from `version` on that only reshape it, in order; `nil` when it cannot be read as JSON.
+    private func reshaping(_ archive: Data, from version: Int) -> Data? {
+        guard case .object(var envelope)? = try? JSONValue(parsing: archive),
+            var state = envelope.removeValue(forKey: "state")
+        else { return nil }
+        for step in version..<schemaVersion {
+            for migration in migrations[step] ?? [] where migration.reshapesOnly {
+                migration.edit?(&state)
+            }
+        }
+        return ArchiveFormat.envelope(
+            schemaVersion: schemaVersion, state: state.data,
+            floatStrings: SnapshotCoder.declaredFloatStrings(in: archive))
     }
 
     // MARK: Restoring

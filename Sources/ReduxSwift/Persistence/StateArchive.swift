@@ -99,7 +99,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     public let sizeLimit: Int
 
     /// The migrations from each version, in the order given.
-    private let migrations: [Int: [ArchiveMigration]]
+    let migrations: [Int: [ArchiveMigration]]
     /// Reads an archive that writes a float as a string, as most do (see
     /// ``EncodedSnapshot/floatStrings``).
     private let decoder: JSONDecoder

@@ -165,6 +165,33 @@ import Testing
     }
 
     @Test(arguments: StorageKind.allCases)
+    func editsSavedByTypesThatChangedWithoutANewVersionKeepTheirValuesWhenTheFixedBuildAddsAMember(
+        _ kind: StorageKind
+    ) throws {
+        nonisolated struct Fixed: StateProtocol, Equatable {
+            var size: String
+            var font: String
+        }
+        let place = ArchivePlace(kind)
+        try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
+        let early = StateArchive<SettingsEarlyV2>(backend: place.backend, schemaVersion: 1)
+        _ = early.restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        try early.save(SettingsEarlyV2(size: "21"))
+
+        // The fixed build also adds a member with no default, through a migration: the saved edits
+        // take it, and their size is not converted again.
+        let fixed = StateArchive<Fixed>(
+            backend: place.backend, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, converting: "size") { String(2 * ($0 as? Int ?? -1)) },
+                ArchiveMigration(from: 1, adding: "font", value: "serif"),
+            ])
+        #expect(
+            fixed.restore(default: Fixed(size: "?", font: "?")) { _ in } == Fixed(size: "20", font: "serif"))
+        #expect(try fixed.loadUnmerged() == Fixed(size: "21", font: "serif"))
+    }
+
+    @Test(arguments: StorageKind.allCases)
     func editsSavedByTheTypesOfTheirOwnVersionAreMigratedByALaterBuild(_ kind: StorageKind) throws {
         // Version 2 doubled the size and kept its type, so version 1's edits read as version 2's
         // types as they are: only their version tells that they need the migration.
