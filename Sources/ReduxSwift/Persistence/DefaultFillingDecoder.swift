@@ -461,6 +461,17 @@ final class FillSession: @unchecked Sendable {
             }
             throw error
         }
+        // An object read through a nested container (an enum case's associated values) is looked
+        // at as the object itself is: a label renamed to an optional reads as nil there too.
+        for inner in members.nested where !inner.members.absentOptionals.isEmpty || !inner.members.filled.isEmpty {
+            guard let archived = try? inner.raw.container() else { continue }
+            let unknown = inner.members.unknown(in: archived.allKeys.map(\.stringValue))
+            guard !unknown.isEmpty else { continue }
+            let groups = placeRenameGroups(
+                lacking: inner.members.lacking, unread: unknown, of: inner.members, in: archived,
+                at: inner.codingPath, excluding: [])
+            try noteRenames(groups, at: inner.codingPath, owner: T.self)
+        }
         guard !members.filled.isEmpty || !members.absentOptionals.isEmpty,
             let archived = try? base.container(keyedBy: AnyMemberKey.self)
         else { return value }
@@ -471,23 +482,9 @@ final class FillSession: @unchecked Sendable {
         // like: loading would hide the old value. Members the type's own encoding writes are not
         // old names.
         if !unknown.isEmpty {
-            var groups = renameGroups(
-                of: members, unread: unknown, in: archived, at: base.codingPath, value: value)
-            if groups.contains(where: { $0.kind == .filled }) {
-                throw DefaultFilling.UnreadMembers(codingPath: base.codingPath, owner: T.self, groups: groups)
-            }
-            groups.removeAll { $0.kind != .optional }
-            if !groups.isEmpty {
-                // Only optionals read as nil: the value is the one the decode gives anyway, so the
-                // decode goes on, to find every such place, and fails at its end.
-                let place = MemberPath.generalized(base.codingPath + [AnyMemberKey(stringValue: "")])?.path
-                let key = "\(place ?? DefaultFilling.place(base.codingPath).joined()) \(groups.map(\.member))"
-                if renamedPlaces.insert(key).inserted {
-                    renamedToOptionals.append(
-                        DefaultFilling.UnreadMembers(
-                            codingPath: base.codingPath, owner: T.self, groups: groups))
-                }
-            }
+            try noteRenames(
+                renameGroups(of: members, unread: unknown, in: archived, at: base.codingPath, value: value),
+                at: base.codingPath, owner: T.self)
         }
         // An object none of whose members the type knows is not an older value of the type but a
         // value of another, as an `init(from:)` that tries one type and then another (`try?`)
@@ -502,6 +499,25 @@ final class FillSession: @unchecked Sendable {
                 ))
         }
         return value
+    }
+
+    /// Fails with the renames `groups` finds at `codingPath` when one is to a filled member; notes
+    /// those to optionals read as nil, for the decode to fail at its end, since the value is the
+    /// one the decode gives anyway and going on finds every such place.
+    private func noteRenames(
+        _ groups: [DefaultFilling.RenameGroup], at codingPath: [any CodingKey], owner: Any.Type
+    ) throws {
+        if groups.contains(where: { $0.kind == .filled }) {
+            throw DefaultFilling.UnreadMembers(codingPath: codingPath, owner: owner, groups: groups)
+        }
+        let optionals = groups.filter { $0.kind == .optional }
+        guard !optionals.isEmpty else { return }
+        let place = MemberPath.generalized(codingPath + [AnyMemberKey(stringValue: "")])?.path
+        let key = "\(place ?? DefaultFilling.place(codingPath).joined()) \(optionals.map(\.member))"
+        if renamedPlaces.insert(key).inserted {
+            renamedToOptionals.append(
+                DefaultFilling.UnreadMembers(codingPath: codingPath, owner: owner, groups: optionals))
+        }
     }
 
     /// The rename groups of an object that decoded as `value` while lacking `members`' filled
@@ -725,6 +741,9 @@ final class FilledMembers {
     var filled: [Filled] = []
     /// Optional members the archived object lacks, read as `nil`, with the types they wrap.
     var absentOptionals: [Filled] = []
+    /// The objects inside this one that the type read through nested keyed containers (an enum
+    /// case's associated values), each with its place and its view of every member it holds.
+    var nested: [(members: FilledMembers, codingPath: [any CodingKey], raw: RawView)] = []
     /// How many values of a dictionary have been decoded, for a checking decode's sample.
     private var valuesDecoded = 0
     /// The coding keys of the type's first keyed container, which tell the members it knows.
@@ -1003,6 +1022,7 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         noteRead(key)
         let nested = members.child(key.stringValue)
         nested.knownKeys = NestedKey.self
+        members.nested.append((nested, base.codingPath + [key], .nested(raw, key: key.stringValue)))
         session.census?.noteObject(at: base.codingPath + [key], keys: NestedKey.self)
         return KeyedDecodingContainer(
             FillingKeyedContainer<NestedKey>(

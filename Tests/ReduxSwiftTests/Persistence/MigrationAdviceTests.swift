@@ -308,6 +308,33 @@ enum ExpensesV2 {
         #expect(try migrated.loadFixture(at: url).expenses.map(\.memo) == ["a", "b"])
     }
 
+    @Test func aRenamedAssociatedValueLabelOfAnOptionalIsCaughtInsideTheEnumCase() throws {
+        enum PayV1: Codable {
+            case cash
+            case card(last4: String?, brand: Int)
+        }
+        enum PayV2: Codable, Equatable {
+            case cash
+            case card(digits: String?, brand: Int)
+        }
+        struct StateV1: StateProtocol { var pays: [PayV1] }
+        struct StateV2: StateProtocol, Equatable { var pays: [PayV2] }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(pays: [.card(last4: "4242", brand: 2), .cash, .card(last4: nil, brand: 3)]))
+
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        let migration =
+            ##"ArchiveMigration(from: 1, renaming: <#"last4", or delete this line#>, to: "digits", in: "pays[].card")"##
+        #expect(error.migrationProblems.map(\.migration) == [migration], "\(error)")
+        let migrated = StateArchive<StateV2>(
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: [#""last4", or delete this line"#: "last4"]))
+        #expect(
+            try migrated.loadFixture(at: url).pays == [
+                .card(digits: "4242", brand: 2), .cash, .card(digits: nil, brand: 3),
+            ])
+    }
+
     @Test func aRenameToAnOptionalInALargeArchiveIsCaughtByALaunchThatNeedsNothingElse() throws {
         struct Item: Codable, Equatable {
             var id: Int
