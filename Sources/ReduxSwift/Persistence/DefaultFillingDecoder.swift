@@ -463,7 +463,8 @@ final class FillSession: @unchecked Sendable {
         }
         // An object read through a nested container (an enum case's associated values) is looked
         // at as the object itself is: a label renamed to an optional reads as nil there too.
-        for inner in members.nested where !inner.members.absentOptionals.isEmpty || !inner.members.filled.isEmpty {
+        for inner in members.nested
+        where !inner.members.absentOptionals.isEmpty || !inner.members.filled.isEmpty {
             guard let archived = try? inner.raw.container() else { continue }
             let unknown = inner.members.unknown(in: archived.allKeys.map(\.stringValue))
             guard !unknown.isEmpty else { continue }
