@@ -197,7 +197,7 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
             }
             return "Cannot \(verb) \(location): it needs a migration for each of these "
                 + "\(migrationProblems.count) changes:\(listed.joined())\nRaise schemaVersion \(version)and add "
-                + "these migrations\(Self.sameRelease(migrationProblems[0])):\nmigrations: \(migrations)"
+                + "these migrations\(Self.sameRelease(migrationProblems)):\nmigrations: \(migrations)"
         }
         let explanation = Self.explain(kind, stage: stage)
         // A detail quoted from another error may already end the sentence.
@@ -206,13 +206,20 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     }
 
     /// For advice found after the migrations to version N, which gives migrations from N: how to
-    /// add them to version N instead, when it has not shipped; empty otherwise.
-    private static func sameRelease(_ problem: MigrationProblem) -> String {
-        guard let version = migrationVersion(problem.migration), version > 1,
+    /// add them to version N instead, when it has not shipped, and, for a conversion, that a
+    /// migration from N also meets the archives version N wrote; empty otherwise.
+    private static func sameRelease(_ problems: [MigrationProblem]) -> String {
+        guard let problem = problems.first, let version = migrationVersion(problem.migration), version > 1,
             problem.detail.hasPrefix("after migrating to version \(version)")
         else { return "" }
+        let converts = problems.contains { $0.migration.contains(", converting: ") }
         return " (or, if version \(version) has not shipped yet, keep schemaVersion at \(version) and add "
-            + "them after the migrations from version \(version - 1), with from: \(version - 1))"
+            + "them after the migrations from version \(version - 1), with from: \(version - 1)"
+            + (converts
+                ? "; if it has, a migration from version \(version) also converts the archives version "
+                    + "\(version) wrote, so return a value that already reads as the current type as it is"
+                : "")
+            + ")"
     }
 
     /// The version in `migration`'s `ArchiveMigration(from: N`.
@@ -245,8 +252,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         case .needsMigration(let path, let detail, let migration):
             let version =
                 migrationVersion(migration).map { "Raise schemaVersion to \($0 + 1) and add " } ?? "Add "
-            let sameRelease = Self.sameRelease(
-                .init(path: path, kind: .other, detail: detail, migration: migration))
+            let sameRelease = Self.sameRelease([
+                .init(path: path, kind: .other, detail: detail, migration: migration)
+            ])
             return "it needs a migration at \(path) (\(detail)). \(version)\(migration)\(sameRelease)"
         case .newerVersion(let found, let supported):
             return

@@ -664,6 +664,41 @@ enum ExpensesV2 {
                 == ExpensesV2.State(expenses: [ExpensesV2.Expense(title: "Tea", amount: 3.5, memo: "green")]))
     }
 
+    @Test func aConversionFoundAfterTheMigrationsWarnsThatItAlsoMeetsTheArchivesOfThatVersion() throws {
+        struct LineV1: Codable { var quantity: String }
+        struct StateV1: StateProtocol { var lines: [LineV1] }
+        struct Line: Codable, Equatable { var quantity: Int }
+        struct State: StateProtocol, Equatable { var lines: [Line] }
+        try StateArchive<StateV1>(file: url).save(StateV1(lines: [LineV1(quantity: "3")]))
+        // Version 2 shipped without the conversion; a fresh install of it wrote `7` as a number.
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<State>(
+                file: url, schemaVersion: 2,
+                migrations: [ArchiveMigration(from: 1, removing: "unused", in: "lines[]")]
+            ).load()
+        }
+        let description = error?.description ?? ""
+        #expect(description.contains("Raise schemaVersion to 3"), "\(description)")
+        #expect(
+            description.contains(
+                "a migration from version 2 also converts the archives version 2 wrote, so return a value "
+                    + "that already reads as the current type as it is"), "\(description)")
+        // Written so, the conversion serves both archives.
+        let keeping = ArchiveMigration(from: 2, converting: "quantity", in: "lines[]") { old in
+            (old as? Int) ?? Int(old as? String ?? "") ?? 1
+        }
+        let version3 = StateArchive<State>(
+            file: url, schemaVersion: 3,
+            migrations: [ArchiveMigration(from: 1, removing: "unused", in: "lines[]"), keeping])
+        #expect(try version3.load() == State(lines: [Line(quantity: 3)]))
+        let fresh = directory.file("fresh.json")
+        try StateArchive<State>(file: fresh, schemaVersion: 2).save(State(lines: [Line(quantity: 7)]))
+        let freshVersion3 = StateArchive<State>(
+            file: fresh, schemaVersion: 3,
+            migrations: [ArchiveMigration(from: 1, removing: "unused", in: "lines[]"), keeping])
+        #expect(try freshVersion3.load() == State(lines: [Line(quantity: 7)]))
+    }
+
     @Test func aMissingStepThatOnlyRemovesMembersNamesEachRemovalToPaste() throws {
         struct ItemV1: Codable {
             var title: String
