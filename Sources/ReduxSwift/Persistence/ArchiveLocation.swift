@@ -35,9 +35,10 @@ final class ArchiveLocation: @unchecked Sendable {
 
     private let unsure = LockedValue(false)
 
-    /// Whether the data here failed to load although it is of the version this program writes:
-    /// the types changed without a new `schemaVersion`, so what is saved beside it is marked as of
-    /// an unsure version. Call it from `exclusively`.
+    /// Whether the types do not read their own version here: the data failed to load with
+    /// `needsMigration`, as archived or as the migrations made it, or the unmerged state resumed
+    /// here was saved so. The types changed without a new `schemaVersion`, so what is saved
+    /// beside the data is marked as of an unsure version. Call it from `exclusively`.
     var failedAtOwnVersion: Bool {
         get { unsure.withLock { $0 } }
         set { unsure.withLock { $0 = newValue } }

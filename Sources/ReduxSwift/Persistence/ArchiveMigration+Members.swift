@@ -41,7 +41,11 @@ extension ArchiveMigration {
             },
             edit: { object in
                 if let value = object.removeValue(forKey: old) { object[new] = value }
-            }, reshapesOnly: true)
+            },
+            reshape: { object in
+                guard object[new] == nil, let value = object.removeValue(forKey: old) else { return }
+                object[new] = value
+            })
     }
 
     /// Creates a migration that removes the member `member` from every object at `path`.
@@ -54,7 +58,7 @@ extension ArchiveMigration {
     public init(from version: Int, removing member: String, in path: String = "") {
         self.init(
             from: version, at: MemberPath.parse(path), { object in object[member] = nil },
-            edit: { object in object[member] = nil }, reshapesOnly: true)
+            edit: { object in object[member] = nil }, reshape: { object in object[member] = nil })
     }
 
     /// Creates a migration that adds the member `member`, holding `value`, to every object at `path`
@@ -83,7 +87,7 @@ extension ArchiveMigration {
             { object in
                 if object[member] == nil { object[member] = value }
             },
-            edit: edit, reshapesOnly: true)
+            edit: edit, reshape: edit)
     }
 
     /// Creates a migration that adds the member `member`, holding the value written as JSON in
@@ -117,7 +121,10 @@ extension ArchiveMigration {
             },
             edit: { object in
                 if object[member] == nil { object[member] = value }
-            }, reshapesOnly: true)
+            },
+            reshape: { object in
+                if object[member] == nil { object[member] = value }
+            })
     }
 
     /// Creates a migration that replaces the member `member` of every object at `path` with what

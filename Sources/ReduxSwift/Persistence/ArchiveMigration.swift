@@ -80,10 +80,11 @@ public struct ArchiveMigration: Sendable {
     /// migrations: a load whose migrations all have one never converts the state to Foundation
     /// objects and back.
     let edit: (@Sendable (inout JSONValue) -> Void)?
-    /// Whether the migration only reshapes the state (renames, removes or adds members where
-    /// they are missing) and never changes a value: run again on a state that already has its
-    /// result, it changes nothing.
-    let reshapesOnly: Bool
+    /// For a migration that only reshapes the state (renames, removes, or adds members where they
+    /// are missing) and never changes a value: the edit that applies it to a state that may
+    /// already have its result, changing nothing there (a rename keeps a member the new name
+    /// already holds). `nil` for every other migration.
+    let reshape: (@Sendable (inout JSONValue) -> Void)?
 
     /// Creates a migration from `version` to `version + 1`.
     ///
@@ -104,7 +105,7 @@ public struct ArchiveMigration: Sendable {
         fromVersion = version
         self.body = body
         edit = nil
-        reshapesOnly = false
+        reshape = nil
     }
 
     /// A member migration: `body` changes every object at `steps` of the state, as Foundation
@@ -112,10 +113,15 @@ public struct ArchiveMigration: Sendable {
     init(
         from version: Int, at steps: [MemberPath.Step],
         _ body: @escaping @Sendable (inout [String: Any]) -> Void,
-        edit: (@Sendable (inout [String: JSONValue]) -> Void)?, reshapesOnly: Bool = false
+        edit: (@Sendable (inout [String: JSONValue]) -> Void)?,
+        reshape: (@Sendable (inout [String: JSONValue]) -> Void)? = nil
     ) {
         fromVersion = version
-        self.reshapesOnly = reshapesOnly
+        if let reshape {
+            self.reshape = { (state: inout JSONValue) in state.forEachObject(at: steps[...], reshape) }
+        } else {
+            self.reshape = nil
+        }
         self.body = { state in try MemberPath.forEachObject(at: steps, in: &state, body) }
         if let edit {
             self.edit = { (state: inout JSONValue) in state.forEachObject(at: steps[...], edit) }

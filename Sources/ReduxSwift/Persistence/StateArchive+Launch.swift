@@ -33,9 +33,10 @@ extension StateArchive {
                 if let data { loaded = try decodeNotingUpgrade(data, advisingFrom: defaultState) }
             } catch {
                 sharedLocation.holdsUnreadableData = true
+                // The types do not read a state of their own version, as archived or as the
+                // migrations made it: they changed without a new `schemaVersion`.
                 if case .needsMigration = error.kind {
-                    sharedLocation.failedAtOwnVersion =
-                        data.flatMap(ArchiveSiblings.schemaVersion(in:)) == schemaVersion
+                    sharedLocation.failedAtOwnVersion = true
                 } else {
                     sharedLocation.failedAtOwnVersion = false
                 }
@@ -165,6 +166,10 @@ extension StateArchive {
     /// members); and through all of them only when neither reads.
     private func decode(_ data: Data, at storage: any SiblingStorage) throws(PersistenceError) -> State {
         do {
+            // Saved unsure by this very version: what is saved next is just as unsure.
+            if ArchiveFormat.retaggingUnsure(data, version: schemaVersion, as: schemaVersion) != nil {
+                sharedLocation.failedAtOwnVersion = true
+            }
             if let version = ArchiveSiblings.leadingSchemaVersion(in: data), version < schemaVersion,
                 let current = ArchiveFormat.retaggingUnsure(data, version: version, as: schemaVersion)
             {
@@ -188,9 +193,7 @@ extension StateArchive {
             var state = envelope.removeValue(forKey: "state")
         else { return nil }
         for step in version..<schemaVersion {
-            for migration in migrations[step] ?? [] where migration.reshapesOnly {
-                migration.edit?(&state)
-            }
+            for migration in migrations[step] ?? [] { migration.reshape?(&state) }
         }
         return ArchiveFormat.envelope(
             schemaVersion: schemaVersion, state: state.data,

@@ -192,6 +192,78 @@ import Testing
     }
 
     @Test(arguments: StorageKind.allCases)
+    func editsSavedAfterGoingBackFromTheFixedBuildToOneThatForgotTheVersionStayUnsure(
+        _ kind: StorageKind
+    ) throws {
+        let place = ArchivePlace(kind)
+        try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
+        func early() -> StateArchive<SettingsEarlyV2> {
+            StateArchive(backend: place.backend, schemaVersion: 1)
+        }
+        _ = early().restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        try early().save(SettingsEarlyV2(size: "21"))
+        // The fixed build runs once and writes the archive back as version 2; then the user goes
+        // back to the build that forgot the version, which continues from its saved edits.
+        _ = settingsV2(place).restore(default: SettingsV2()) { _ in }
+        let resumed = early().restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        #expect(resumed == SettingsEarlyV2(size: "21"))
+        try early().save(SettingsEarlyV2(size: "22"))
+
+        // The fixed build again: its launch reads the archive, then the edits, not converted twice.
+        let fixed = settingsV2(place)
+        #expect(fixed.restore(default: SettingsV2()) { _ in } == SettingsV2(size: "20"))
+        #expect(try fixed.loadUnmerged() == SettingsV2(size: "22"))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func editsOfTypesThatDoNotReadWhatTheirOwnMigrationsMakeAreUnsureToo(_ kind: StorageKind) throws {
+        let place = ArchivePlace(kind)
+        try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
+        // Version 2 added the theme; this build also changed the size's type, without version 3.
+        let addTheme = ArchiveMigration(from: 1, adding: "theme", value: "light")
+        let early = StateArchive<SettingsV2>(backend: place.backend, schemaVersion: 2, migrations: [addTheme])
+        _ = early.restore(default: SettingsV2()) { _ in }
+        try early.save(SettingsV2(size: "21"))
+
+        let fixed = StateArchive<SettingsV2>(
+            backend: place.backend, schemaVersion: 3,
+            migrations: [
+                addTheme, ArchiveMigration(from: 2, converting: "size") { String(2 * ($0 as? Int ?? -1)) },
+            ])
+        #expect(fixed.restore(default: SettingsV2()) { _ in } == SettingsV2(size: "20"))
+        #expect(try fixed.loadUnmerged() == SettingsV2(size: "21"))
+    }
+
+    @Test(arguments: StorageKind.allCases)
+    func aRenameThatReshapesUnsureEditsNeverReplacesAMemberTheyHold(_ kind: StorageKind) throws {
+        nonisolated struct Old: StateProtocol, Equatable { var title: String }
+        // Version 2's types: `title` became `name`, and a new `title` holds a subtitle.
+        nonisolated struct Early: StateProtocol, Equatable {
+            var name: String
+            var title: String?
+        }
+        nonisolated struct Fixed: StateProtocol, Equatable {
+            var name: String
+            var title: String?
+            var stars: Int
+        }
+        let place = ArchivePlace(kind)
+        try StateArchive<Old>(backend: place.backend).save(Old(title: "kept"))
+        let early = StateArchive<Early>(backend: place.backend, schemaVersion: 1)
+        _ = early.restore(default: Early(name: "?")) { _ in }
+        try early.save(Early(name: "edited", title: "subtitle"))
+
+        let fixed = StateArchive<Fixed>(
+            backend: place.backend, schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, renaming: "title", to: "name"),
+                ArchiveMigration(from: 1, adding: "stars", value: 0),
+            ])
+        #expect(fixed.restore(default: Fixed(name: "?", stars: 0)) { _ in } == Fixed(name: "kept", stars: 0))
+        #expect(try fixed.loadUnmerged() == Fixed(name: "edited", title: "subtitle", stars: 0))
+    }
+
+    @Test(arguments: StorageKind.allCases)
     func editsSavedByTheTypesOfTheirOwnVersionAreMigratedByALaterBuild(_ kind: StorageKind) throws {
         // Version 2 doubled the size and kept its type, so version 1's edits read as version 2's
         // types as they are: only their version tells that they need the migration.
