@@ -60,3 +60,20 @@ extension PipelineCommand {
 
     func endAsyncActions() {}
 }
+
+/// A command that only changes what the pipeline holds (its reducers, its middleware, its tap) and
+/// applies no action: it says what in ``apply(to:)``, and handles itself with that.
+protocol PipelineChange: PipelineCommand {
+    /// Makes the change, when the owner of the state reaches the command in the queue.
+    func apply(to pipeline: inout ReductionPipeline)
+}
+
+extension PipelineChange {
+    func handle(
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        context: ReducerContext, into result: inout ReducedBatch
+    ) -> ReductionOutcome? {
+        apply(to: &pipeline)
+        return nil
+    }
+}

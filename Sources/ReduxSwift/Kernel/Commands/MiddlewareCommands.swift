@@ -1,7 +1,7 @@
 /// A change to a store's middleware chain: queued like an action, so that it affects exactly the
 /// actions queued after it, with the commands that undo and redo it for the actions queued before
 /// it that a dispatch lock held meanwhile (see ``StoreMachine/ChainChange``).
-protocol MiddlewareChainChange: PipelineCommand {
+protocol MiddlewareChainChange: PipelineChange {
     /// The entries that make this change in the queue's order, whatever the locks hold.
     var chainChange: StoreKernel.Machine.ChainChange { get }
 }
@@ -12,12 +12,8 @@ struct RegisterMiddleware: MiddlewareChainChange {
     let middleware: [ErasedMiddleware]
     let key: MiddlewareKey
 
-    func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
-    ) -> ReductionOutcome? {
+    func apply(to pipeline: inout ReductionPipeline) {
         pipeline.register(middleware: middleware, key: key)
-        return nil
     }
 
     var chainChange: StoreKernel.Machine.ChainChange {
@@ -32,12 +28,8 @@ struct RegisterMiddleware: MiddlewareChainChange {
 struct RemoveMiddleware: MiddlewareChainChange {
     let key: MiddlewareKey
 
-    func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
-    ) -> ReductionOutcome? {
+    func apply(to pipeline: inout ReductionPipeline) {
         pipeline.removeMiddleware(registeredWith: key)
-        return nil
     }
 
     var chainChange: StoreKernel.Machine.ChainChange {
@@ -51,29 +43,21 @@ struct RemoveMiddleware: MiddlewareChainChange {
 /// The middleware registered with `key` leave the chain until a ``ShowMiddleware`` with the same
 /// key: queued ahead of the actions a dispatch lock holds, so that a registration or removal made
 /// meanwhile does not affect them.
-struct HideMiddleware: PipelineCommand {
+struct HideMiddleware: PipelineChange {
     let key: MiddlewareKey
 
-    func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
-    ) -> ReductionOutcome? {
+    func apply(to pipeline: inout ReductionPipeline) {
         pipeline.hideMiddleware(registeredWith: key)
-        return nil
     }
 }
 
 /// The middleware hidden with `key` (see ``HideMiddleware``) come back, each at its place in the
 /// chain, for the actions queued after it.
-struct ShowMiddleware: PipelineCommand {
+struct ShowMiddleware: PipelineChange {
     let key: MiddlewareKey
 
-    func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
-    ) -> ReductionOutcome? {
+    func apply(to pipeline: inout ReductionPipeline) {
         pipeline.showMiddleware(registeredWith: key)
-        return nil
     }
 }
 

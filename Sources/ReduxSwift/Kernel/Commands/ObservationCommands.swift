@@ -18,14 +18,10 @@ struct StartObserving: PipelineCommand {
 
 /// A tap (see ``ReductionTap``) starts hearing every change and failure queued after it, each with
 /// the state it left; it replaces the one installed before. With a tap, runs hold one action.
-struct InstallTap: PipelineCommand {
+struct InstallTap: PipelineChange {
     let tap: ErasedReductionTap
 
-    func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
-    ) -> ReductionOutcome? {
+    func apply(to pipeline: inout ReductionPipeline) {
         pipeline.tap = tap
-        return nil
     }
 }
