@@ -37,6 +37,9 @@ extension StateArchive {
                 // migrations made it: they changed without a new `schemaVersion`.
                 if case .needsMigration = error.kind {
                     sharedLocation.failedAtOwnVersion = true
+                    if let data, ArchiveSiblings.leadingSchemaVersion(in: data) == schemaVersion {
+                        reportTypesChangedWithoutANewVersion(error)
+                    }
                 } else {
                     sharedLocation.failedAtOwnVersion = false
                 }
@@ -60,6 +63,19 @@ extension StateArchive {
             }
             return loaded.state
         }
+    }
+
+    /// Tells the developer, in a debug build, that the types do not read an archive of their own
+    /// version: whatever the app does with the failed load, this is the build's mistake, not the
+    /// user's, and a release of it would write saves tagged with a version whose shape they lack.
+    private func reportTypesChangedWithoutANewVersion(_ error: PersistenceError) {
+        RuntimeWarning.report(
+            "The types of \(backend.location) do not read its archive, which is of their own "
+                + "schemaVersion \(schemaVersion): they changed without a new schemaVersion, or a later "
+                + "build wrote the archive with changed types under this version. A release with these "
+                + "types writes archives tagged \(schemaVersion) in a shape version \(schemaVersion)'s "
+                + "types cannot read, and that a later build migrates as version \(schemaVersion)'s. "
+                + "\(error)")
     }
 
     /// Writes `state` as the archive, after the checks of a save. `previous`, the bytes it replaces,

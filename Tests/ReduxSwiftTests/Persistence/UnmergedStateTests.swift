@@ -164,6 +164,30 @@ import Testing
         #expect(try fixed.loadUnmerged() == SettingsV2(size: "21"))
     }
 
+    @Test func typesThatChangedWithoutANewVersionAreARuntimeWarningEvenWhenTheAppHandlesTheLoad() throws {
+        let place = ArchivePlace(.file)
+        try StateArchive<SettingsV1>(backend: place.backend).save(SettingsV1(size: 10))
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { warnings.append($0) }
+        defer { RuntimeWarning.removeListener(listener) }
+
+        // A migration that misses a change is the advice's to report, not a forgotten version.
+        let incomplete = StateArchive<SettingsEarlyV2>(
+            backend: place.backend, schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
+        _ = incomplete.restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        #expect(
+            !warnings.values.contains { $0.contains(place.location()) && $0.contains("without a new schemaVersion") },
+            "\(warnings.values)")
+
+        let early = StateArchive<SettingsEarlyV2>(backend: place.backend, schemaVersion: 1)
+        _ = early.restore(default: SettingsEarlyV2(size: "?")) { _ in }
+        #expect(
+            warnings.values.contains {
+                $0.contains(place.location()) && $0.contains("their own schemaVersion 1")
+                    && $0.contains("without a new schemaVersion")
+            }, "\(warnings.values)")
+    }
+
     @Test(arguments: StorageKind.allCases)
     func editsSavedByTypesThatChangedWithoutANewVersionKeepTheirValuesWhenTheFixedBuildAddsAMember(
         _ kind: StorageKind
