@@ -175,17 +175,16 @@ import Testing
         let incomplete = StateArchive<SettingsEarlyV2>(
             backend: place.backend, schemaVersion: 2, migrations: [ArchiveMigration(from: 1) { _ in }])
         _ = incomplete.restore(default: SettingsEarlyV2(size: "?")) { _ in }
-        #expect(
-            !warnings.values.contains { $0.contains(place.location()) && $0.contains("without a new schemaVersion") },
-            "\(warnings.values)")
+        let forgotten = { (warning: String) in
+            warning.contains(place.location()) && warning.contains("without a new schemaVersion")
+        }
+        #expect(!warnings.values.contains(where: forgotten), "\(warnings.values)")
 
         let early = StateArchive<SettingsEarlyV2>(backend: place.backend, schemaVersion: 1)
         _ = early.restore(default: SettingsEarlyV2(size: "?")) { _ in }
         #expect(
-            warnings.values.contains {
-                $0.contains(place.location()) && $0.contains("their own schemaVersion 1")
-                    && $0.contains("without a new schemaVersion")
-            }, "\(warnings.values)")
+            warnings.values.contains { forgotten($0) && $0.contains("their own schemaVersion 1") },
+            "\(warnings.values)")
     }
 
     @Test(arguments: StorageKind.allCases)
