@@ -71,7 +71,7 @@ final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
         append(Reduction(action: StoreFailure(), after: state, error: error, sendID: nil))
     }
 
-    fileprivate func handleSent(_ action: any ActionProtocol, context: MiddlewareContext<State>) {
+    fileprivate func handleSent(_ action: any ActionProtocol, context: Middleware<State>.Context) {
         let sent = action as? TestStoreSend
         currentSend = sent?.id
         defer { currentSend = nil }
@@ -176,7 +176,7 @@ final class RecordWaiter: @unchecked Sendable {
 private struct SendTagger<State: StateProtocol>: MiddlewareHandler {
     let recorder: ReductionRecorder<State>
 
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
+    func handle(_ action: any ActionProtocol, context: Middleware<State>.Context) throws {
         recorder.handleSent(action, context: context)
     }
 }

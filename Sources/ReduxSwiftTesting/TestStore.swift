@@ -265,7 +265,7 @@ public final class TestStore<State: StateProtocol & Equatable> {
     }
 
     /// Waits for the next failure the store reported without an action, and returns its error: a
-    /// `DispatchLock` freed without being released (`DispatchLockError`), or a state that cannot
+    /// `DispatchLock` freed without being released (`DispatchLock.ReleaseError`), or a state that cannot
     /// round-trip (`SnapshotError`). The test fails at the next check while one goes unexpected.
     ///
     /// Such a failure is a condition of the store, not a step: it is taken wherever it comes among

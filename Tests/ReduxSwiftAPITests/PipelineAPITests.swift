@@ -6,7 +6,7 @@ import Testing
 struct CountingMiddleware<State: StateProtocol>: MiddlewareHandler {
     let seen: SeenActions
 
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws {
+    func handle(_ action: any ActionProtocol, context: Middleware<State>.Context) throws {
         seen.add(action.identifier)
         context.next(action)
     }
@@ -101,7 +101,7 @@ func makeCountedStore<State: StateProtocol>(
         let lock = store.lock("api")
         #expect(store.heldLockCount == 1)
         try lock.release()
-        let error = #expect(throws: DispatchLockError.self) { try lock.release() }
+        let error = #expect(throws: DispatchLock.ReleaseError.self) { try lock.release() }
         #expect(error?.kind == .alreadyReleased)
         #expect(error?.name == "api")
         #expect(store.heldLockCount == 0)

@@ -60,7 +60,7 @@ import Testing
         #expect(snapshotError is SnapshotError)
         do { _ = store.store.lock("forgotten") }
         let lockError = await store.receiveStoreFailure()
-        #expect(lockError is DispatchLockError)
+        #expect(lockError is DispatchLock.ReleaseError)
         store.finish()
         #expect(failures.take() == [])
     }
@@ -96,7 +96,7 @@ import Testing
             }
             store.send(work)
             let error = await store.receiveStoreFailure()
-            #expect(error is DispatchLockError)
+            #expect(error is DispatchLock.ReleaseError)
             await store.receive(CounterAction.increment) { $0.count = 1 }
             await work.finished()
             store.finish()

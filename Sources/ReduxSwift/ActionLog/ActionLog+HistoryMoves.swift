@@ -189,7 +189,7 @@ extension ReductionPipeline {
         let snapshot = ReducerContext(reducing: nil, owning: context.ownedEngine).install {
             checkpoints.encode(state)
         }
-        let landed = ActionList([LandedMove(move: move, state: snapshot)])
+        let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
         let time = Date()
         for recorder in recorders { recorder.record(landed, at: time) }
     }

@@ -104,11 +104,11 @@ extension ActionLog {
 }
 
 /// What is wrong with one line of a log, thrown while decoding it; ``ActionLog/replay(_:into:)``
-/// adds the line number to make it an ``ActionLogError``.
+/// adds the line number to make it an ``ActionLog/ReplayError``.
 struct UnreadableLine: Error {
-    let kind: ActionLogError.Kind
+    let kind: ActionLog.ReplayError.Kind
 
-    init(_ kind: ActionLogError.Kind) {
+    init(_ kind: ActionLog.ReplayError.Kind) {
         self.kind = kind
     }
 }

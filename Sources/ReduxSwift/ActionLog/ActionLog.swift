@@ -30,14 +30,14 @@ import Android
 ///
 /// Each line is `{"action":{…},"time":"2026-11-22T10:15:30.123Z","type":"MyApp.TodoAction"}`.
 /// A recording holds exactly the actions that commit between ``record(_:)`` and
-/// ``ActionRecording/stop()``, in the order they were reduced: the store notes them on its own
+/// ``ActionLog/Recording/stop()``, in the order they were reduced: the store notes them on its own
 /// queue as they commit, so replaying them with the same reducers into a store with the state the
 /// recording started from reaches the same state, whatever the reducers and middleware dispatched
 /// (see ``replay(_:into:)``). Floats that JSON cannot hold (`nan`,
 /// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
 /// whose own `encode(to:)` throws, or whose payload JSON cannot hold (a `Decimal` NaN, a cyclic
 /// object graph, checked as snapshots are) is left out and counted in
-/// ``ActionRecording/skippedActions``; in a batch, only that action is left out, and the batch is
+/// ``ActionLog/Recording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting. A
 /// store's part of a committed ``StoreTransaction`` is recorded as its batch, marked as one:
@@ -116,14 +116,14 @@ public final class ActionLog: Sendable {
     }
 
     /// Starts recording `store`'s committed actions: the recording holds every action dispatched
-    /// after this call returns that commits before ``ActionRecording/stop()``.
+    /// after this call returns that commits before ``ActionLog/Recording/stop()``.
     ///
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced. Called from a reducer or a middleware of the store, it
     /// is made like a dispatch from there: right after the current action, so that the follow-ups
     /// dispatched after it are recorded, and not at all if that action fails.
-    public func record<State>(_ store: Store<State>) -> ActionRecording {
-        ActionRecording(log: self, kernel: store.kernel)
+    public func record<State>(_ store: Store<State>) -> ActionLog.Recording {
+        ActionLog.Recording(log: self, kernel: store.kernel)
     }
 
     /// Dispatches the actions of `lines` into `store`, in order, and waits until they are reduced.
@@ -154,14 +154,14 @@ public final class ActionLog: Sendable {
     ///
     /// - Returns: How many actions were replayed.
     @discardableResult
-    public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLogError) -> Int {
+    public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLog.ReplayError) -> Int {
         let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
         // A history move's line holds the state it landed on, read as this store's state type.
         let landing = LandingDecoding(State.self)
         strict.userInfo[ReplayedMove.landingKey] = landing
         lenient.userInfo[ReplayedMove.landingKey] = landing
         var actions: [any ActionProtocol] = []
-        var failure: ActionLogError?
+        var failure: ActionLog.ReplayError?
         var number = 0
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
@@ -173,7 +173,7 @@ public final class ActionLog: Sendable {
                         ? try move(from: line, strict: strict, lenient: lenient)
                         : try action(from: line, strict: strict, lenient: lenient))
             } catch {
-                failure = ActionLogError(error.kind, line: number, replayedActions: actions.count)
+                failure = ActionLog.ReplayError(error.kind, line: number, replayedActions: actions.count)
                 break
             }
         }
@@ -192,178 +192,180 @@ public final class ActionLog: Sendable {
     }
 }
 
-/// A recording in progress; see ``ActionLog/record(_:)``.
-///
-/// The store hands the recording its committed actions on its own queue, cheaply; they are
-/// encoded when you read ``data`` or ``skippedActions``, or call ``stop()``. Releasing a recording
-/// without stopping it stops it.
-///
-/// No lock is held while actions are encoded, so an action's `encode(to:)` may read the recording
-/// too: on the thread that is encoding it, ``data`` returns the lines encoded before it. Readers
-/// on other threads never wait for each other: each encodes what has not been written yet (two at
-/// once may both encode an action; its line is written once, in order).
-public final class ActionRecording: Sendable {
-    /// Handed-over actions that committed together, numbered in the order the store handed them
-    /// over, with their timestamp.
-    private struct Batch {
-        let number: Int
-        let time: String
-        let actions: ActionList
-    }
-
-    private struct Progress {
-        /// The store's kernel, weakly: a recording does not keep its store alive.
-        weak var kernel: StoreKernel?
-        var isStopped = false
-        /// The lines of the batches written so far, in order.
-        var lines = Data()
-        var skipped = 0
-        /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
-        var unwritten: [Batch] = []
-        var nextNumber = 0
-        var nextToWrite = 0
-        /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
-        var encodingThreads: [pthread_t] = []
-        let formatter: ISO8601DateFormatter
-    }
-
-    /// The log whose registered types the recording encodes.
-    private let log: ActionLog
-    private let sink = RecordingSink()
-    private let progress: LockedValue<Progress>
-
-    init(log: ActionLog, kernel: StoreKernel) {
-        self.log = log
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
-        if let context = ReducerContext.current, context.reducingKernel === kernel {
-            // Ordered like a dispatch from here, so that the recording starts right after this
-            // action, ahead of the follow-ups it is about to dispatch (none if it fails).
-            if !context.isReplaying {
-                context.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
-            }
-        } else {
-            kernel.enqueue(.command(StartRecording(sink: sink)), .neverHeld)
-        }
-    }
-
-    deinit {
-        let (isStopped, kernel) = progress.withLock { ($0.isStopped, $0.kernel) }
-        guard !isStopped else { return }
-        kernel?.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
-    }
-
-    /// The lines recorded so far.
-    public var data: Data {
-        encodeRecorded().lines
-    }
-
-    /// How many committed actions were left out so far: their type is not registered with the
-    /// log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
-    /// NaN, a cycle). Each action of a batch counts on its own. A history move is left out when
-    /// the state it landed on cannot be encoded (the store reports such a state to readers with
-    /// ``SnapshotError``).
-    public var skippedActions: Int {
-        encodeRecorded().skipped
-    }
-
-    /// Stops recording and returns the log: every action dispatched to the store before this call
-    /// (and after ``ActionLog/record(_:)``) that committed, except those a dispatch lock still
-    /// holds, which have not committed.
+extension ActionLog {
+    /// A recording in progress; see ``ActionLog/record(_:)``.
     ///
-    /// It waits until the store has reduced those actions, like ``Store/currentState()``. Called
-    /// from a reducer, a middleware or an `encode(to:)`, where waiting could wait for the caller
-    /// itself, it does not wait: it returns the lines recorded so far, and ``data`` has the
-    /// complete recording once the store has reduced the actions dispatched before the call.
-    /// Calling it again returns ``data``.
-    @discardableResult
-    public func stop() -> Data {
-        let (wasStopped, kernel) = progress.withLock { progress in
-            defer { progress.isStopped = true }
-            return (progress.isStopped, progress.kernel)
+    /// The store hands the recording its committed actions on its own queue, cheaply; they are
+    /// encoded when you read ``data`` or ``skippedActions``, or call ``stop()``. Releasing a recording
+    /// without stopping it stops it.
+    ///
+    /// No lock is held while actions are encoded, so an action's `encode(to:)` may read the recording
+    /// too: on the thread that is encoding it, ``data`` returns the lines encoded before it. Readers
+    /// on other threads never wait for each other: each encodes what has not been written yet (two at
+    /// once may both encode an action; its line is written once, in order).
+    public final class Recording: Sendable {
+        /// Handed-over actions that committed together, numbered in the order the store handed them
+        /// over, with their timestamp.
+        private struct Batch {
+            let number: Int
+            let time: String
+            let actions: StoreNotification.ActionList
         }
-        if !wasStopped, let kernel {
-            kernel.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
-            if ReducerContext.current == nil { sink.waitUntilDetached() }
-        }
-        return data
-    }
 
-    /// Encodes what the store handed over and has not been written yet, with no lock held (an
-    /// action's `encode(to:)` is user code), then writes it in order; returns the lines and the
-    /// count of actions left out. Called on a thread that is encoding already, from inside an
-    /// `encode(to:)`, it encodes nothing and returns what is written.
-    private func encodeRecorded() -> (lines: Data, skipped: Int) {
-        let thisThread = pthread_self()
-        let pending = progress.withLock { log -> [Batch] in
-            if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
-            for (time, actions) in sink.take() {
-                let stamp = log.formatter.string(from: time)
-                log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
-                log.nextNumber += 1
-            }
-            if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
-            return log.unwritten
+        private struct Progress {
+            /// The store's kernel, weakly: a recording does not keep its store alive.
+            weak var kernel: StoreKernel?
+            var isStopped = false
+            /// The lines of the batches written so far, in order.
+            var lines = Data()
+            var skipped = 0
+            /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
+            var unwritten: [Batch] = []
+            var nextNumber = 0
+            var nextToWrite = 0
+            /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
+            var encodingThreads: [pthread_t] = []
+            let formatter: ISO8601DateFormatter
         }
-        guard !pending.isEmpty else { return progress.withLock { ($0.lines, $0.skipped) } }
-        // Checked as snapshots are: a payload that would crash `JSONEncoder` (a cycle) or write what
-        // cannot be read back (a `Decimal` NaN) is left out and counted, like any that throws.
-        let encoder = SnapshotEncoder(sortingKeys: true)
-        let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
-        return progress.withLock { log in
-            if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
-                log.encodingThreads.remove(at: index)
-            }
-            // Another reader may have written some of these batches meanwhile: write the rest.
-            for (number, batch) in encoded where number == log.nextToWrite {
-                log.lines.append(batch.lines)
-                log.skipped += batch.skipped
-                log.nextToWrite += 1
-            }
-            log.unwritten.removeAll { $0.number < log.nextToWrite }
-            return (log.lines, log.skipped)
-        }
-    }
 
-    /// The lines of one batch, and how many of its actions were left out.
-    private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
-        var lines = Data()
-        var skipped = 0
-        for run in batch.actions.runs {
-            for entry in run.entries[run.range] {
-                let (line, left) = logLine(for: entry, time: batch.time, with: encoder)
-                skipped += left
-                guard let line else { continue }
-                lines.append(line)
-                lines.append(UInt8(ascii: "\n"))
+        /// The log whose registered types the recording encodes.
+        private let log: ActionLog
+        private let sink = RecordingSink()
+        private let progress: LockedValue<Progress>
+
+        init(log: ActionLog, kernel: StoreKernel) {
+            self.log = log
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
+            if let context = ReducerContext.current, context.reducingKernel === kernel {
+                // Ordered like a dispatch from here, so that the recording starts right after this
+                // action, ahead of the follow-ups it is about to dispatch (none if it fails).
+                if !context.isReplaying {
+                    context.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
+                }
+            } else {
+                kernel.enqueue(.command(StartRecording(sink: sink)), .neverHeld)
             }
         }
-        return (lines, skipped)
-    }
 
-    /// The line of one committed entry, and how many of its actions were left out; a
-    /// transaction's part, replayed or not, is marked as one.
-    private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
-        line: Data?, leftOut: Int
-    ) {
-        if let transaction = entry.transactionPart {
-            return log.line(for: transaction, transaction: true, time: time, with: encoder)
+        deinit {
+            let (isStopped, kernel) = progress.withLock { ($0.isStopped, $0.kernel) }
+            guard !isStopped else { return }
+            kernel?.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
         }
-        return log.line(for: entry.announcedAction, time: time, with: encoder)
+
+        /// The lines recorded so far.
+        public var data: Data {
+            encodeRecorded().lines
+        }
+
+        /// How many committed actions were left out so far: their type is not registered with the
+        /// log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
+        /// NaN, a cycle). Each action of a batch counts on its own. A history move is left out when
+        /// the state it landed on cannot be encoded (the store reports such a state to readers with
+        /// ``SnapshotError``).
+        public var skippedActions: Int {
+            encodeRecorded().skipped
+        }
+
+        /// Stops recording and returns the log: every action dispatched to the store before this call
+        /// (and after ``ActionLog/record(_:)``) that committed, except those a dispatch lock still
+        /// holds, which have not committed.
+        ///
+        /// It waits until the store has reduced those actions, like ``Store/currentState()``. Called
+        /// from a reducer, a middleware or an `encode(to:)`, where waiting could wait for the caller
+        /// itself, it does not wait: it returns the lines recorded so far, and ``data`` has the
+        /// complete recording once the store has reduced the actions dispatched before the call.
+        /// Calling it again returns ``data``.
+        @discardableResult
+        public func stop() -> Data {
+            let (wasStopped, kernel) = progress.withLock { progress in
+                defer { progress.isStopped = true }
+                return (progress.isStopped, progress.kernel)
+            }
+            if !wasStopped, let kernel {
+                kernel.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
+                if ReducerContext.current == nil { sink.waitUntilDetached() }
+            }
+            return data
+        }
+
+        /// Encodes what the store handed over and has not been written yet, with no lock held (an
+        /// action's `encode(to:)` is user code), then writes it in order; returns the lines and the
+        /// count of actions left out. Called on a thread that is encoding already, from inside an
+        /// `encode(to:)`, it encodes nothing and returns what is written.
+        private func encodeRecorded() -> (lines: Data, skipped: Int) {
+            let thisThread = pthread_self()
+            let pending = progress.withLock { log -> [Batch] in
+                if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
+                for (time, actions) in sink.take() {
+                    let stamp = log.formatter.string(from: time)
+                    log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
+                    log.nextNumber += 1
+                }
+                if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
+                return log.unwritten
+            }
+            guard !pending.isEmpty else { return progress.withLock { ($0.lines, $0.skipped) } }
+            // Checked as snapshots are: a payload that would crash `JSONEncoder` (a cycle) or write what
+            // cannot be read back (a `Decimal` NaN) is left out and counted, like any that throws.
+            let encoder = SnapshotEncoder(sortingKeys: true)
+            let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
+            return progress.withLock { log in
+                if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
+                    log.encodingThreads.remove(at: index)
+                }
+                // Another reader may have written some of these batches meanwhile: write the rest.
+                for (number, batch) in encoded where number == log.nextToWrite {
+                    log.lines.append(batch.lines)
+                    log.skipped += batch.skipped
+                    log.nextToWrite += 1
+                }
+                log.unwritten.removeAll { $0.number < log.nextToWrite }
+                return (log.lines, log.skipped)
+            }
+        }
+
+        /// The lines of one batch, and how many of its actions were left out.
+        private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
+            var lines = Data()
+            var skipped = 0
+            for run in batch.actions.runs {
+                for entry in run.entries[run.range] {
+                    let (line, left) = logLine(for: entry, time: batch.time, with: encoder)
+                    skipped += left
+                    guard let line else { continue }
+                    lines.append(line)
+                    lines.append(UInt8(ascii: "\n"))
+                }
+            }
+            return (lines, skipped)
+        }
+
+        /// The line of one committed entry, and how many of its actions were left out; a
+        /// transaction's part, replayed or not, is marked as one.
+        private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
+            line: Data?, leftOut: Int
+        ) {
+            if let transaction = entry.transactionPart {
+                return log.line(for: transaction, transaction: true, time: time, with: encoder)
+            }
+            return log.line(for: entry.announcedAction, time: time, with: encoder)
+        }
     }
 }
 
-/// Where a store puts the actions it commits while an ``ActionRecording`` records it.
+/// Where a store puts the actions it commits while an ``ActionLog/Recording`` records it.
 ///
 /// The store's queue calls ``record(_:at:)`` and ``detach()``; the recording takes the actions
 /// and waits for the detach from any thread.
 final class RecordingSink: Sendable {
-    private let recorded = LockedValue<[(time: Date, actions: ActionList)]>([])
+    private let recorded = LockedValue<[(time: Date, actions: StoreNotification.ActionList)]>([])
     private let detached = DispatchSemaphore(value: 0)
 
     /// Called by the store's queue with actions that committed at `time`.
-    func record(_ actions: ActionList, at time: Date) {
+    func record(_ actions: StoreNotification.ActionList, at time: Date) {
         recorded.withLock { $0.append((time, actions)) }
     }
 
@@ -378,7 +380,7 @@ final class RecordingSink: Sendable {
     }
 
     /// Hands over what was recorded since the last call.
-    func take() -> [(time: Date, actions: ActionList)] {
+    func take() -> [(time: Date, actions: StoreNotification.ActionList)] {
         recorded.withLock { recorded in
             defer { recorded.removeAll() }
             return recorded
@@ -407,7 +409,7 @@ extension ReductionPipeline {
         }
         markRecorded(events)
         guard !runs.isEmpty else { return }
-        let actions = ActionList(runs: runs)
+        let actions = StoreNotification.ActionList(runs: runs)
         let time = Date()
         for recorder in recorders { recorder.record(actions, at: time) }
     }

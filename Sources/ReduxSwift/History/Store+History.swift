@@ -17,7 +17,7 @@ extension Store {
     /// each dispatched action that commits and that `makesStep` accepts adds one step (a batch
     /// adds one, and `makesStep` receives the ``ActionBatch`` itself): what the reducers committed
     /// for it, whatever the middleware made of it. An action a middleware passes on later with
-    /// ``MiddlewareContext/nextLater()`` is a dispatched action of its own there.
+    /// ``Middleware/Context/nextLater()`` is a dispatched action of its own there.
     ///
     /// The history keeps the actions the reducers committed, not states: recording a step costs
     /// about as much as keeping the action, at any state size. Every 64 actions it keeps a copy of

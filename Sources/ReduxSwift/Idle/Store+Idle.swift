@@ -12,8 +12,8 @@ extension Store {
     /// Idle means, at one moment after the call:
     /// - every action, batch and registration queued before the call is reduced, those a dispatch
     ///   lock holds included (a lock held for the whole wait keeps it waiting);
-    /// - so is everything they dispatched: from reducers, from middleware (``MiddlewareContext``'s
-    ///   dispatches, and actions passed on with ``MiddlewareContext/nextLater()`` once the
+    /// - so is everything they dispatched: from reducers, from middleware (``Middleware/Context``'s
+    ///   dispatches, and actions passed on with ``Middleware/Context/nextLater()`` once the
     ///   middleware passes them on), and from the asynchronous work of every ``AsyncAction``, which
     ///   has ended;
     /// - every notification and value of the changes is delivered to the observers that run on

@@ -48,7 +48,7 @@ final class MiddlewareCall {
     func next(_ action: any ActionProtocol) -> DispatchOutcome {
         guard let passOn else {
             preconditionFailure(
-                "MiddlewareContext.next(_:) called after the middleware returned; use nextLater() to pass "
+                "Middleware.Context.next(_:) called after the middleware returned; use nextLater() to pass "
                     + "an action on later")
         }
         let result = passOn(action)
@@ -70,11 +70,11 @@ final class MiddlewareCall {
 
     /// Makes sure the call is still in progress, on the thread that owns the state.
     func checkActive() {
-        precondition(passOn != nil, "a MiddlewareContext was used after its middleware returned")
+        precondition(passOn != nil, "a Middleware.Context was used after its middleware returned")
         #if DEBUG
         precondition(
             ReducerContext.current?.reducingKernel === kernel,
-            "a MiddlewareContext was used on a thread that does not own the store's state")
+            "a Middleware.Context was used on a thread that does not own the store's state")
         #endif
     }
 

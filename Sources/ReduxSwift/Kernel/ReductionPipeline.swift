@@ -75,7 +75,7 @@ struct ReductionPipeline {
     /// What committed since the checkpoint, in order.
     private var log: [LoggedRun] = []
     private(set) var loggedActions = 0
-    /// The action logs recording this store (see `ActionRecording`); empty unless one records.
+    /// The action logs recording this store (see `ActionLog.Recording`); empty unless one records.
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
     var recordedEvents = EventPosition()

@@ -5,7 +5,7 @@ enum StoreEvent {
     /// An action whose reducer threw, and the error; `site` says where it failed.
     case failed(any ActionProtocol, any Error, site: FailureSite = .action)
     /// A dispatch lock was released by its deinitializer: a programmer error to report.
-    case lockAbandoned(DispatchLockError)
+    case lockAbandoned(DispatchLock.ReleaseError)
     /// A committed state does not round-trip through JSON: readers get an older copy.
     case snapshotFailed(SnapshotError)
 }
@@ -16,14 +16,15 @@ extension StoreEvent {
         switch self {
         case .changed(let runs):
             return StoreNotification(
-                name: .stateDidChange, object: sender, actions: ActionList(runs: runs), userInfo: [:])
+                name: .stateDidChange, object: sender, actions: StoreNotification.ActionList(runs: runs),
+                userInfo: [:])
         case .failed(let action, let error, _):
             return StoreNotification(
-                name: .dispatchDidFail, object: sender, actions: ActionList([action]),
+                name: .dispatchDidFail, object: sender, actions: StoreNotification.ActionList([action]),
                 userInfo: [StoreNotification.actionKey: action, StoreNotification.errorKey: error])
         case .lockAbandoned(let error as any Error), .snapshotFailed(let error as any Error):
             return StoreNotification(
-                name: .dispatchDidFail, object: sender, actions: ActionList(),
+                name: .dispatchDidFail, object: sender, actions: StoreNotification.ActionList(),
                 userInfo: [StoreNotification.errorKey: error])
         }
     }

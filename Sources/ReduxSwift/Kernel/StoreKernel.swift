@@ -149,7 +149,7 @@ final class StoreKernel: @unchecked Sendable {
     }
 
     /// Releases a dispatch lock nobody released, and reports it.
-    func abandonLock(_ id: UInt64, report: DispatchLockError) {
+    func abandonLock(_ id: UInt64, report: DispatchLock.ReleaseError) {
         perform(machine.withLock { $0.abandonLock(id, report: report) })
     }
 

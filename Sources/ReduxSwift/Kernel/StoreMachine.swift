@@ -369,7 +369,7 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     /// Releases a lock nobody released, and queues the report.
-    mutating func abandonLock(_ id: UInt64, report: DispatchLockError) -> Effects {
+    mutating func abandonLock(_ id: UInt64, report: DispatchLock.ReleaseError) -> Effects {
         var effects = unlock(id)
         effects.scheduleDelivery = append([.lockAbandoned(report)])
         effects.announce(storeFailure: report)

@@ -35,7 +35,7 @@ public final class DispatchLock: Sendable {
 
     deinit {
         guard !isReleased else { return }
-        let report = DispatchLockError(.abandoned(file: "\(file)", line: line), name: name)
+        let report = DispatchLock.ReleaseError(.abandoned(file: "\(file)", line: line), name: name)
         writeLineToStandardError("ReduxSwift: \(report)")
         kernel.abandonLock(id, report: report)
     }
@@ -45,14 +45,14 @@ public final class DispatchLock: Sendable {
 
     /// Releases the lock; the store then reduces what queued meanwhile, except the actions that a
     /// lock still held was taken before.
-    /// - Throws: ``DispatchLockError/Kind/alreadyReleased`` if the lock was released before;
+    /// - Throws: ``DispatchLock/ReleaseError/Kind/alreadyReleased`` if the lock was released before;
     ///   the store is not affected.
-    public func release() throws(DispatchLockError) {
+    public func release() throws(DispatchLock.ReleaseError) {
         let wasReleased = released.withLock { released in
             defer { released = true }
             return released
         }
-        if wasReleased { throw DispatchLockError(.alreadyReleased, name: name) }
+        if wasReleased { throw DispatchLock.ReleaseError(.alreadyReleased, name: name) }
         kernel.unlock(id)
     }
 

@@ -23,9 +23,9 @@ extension Store {
     /// the lock holds, those dispatched after it.
     ///
     /// Release every lock exactly once. Releasing one twice throws
-    /// ``DispatchLockError/Kind/alreadyReleased``; a lock freed without being released is
+    /// ``DispatchLock/ReleaseError/Kind/alreadyReleased``; a lock freed without being released is
     /// released then and reported with ``Foundation/NSNotification/Name/dispatchDidFail``
-    /// (``DispatchLockError/Kind/abandoned(file:line:)``) and a line on standard error.
+    /// (``DispatchLock/ReleaseError/Kind/abandoned(file:line:)``) and a line on standard error.
     ///
     /// - Parameters:
     ///   - name: Names the lock in errors and reports.

@@ -47,14 +47,14 @@
 /// ``Foundation/NSNotification/Name/dispatchDidFail`` with an ``AsyncActionError`` of kind
 /// ``AsyncActionError/Kind/noAsyncActionsMiddleware``. A batch that holds one fails as a whole.
 /// One that a middleware drops, replaces or rejects by throwing, or holds with a
-/// ``MiddlewareContext/nextLater()`` function that goes away without passing it on, ends without
+/// ``Middleware/Context/nextLater()`` function that goes away without passing it on, ends without
 /// running as well, and so does one whose dispatch never reaches the store: store code dispatched
 /// it and its dispatches are dropped (its action failed, its middleware threw, or the action was
-/// applied again), the work that dispatched it with its ``AsyncActionContext`` was cancelled, or
-/// it went to a ``MiddlewareContext/dispatchLater()`` function once the store was gone.
+/// applied again), the work that dispatched it with its ``AsyncAction/Context`` was cancelled, or
+/// it went to a ``Middleware/Context/dispatchLater()`` function once the store was gone.
 public struct AsyncAction<State: StateProtocol, Dependencies: Sendable>: ActionProtocol {
     /// The work: it gets a context with the dependency, the store's state and a dispatch function.
-    public typealias Work = @Sendable (AsyncActionContext<State, Dependencies>) async throws -> Void
+    public typealias Work = @Sendable (AsyncAction<State, Dependencies>.Context) async throws -> Void
 
     /// A name for the work, such as `"todos.load"`; observers and logs see it.
     public let identifier: String
@@ -108,28 +108,30 @@ extension AsyncAction: CustomStringConvertible {
     }
 }
 
-/// What asynchronous work may use: the dependency, the store's state, and dispatch.
-public struct AsyncActionContext<State: StateProtocol, Dependencies: Sendable>: Sendable {
-    /// The dependency given to ``Middleware/asyncActions(dependencies:)``, such as an API client.
-    public let dependencies: Dependencies
-    let store: Store<State>
-    let run: AsyncActionRun
+extension AsyncAction {
+    /// What asynchronous work may use: the dependency, the store's state, and dispatch.
+    public struct Context: Sendable {
+        /// The dependency given to ``Middleware/asyncActions(dependencies:)``, such as an API client.
+        public let dependencies: Dependencies
+        let store: Store<State>
+        let run: AsyncActionRun
 
-    /// Dispatches an action to the store, unless the work was cancelled: then the action is
-    /// dropped, and an ``AsyncAction`` in it ends without running.
-    public func dispatch(_ action: any ActionProtocol) {
-        let (entry, type) = PendingEntry.dispatched(action)
-        run.dispatchIfNotCancelled(entry, dispatchedAs: type, to: store.kernel)
-    }
+        /// Dispatches an action to the store, unless the work was cancelled: then the action is
+        /// dropped, and an ``AsyncAction`` in it ends without running.
+        public func dispatch(_ action: any ActionProtocol) {
+            let (entry, type) = PendingEntry.dispatched(action)
+            run.dispatchIfNotCancelled(entry, dispatchedAs: type, to: store.kernel)
+        }
 
-    /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled:
-    /// then the batch is dropped, and the ``AsyncAction``s in it end without running.
-    public func dispatch(batch actions: [any ActionProtocol]) {
-        run.dispatchIfNotCancelled(.batch(ActionBatch(actions)), to: store.kernel)
-    }
+        /// Dispatches several actions as one batch (all or nothing), unless the work was cancelled:
+        /// then the batch is dropped, and the ``AsyncAction``s in it end without running.
+        public func dispatch(batch actions: [any ActionProtocol]) {
+            run.dispatchIfNotCancelled(.batch(ActionBatch(actions)), to: store.kernel)
+        }
 
-    /// A deep copy of the store's state, as ``Store/currentState()`` returns it.
-    public func currentState() -> State {
-        store.currentState()
+        /// A deep copy of the store's state, as ``Store/currentState()`` returns it.
+        public func currentState() -> State {
+            store.currentState()
+        }
     }
 }

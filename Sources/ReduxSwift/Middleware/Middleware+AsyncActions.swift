@@ -12,7 +12,7 @@ extension Middleware {
     /// ```
     ///
     /// - Parameter dependencies: What every async action of this store receives as
-    ///   ``AsyncActionContext/dependencies``; use one type (a struct of clients) per store.
+    ///   ``AsyncAction/Context/dependencies``; use one type (a struct of clients) per store.
     public static func asyncActions<Dependencies: Sendable>(dependencies: Dependencies) -> Middleware {
         let dependencies: any Sendable = dependencies
         return Middleware(
@@ -94,7 +94,7 @@ extension AsyncAction: AsyncActionStarting {
         }
         let job: any AsyncJob = TypedAsyncJob(
             work: work,
-            context: AsyncActionContext(dependencies: dependencies, store: store, run: run))
+            context: AsyncAction.Context(dependencies: dependencies, store: store, run: run))
         let failure = FailureReporter(kernel: kernel, action: self)
         return try run.start(identifier: identifier) { run in
             // Counted while the action is reduced, so that a wait until idle queued behind it sees
@@ -129,11 +129,11 @@ protocol AsyncJob: Sendable {
 /// ``AsyncJob``, so that its closure captures no metatype.
 final class TypedAsyncJob<State: StateProtocol, Dependencies: Sendable>: AsyncJob {
     let work: AsyncAction<State, Dependencies>.Work
-    let context: AsyncActionContext<State, Dependencies>
+    let context: AsyncAction<State, Dependencies>.Context
 
     init(
         work: @escaping AsyncAction<State, Dependencies>.Work,
-        context: AsyncActionContext<State, Dependencies>
+        context: AsyncAction<State, Dependencies>.Context
     ) {
         self.work = work
         self.context = context

@@ -2,7 +2,7 @@
 /// change it, drop it, hold it back, or dispatch others.
 ///
 /// Middleware run in order on the store's queue, one action at a time, before the reducers. Each
-/// one passes an action on with ``MiddlewareContext/next(_:)``; the last one's `next` runs the
+/// one passes an action on with ``Middleware/Context/next(_:)``; the last one's `next` runs the
 /// reducers. Not calling `next` drops the action; calling it with another action transforms it;
 /// calling it several times reduces several actions, each committing or failing on its own.
 ///
@@ -18,7 +18,7 @@
 /// ```
 ///
 /// Middleware follow the reducers' re-entrancy rules: ``Store/dispatch(_:)`` (or
-/// ``MiddlewareContext/dispatch(_:)``) from a middleware queues the action once the current one
+/// ``Middleware/Context/dispatch(_:)``) from a middleware queues the action once the current one
 /// has been handled, and discards it if the middleware throws; ``Store/currentState()`` returns
 /// the newest published state without waiting. A middleware that throws drops the action and the
 /// store posts ``Foundation/NSNotification/Name/dispatchDidFail`` with the error; actions it
@@ -47,7 +47,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
     public init(
         _ name: String,
         _ body:
-            @escaping @Sendable (_ action: any ActionProtocol, _ context: MiddlewareContext<State>) throws ->
+            @escaping @Sendable (_ action: any ActionProtocol, _ context: Middleware<State>.Context) throws ->
             Void
     ) {
         self.name = name
@@ -61,7 +61,7 @@ public struct Middleware<State: StateProtocol>: Sendable {
     /// ```swift
     /// struct Analytics: MiddlewareHandler {
     ///     let tracker: Tracker
-    ///     func handle(_ action: any ActionProtocol, context: MiddlewareContext<AppState>) throws {
+    ///     func handle(_ action: any ActionProtocol, context: Middleware<AppState>.Context) throws {
     ///         tracker.track(action.identifier)
     ///         context.next(action)
     ///     }
@@ -94,13 +94,13 @@ protocol MiddlewareBox: Sendable {
 /// Calls a typed middleware body. A generic method builds the typed context, so that the closure
 /// the pipeline calls captures only this box as a ``MiddlewareBox`` and no metatype.
 final class TypedMiddleware<State: StateProtocol>: MiddlewareBox {
-    let body: @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void
+    let body: @Sendable (any ActionProtocol, Middleware<State>.Context) throws -> Void
 
-    init(_ body: @escaping @Sendable (any ActionProtocol, MiddlewareContext<State>) throws -> Void) {
+    init(_ body: @escaping @Sendable (any ActionProtocol, Middleware<State>.Context) throws -> Void) {
         self.body = body
     }
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
-        try body(action, MiddlewareContext(call: call))
+        try body(action, Middleware.Context(call: call))
     }
 }

@@ -5,7 +5,7 @@ public protocol MiddlewareHandler: Sendable {
     associatedtype State: StateProtocol
 
     /// Handles one action; pass it on with `context.next(action)`, throw to reject it.
-    func handle(_ action: any ActionProtocol, context: MiddlewareContext<State>) throws
+    func handle(_ action: any ActionProtocol, context: Middleware<State>.Context) throws
 }
 
 /// Calls a ``MiddlewareHandler`` from the pipeline, like ``TypedMiddleware`` calls a closure.
@@ -17,6 +17,6 @@ final class HandlerMiddleware<Handler: MiddlewareHandler>: MiddlewareBox {
     }
 
     func handle(_ action: any ActionProtocol, _ call: MiddlewareCall) throws {
-        try handler.handle(action, context: MiddlewareContext(call: call))
+        try handler.handle(action, context: Middleware.Context(call: call))
     }
 }

@@ -28,7 +28,7 @@ public struct MiddlewareRegistration: Sendable {
     /// skips them; one the lock held since before goes through them).
     ///
     /// The other middleware keep their order. An action one of these middleware holds back with
-    /// ``MiddlewareContext/nextLater()`` continues, when passed on, with the middleware after it
+    /// ``Middleware/Context/nextLater()`` continues, when passed on, with the middleware after it
     /// that are still in the chain; work an ``AsyncAction`` already started goes on, and what it
     /// dispatches is reduced. Once a store has no middleware left, it reduces actions as a store
     /// created without any does, with no pass through a chain.

@@ -355,9 +355,9 @@ import Testing
     @Test func aMoveLineThatCannotBeReadIsReportedByNumber() throws {
         let log = makeLog()
         let good = #"{"action":{"add":{"_0":1}},"type":"LoggedAction"}"#
-        func error(replaying move: String) -> ActionLogError? {
+        func error(replaying move: String) -> ActionLog.ReplayError? {
             let fresh = makeStore([loggedReducer])
-            let error = #expect(throws: ActionLogError.self) {
+            let error = #expect(throws: ActionLog.ReplayError.self) {
                 try log.replay(Data([good, move].joined(separator: "\n").utf8), into: fresh)
             }
             #expect(fresh.currentState() == TestState(counter: 1), "the actions before it are replayed")

@@ -31,7 +31,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
     /// Records `actions` dispatched to a fresh store and returns the log once every notification
     /// has been delivered, with the store's final state.
-    func record(_ actions: [any ActionProtocol], log: ActionLog) -> (Data, TestState, ActionRecording) {
+    func record(_ actions: [any ActionProtocol], log: ActionLog) -> (Data, TestState, ActionLog.Recording) {
         let store = makeStore([loggedReducer])
         let recording = log.record(store)
         let (appends, token) = recordAppends(announcedBy: store)
@@ -106,7 +106,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
     @Test func aRecordingStartedByAReducerHoldsTheFollowUpsItDispatchesAfterwards() {
         let log = makeLog()
         let handle = StoreHandle()
-        let recording = LockedBox<ActionRecording?>(nil)
+        let recording = LockedBox<ActionLog.Recording?>(nil)
         let store = makeStore([
             loggedReducer,
             { _, action in
@@ -148,7 +148,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
         var text = String(decoding: lines, as: UTF8.self).split(separator: "\n").map(String.init)
         text[1] = String(text[1].dropLast(5))
         let fresh = makeStore([loggedReducer])
-        let error = #expect(throws: ActionLogError.self) {
+        let error = #expect(throws: ActionLog.ReplayError.self) {
             try log.replay(Data(text.joined(separator: "\n").utf8), into: fresh)
         }
         #expect(error?.line == 2)
@@ -159,14 +159,18 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
     @Test func anUnknownTypeIsReportedByName() {
         let line = Data(#"{"type":"Mystery","action":{},"time":"2026-11-22T10:00:00.000Z"}"#.utf8)
-        let error = #expect(throws: ActionLogError.self) { try makeLog().replay(line, into: makeStore()) }
+        let error = #expect(throws: ActionLog.ReplayError.self) {
+            try makeLog().replay(line, into: makeStore())
+        }
         #expect(error?.kind == .unknownType(name: "Mystery"))
         #expect(error?.line == 1)
     }
 
     @Test func aRecordWhoseActionDoesNotDecodeIsMalformed() {
         let line = Data(#"{"type":"LoggedAction","action":{"add":{"_0":"seven"}}}"#.utf8)
-        let error = #expect(throws: ActionLogError.self) { try makeLog().replay(line, into: makeStore()) }
+        let error = #expect(throws: ActionLog.ReplayError.self) {
+            try makeLog().replay(line, into: makeStore())
+        }
         guard case .malformed(let detail) = error?.kind else {
             Issue.record("expected malformed, got \(String(describing: error))")
             return
@@ -319,7 +323,7 @@ let loggedReducer: Reducer<TestState> = { state, action in
 
     @Test func stopFromAReducerDoesNotWaitForItsOwnStore() throws {
         let log = makeLog()
-        let recordings = Recorder<ActionRecording>()
+        let recordings = Recorder<ActionLog.Recording>()
         let stopped = Recorder<Data>()
         let store = makeStore([
             loggedReducer,

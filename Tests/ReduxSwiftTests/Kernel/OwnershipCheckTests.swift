@@ -69,5 +69,5 @@ import Testing
 /// `@unchecked Sendable`: written by the store's reducing thread, read by the test after a read of
 /// the store, which orders the two.
 final class ContextBox: @unchecked Sendable {
-    var context: MiddlewareContext<TestState>?
+    var context: Middleware<TestState>.Context?
 }

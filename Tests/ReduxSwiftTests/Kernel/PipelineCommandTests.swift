@@ -70,7 +70,8 @@ private struct ApplyAppend: PipelineCommand {
         #expect(reduced.changes == 3)
         let described = reduced.events.map { event -> String in
             switch event {
-            case .changed(let runs): return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
+            case .changed(let runs):
+                return StoreNotification.ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
             case .failed(let action, _, _): return "failed \(action)"
             case .lockAbandoned(let error): return "\(error)"
             case .snapshotFailed(let error): return "\(error)"

@@ -120,7 +120,7 @@ import Testing
         let described = reduced.events.map { event -> String in
             switch event {
             case .changed(let runs):
-                return ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
+                return StoreNotification.ActionList(runs: runs).map { "\($0)" }.joined(separator: ",")
             case .failed(let action, _, _):
                 return "failed \(action)"
             case .lockAbandoned(let error):

@@ -182,7 +182,7 @@ import Testing
             Issue.record("expected the last event to be a change")
             return
         }
-        #expect(ActionList(runs: runs).map { $0 as? TestAction } == [.add(1), .add(2)])
+        #expect(StoreNotification.ActionList(runs: runs).map { $0 as? TestAction } == [.add(1), .add(2)])
     }
 
     // MARK: Back-pressure

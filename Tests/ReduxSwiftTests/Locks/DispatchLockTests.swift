@@ -104,14 +104,14 @@ import Testing
         let first = store.lock("first")
         let second = store.lock("second")
         try first.release()
-        #expect(throws: DispatchLockError(.alreadyReleased, name: "first")) { try first.release() }
+        #expect(throws: DispatchLock.ReleaseError(.alreadyReleased, name: "first")) { try first.release() }
         store.dispatch(TestAction.increment)
         #expect(store.currentState().counter == 0)
         #expect(store.heldLockCount == 1)
         try second.release()
         #expect(store.currentState().counter == 1)
         #expect(
-            DispatchLockError(.alreadyReleased, name: "first").description
+            DispatchLock.ReleaseError(.alreadyReleased, name: "first").description
                 == "the dispatch lock \"first\" was released twice")
     }
 
@@ -126,7 +126,7 @@ import Testing
         lock = nil
         #expect(store.currentState().counter == 1)
         #expect(failures.wait(forCount: 1))
-        let error = failures.values[0].error as? DispatchLockError
+        let error = failures.values[0].error as? DispatchLock.ReleaseError
         guard let error, case .abandoned(let file, let line) = error.kind else {
             Issue.record("expected an abandoned-lock report, got \(String(describing: error))")
             return

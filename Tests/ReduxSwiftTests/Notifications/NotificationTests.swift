@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func itIndexesAcrossRunsInOrder() {
-        let list = ActionList(runs: [
+        let list = StoreNotification.ActionList(runs: [
             Self.run([.add(0), .add(1), .add(2)], range: 1..<3), Self.run([.add(3)]),
             Self.run([.add(4), .add(5), .add(6)], range: 0..<2),
         ])
@@ -107,8 +107,8 @@ import Testing
     }
 
     @Test func anEmptyListHasNoActions() {
-        #expect(ActionList().isEmpty)
-        #expect(ActionList(runs: []).isEmpty)
+        #expect(StoreNotification.ActionList().isEmpty)
+        #expect(StoreNotification.ActionList(runs: []).isEmpty)
         #expect(StoreNotification(name: .stateDidChange).actions.isEmpty)
     }
 

@@ -88,6 +88,29 @@ import Testing
         #expect(missing.isEmpty, "public initializers without a summary and an example: \(missing)")
     }
 
+    @Test func theLibraryDeclaresAtMostFortyPublicTopLevelTypesBesideTheDeprecatedNames() throws {
+        var types: [String] = []
+        let folder = Self.root.appendingPathComponent("Sources/ReduxSwift")
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path))
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                .components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() where line.first?.isWhitespace == false {
+                let words = line.split(separator: " ").map(String.init)
+                guard words.contains("public") || words.contains("open"),
+                    let kind = words.firstIndex(where: {
+                        ["class", "struct", "enum", "protocol", "actor", "typealias"].contains($0)
+                    }),
+                    kind + 1 < words.count,
+                    index == 0 || !lines[index - 1].contains("@available(*, deprecated")
+                else { continue }
+                types.append(String(words[kind + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+            }
+        }
+        #expect(types.count > 30, "the count found the declarations: \(types)")
+        #expect(types.count <= 40, "\(types.count) public top-level types: \(types.sorted())")
+    }
+
     private static func isPublicInitializer(_ line: String) -> Bool {
         let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ")
         guard words.first == "public" || words.first == "open" else { return false }
