@@ -28,21 +28,28 @@ enum DefaultFilling {
 
     /// Which objects a ``Mode/checking`` decode looks at: those of the first few levels, and of
     /// each array and dictionary the first elements and a few spread over the rest, up to a total.
+    ///
+    /// An array is looked at in pairs of elements: a dictionary whose keys are neither strings nor
+    /// integers is archived as an array of keys and values, and each pair of it holds a value.
     enum Sample {
-        /// Elements looked at first in each array or dictionary.
+        /// Values looked at first in each dictionary, and pairs of elements in each array.
         static let first = 8
-        /// Elements looked at further on in each array, evenly spread.
+        /// Pairs of elements looked at further on in each array, evenly spread.
         static let spread = 8
         /// Objects looked at in all.
         static let objects = 2048
         /// The deepest level looked at, in coding-path components.
         static let depth = 48
 
-        /// Whether element `index` of `count` is looked at.
+        /// Whether element `index` of `count` is looked at: of a dictionary (no `count`), one of
+        /// the first values; of an array, one of the first pairs or of the pairs spread over it.
         static func includes(_ index: Int, of count: Int?) -> Bool {
-            if index < first { return true }
-            guard let count, count > first + spread else { return false }
-            return index % (count / spread) == 0
+            guard let count else { return index < first }
+            let pair = index / 2
+            let pairs = (count + 1) / 2
+            if pair < first { return true }
+            guard pairs > first + spread else { return false }
+            return pair % (pairs / spread) == 0
         }
     }
 

@@ -350,6 +350,26 @@ enum ExpensesV2 {
             ])
     }
 
+    @Test func aRenameToAnOptionalInADictionaryKeyedByUUIDIsCaughtByALaunchThatNeedsNothingElse() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var byID: [UUID: Item] }
+        // Archived as keys and values: the first 4 values have no note, every later one has one.
+        let entries = (0..<40).map { index in
+            let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+            let note = index < 4 ? "" : #","note":"n\#(index)""#
+            return #""\#(id.uuidString)",{"id":\#(index)\#(note)}"#
+        }
+        try write(#"{"byID":[\#(entries.joined(separator: ","))]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byID[]")"##
+            ])
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
