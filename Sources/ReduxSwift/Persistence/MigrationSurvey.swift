@@ -187,9 +187,22 @@ struct MigrationSurvey {
                 // A number that does not fit: 0 fits every number type.
                 value = .number("0")
             }
+            // Only the elements the type does not read are replaced, and of an array only those
+            // on the failing element's side of each pair: a dictionary whose keys are neither
+            // strings nor integers is archived as keys and values, and a key the type of the
+            // values does not read (a UUID) is not what failed.
+            let failingIndex = place.last.flatMap { MemberPath.isPosition($0) ? $0.intValue : nil }
+            let decoder = decoder
+            func reads<T: Decodable>(_: T.Type, _ json: JSONValue) -> Bool {
+                (try? DefaultFilling.decode(T.self, from: json.data, like: decoder)) != nil
+            }
             state.forEachObject(at: steps[...]) { members in
                 guard let old = members[member] else { return }
-                members[member] = old.replacingElements(levels: levels, with: value)
+                members[member] = old.replacingElements(levels: levels, with: value) { index, element in
+                    guard let type else { return true }
+                    if let index, let failingIndex, index % 2 != failingIndex % 2 { return false }
+                    return !reads(type, element)
+                }
             }
         }
         return true
@@ -422,15 +435,24 @@ extension JSONValue {
         }
     }
 
-    /// This value with each of its elements `levels` arrays or objects down replaced by
-    /// `replacement`; `replacement` itself when `levels` is 0.
-    func replacingElements(levels: Int, with replacement: JSONValue) -> JSONValue {
+    /// This value with each of its elements `levels` arrays or objects down that `replaces` picks
+    /// replaced by `replacement`; `replacement` itself when `levels` is 0. `replaces` is given an
+    /// element's position in its array (`nil` in an object) and the element.
+    func replacingElements(
+        levels: Int, with replacement: JSONValue, where replaces: (Int?, JSONValue) -> Bool
+    ) -> JSONValue {
         guard levels > 0 else { return replacement }
+        func element(_ index: Int?, _ value: JSONValue) -> JSONValue {
+            guard levels == 1 else {
+                return value.replacingElements(levels: levels - 1, with: replacement, where: replaces)
+            }
+            return replaces(index, value) ? replacement : value
+        }
         switch self {
         case .array(let elements):
-            return .array(elements.map { $0.replacingElements(levels: levels - 1, with: replacement) })
+            return .array(elements.enumerated().map { element($0.offset, $0.element) })
         case .object(let members):
-            return .object(members.mapValues { $0.replacingElements(levels: levels - 1, with: replacement) })
+            return .object(members.mapValues { element(nil, $0) })
         default:
             return self
         }

@@ -168,7 +168,10 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     /// until it has one.
     public var suggestedMigrations: String? {
         guard !migrationProblems.isEmpty else { return nil }
-        return "[\n" + migrationProblems.map { "    \($0.migration),\n" }.joined() + "]"
+        // Two places that need the same migration (an element of a member, and another) get one line.
+        var written: Set<String> = []
+        let lines = migrationProblems.map(\.migration).filter { written.insert($0).inserted }
+        return "[\n" + lines.map { "    \($0),\n" }.joined() + "]"
     }
 
     /// A sentence naming the stage, the location and what went wrong, such as

@@ -370,6 +370,31 @@ enum ExpensesV2 {
             ])
     }
 
+    @Test func aRemovedEnumCaseIsNamedForEachMemberThatHoldsItWhateverTheDictionaryKeysAre() throws {
+        enum Kind: String, Codable, Hashable { case home, work }  // "garden" removed
+        struct State: StateProtocol, Equatable {
+            var list: [Kind]
+            var counts: [String: [Kind: Int]]
+            var byUser: [UUID: Kind]
+        }
+        // Dictionaries keyed by an enum or a UUID are archived as keys and values.
+        try write(
+            #"{"list":["home","garden","work","garden"],"counts":{"a":["garden",1,"home",2],"b":["work",3]},"#
+                + #""byUser":["00000000-0000-0000-0000-000000000003","work","#
+                + #""00000000-0000-0000-0000-000000000001","garden"]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let details = error.migrationProblems.map(\.detail)
+        #expect(details.allSatisfy { $0.contains("garden") && !$0.contains("stopped") }, "\(details)")
+        let lines = try #require(error.suggestedMigrations).split(separator: "\n").map(String.init)
+        #expect(
+            Set(lines.dropFirst().dropLast()) == [
+                #"    ArchiveMigration(from: 1, converting: "list") { old in <#old, with the element, as the current type reads it#> },"#,
+                #"    ArchiveMigration(from: 1, converting: "counts") { old in <#old, with the element, as the current type reads it#> },"#,
+                #"    ArchiveMigration(from: 1, converting: "byUser") { old in <#old, with the element, as the current type reads it#> },"#,
+            ])
+        #expect(lines.count == 5, "one line each: \(lines)")
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
