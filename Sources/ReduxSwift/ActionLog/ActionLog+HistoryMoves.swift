@@ -126,6 +126,27 @@ final class ReplayedMove: ActionProtocol {
                         "the state the history move landed on does not decode as \(decodeLanding.stateName)"
                         + (path.isEmpty ? "" : " (at \(path))")))
         }
+        stateName = decodeLanding.stateName
+    }
+
+    /// The state type's full name, for errors.
+    private let stateName: String
+
+    /// Throws when the landing state does not keep every value `line`, the move's line, holds: the
+    /// state type changed since the recording (a member renamed, to an optional too), and replaying
+    /// the move would lose what the user had.
+    func checkKeepsEveryValue(of line: Data) throws(UnreadableLine) {
+        guard let json = try? JSONValue(parsing: line), let state = json.child("action")?.child("state")
+        else {
+            return
+        }
+        let variant = SnapshotCoder.declaredFloatStrings(in: line, last: true)
+        let lost = landing.valuesNotKept(of: state, floatStrings: variant)
+        guard !lost.isEmpty else { return }
+        throw UnreadableLine(
+            .malformed(
+                detail: "the state the history move landed on holds values \(stateName) does not read (at "
+                    + lost.prefix(3).joined(separator: ", ") + (lost.count > 3 ? ", …" : "") + ")"))
     }
 }
 
@@ -148,6 +169,9 @@ protocol LandingState: AnyObject, Sendable {
     func matches(_ state: StatePointer) -> Bool
     /// Makes the state at `state` the landing state.
     func apply(to state: StatePointer)
+    /// The paths of the values of `json`, the state as the line holds it, that the landing state
+    /// does not keep: members a later version of the state type renamed, to an optional too.
+    func valuesNotKept(of json: JSONValue, floatStrings variant: Int?) -> [String]
 }
 
 /// `@unchecked Sendable`: `state` was decoded from the log for this landing alone, so nothing else
@@ -164,6 +188,11 @@ final class DecodedLanding<State: StateProtocol>: LandingState, @unchecked Senda
     func matches(_ pointer: StatePointer) -> Bool {
         guard let isEqual else { return false }
         return isEqual(pointer.assuming(State.self).pointee, state)
+    }
+
+    func valuesNotKept(of json: JSONValue, floatStrings variant: Int?) -> [String] {
+        let lost = try? StateArchive<State>.valuesNotKept(by: state, of: json, floatStrings: variant)
+        return lost?.map(\.path) ?? []
     }
 
     func apply(to pointer: StatePointer) {

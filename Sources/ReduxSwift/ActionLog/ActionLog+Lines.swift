@@ -89,7 +89,9 @@ extension ActionLog {
     {
         decoder.userInfo[ActionRecord.logKey] = self
         do {
-            return try decoder.decode(ActionRecord.self, from: line).action
+            let action = try decoder.decode(ActionRecord.self, from: line).action
+            if let move = action as? ReplayedMove { try move.checkKeepsEveryValue(of: line) }
+            return action
         } catch let unreadable as UnreadableLine {
             throw unreadable
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {

@@ -143,7 +143,8 @@ public final class ActionLog: Sendable {
     /// tells. Any other history restarts from the recorded state, as after a rollback that drops
     /// actions: it cannot go back across it. A move's line holds the state as the recorded
     /// store's state type: replayed into a store of another state type, or of a version of it
-    /// whose `init(from:)` does not read it, the line is reported as malformed, naming the type.
+    /// whose `init(from:)` does not read it or that does not keep every value it holds (a member
+    /// renamed, to an optional too), the line is reported as malformed, naming the type.
     ///
     /// A transaction's line (a batch marked `"transaction":true`) is applied as its batch and, as
     /// the store applied the transaction, is no step of the store's history; a batch line without

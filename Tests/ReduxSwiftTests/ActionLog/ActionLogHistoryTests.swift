@@ -385,6 +385,26 @@ import Testing
         #expect(inBatch?.kind == .malformed(detail: "a batch holds a history move"))
     }
 
+    @Test func aMoveWhoseStateHoldsAValueTheStateTypeNoLongerReadsIsRefusedNotLost() throws {
+        // Recorded by a version whose state had "refreshed", which this one renamed (to an
+        // optional, say): replaying the move would land on a state without the user's value.
+        let good = #"{"action":{"add":{"_0":1}},"type":"LoggedAction"}"#
+        let move =
+            #"{"action":{"move":"undo","state":{"counter":1,"log":[],"refreshed":2,"todos":[]}},"#
+            + #""type":"ReduxSwift.HistoryAction"}"#
+        let fresh = makeStore([loggedReducer])
+        let error = #expect(throws: ActionLog.ReplayError.self) {
+            try makeLog().replay(Data([good, move].joined(separator: "\n").utf8), into: fresh)
+        }
+        #expect(error?.line == 2)
+        #expect(
+            error?.kind
+                == .malformed(
+                    detail: "the state the history move landed on holds values "
+                        + "ReduxSwiftTests.TestState does not read (at refreshed)"))
+        #expect(fresh.currentState() == TestState(counter: 1), "the actions before it are replayed")
+    }
+
     @Test func aMoveToAStateThatCannotBeEncodedIsLeftOutAndCounted() throws {
         struct Bill: StateProtocol, Equatable {
             var share: Decimal = 0
