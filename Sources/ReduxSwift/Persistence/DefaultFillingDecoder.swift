@@ -306,13 +306,11 @@ final class FillSession: @unchecked Sendable {
     /// dictionary (see ``someOtherElementHolds(_:at:)``).
     var archive: Data?
     private var archiveTree: JSONValue??
-    /// Per array or dictionary, by place: the members its elements hold.
-    private var elementMembers: [String: Set<String>] = [:]
-    /// Per place, every array position and dictionary key standing for all: the members its
-    /// objects hold (see ``placeMembers(at:)``).
-    private var placeMembers: [String: Set<String>] = [:]
-    /// Per place, as ``placeMembers``: a value of each member, not `null` where one is not.
-    private var placeValues: [String: [String: JSONValue]] = [:]
+    /// Per array or dictionary, by place: each different set of members its elements hold.
+    private var elementMembers: [String: Set<Set<String>>] = [:]
+    /// Per place, every array position and dictionary key standing for all: each different set
+    /// of members its objects hold, with a value of each (see ``placeKinds(at:)``).
+    private var placeMembers: [String: [Set<String>: [String: JSONValue]]] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -344,27 +342,58 @@ final class FillSession: @unchecked Sendable {
         guard let last = codingPath.last, MemberPath.isPosition(last) || MemberPath.isDictionaryKey(last)
         else { return false }
         let parent = Array(codingPath.dropLast())
-        let place = DefaultFilling.place(parent).joined()
-        if let names = elementMembers[place] { return names.contains(member) }
         if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
-        var names: Set<String> = []
-        switch archiveTree??.value(at: parent) {
-        case .array(let elements)?:
-            for case .object(let members) in elements { names.formUnion(members.keys) }
-        case .object(let values)?:
-            for case .object(let members) in values.values { names.formUnion(members.keys) }
-        default:
-            break
+        let place = DefaultFilling.place(parent).joined()
+        let kinds: Set<Set<String>>
+        if let known = elementMembers[place] {
+            kinds = known
+        } else {
+            var found: Set<Set<String>> = []
+            switch archiveTree??.value(at: parent) {
+            case .array(let elements)?:
+                for case .object(let members) in elements { found.insert(Set(members.keys)) }
+            case .object(let values)?:
+                for case .object(let members) in values.values { found.insert(Set(members.keys)) }
+            default:
+                break
+            }
+            elementMembers[place] = found
+            kinds = found
         }
-        elementMembers[place] = names
-        return names.contains(member)
+        let reference = referenceMembers(at: codingPath)
+        return kinds.contains { Self.isAlike($0, reference) && $0.contains(member) }
     }
 
     /// A value the objects at the place of the object at `codingPath` hold for `member`, not
     /// `null` where one is not: to tell whether it reads as a type.
     func placeValue(_ member: String, at codingPath: [any CodingKey]) -> JSONValue? {
-        _ = placeMembers(at: codingPath)
-        return placeValues[Self.placeKey(codingPath)]?[member]
+        let reference = referenceMembers(at: codingPath)
+        var found: JSONValue?
+        for (kind, values) in placeKinds(at: codingPath) where Self.isAlike(kind, reference) {
+            guard let value = values[member] else { continue }
+            if value != .null { return value }
+            found = value
+        }
+        return found
+    }
+
+    /// The members of the archived object at `codingPath`, which the objects beside it are told
+    /// apart by (see ``isAlike(_:_:)``); `nil` when it is no object or holds no member.
+    private func referenceMembers(at codingPath: [any CodingKey]) -> Set<String>? {
+        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        guard case .object(let members)? = archiveTree??.value(at: codingPath), !members.isEmpty else {
+            return nil
+        }
+        return Set(members.keys)
+    }
+
+    /// Whether objects holding `members` and `reference` are of one kind: they share a member. A
+    /// dictionary whose keys are neither strings nor integers is archived as an array of keys and
+    /// values, so keys that are structs sit at the same place as the values, and hold none of the
+    /// values' members.
+    private static func isAlike(_ members: Set<String>, _ reference: Set<String>?) -> Bool {
+        guard let reference, !members.isEmpty else { return true }
+        return !members.isDisjoint(with: reference)
     }
 
     private static func placeSteps(_ codingPath: [any CodingKey]) -> [MemberPath.Step] {
@@ -380,23 +409,37 @@ final class FillSession: @unchecked Sendable {
     }
 
     /// The members the objects at the place of the object at `codingPath` hold, every element of
-    /// each array and every value of each dictionary on the way standing for all; none for an
-    /// object that is the only one at its place.
+    /// each array and every value of each dictionary on the way standing for all, counting only
+    /// objects of its kind (see ``isAlike(_:_:)``); none for an object that is the only one at its
+    /// place.
     func placeMembers(at codingPath: [any CodingKey]) -> Set<String> {
-        let steps = Self.placeSteps(codingPath)
-        guard steps.contains(.each) else { return [] }
-        let place = Self.placeKey(codingPath)
-        if let names = placeMembers[place] { return names }
-        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        let reference = referenceMembers(at: codingPath)
         var names: Set<String> = []
-        var values: [String: JSONValue] = [:]
+        for kind in placeKinds(at: codingPath).keys where Self.isAlike(kind, reference) {
+            names.formUnion(kind)
+        }
+        return names
+    }
+
+    /// Each different set of members the objects at the place of the object at `codingPath` hold,
+    /// with a value of each member, not `null` where one is not; empty for an object that is the
+    /// only one at its place.
+    private func placeKinds(at codingPath: [any CodingKey]) -> [Set<String>: [String: JSONValue]] {
+        let steps = Self.placeSteps(codingPath)
+        guard steps.contains(.each) else { return [:] }
+        let place = Self.placeKey(codingPath)
+        if let kinds = placeMembers[place] { return kinds }
+        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        var kinds: [Set<String>: [String: JSONValue]] = [:]
         func collect(_ value: JSONValue, _ steps: ArraySlice<MemberPath.Step>) {
             guard let step = steps.first else {
                 if case .object(let members) = value {
-                    names.formUnion(members.keys)
+                    let kind = Set(members.keys)
+                    var values = kinds[kind] ?? [:]
                     for (name, member) in members where values[name] == nil || values[name] == .null {
                         values[name] = member
                     }
+                    kinds[kind] = values
                 }
                 return
             }
@@ -412,9 +455,8 @@ final class FillSession: @unchecked Sendable {
             }
         }
         if let tree = archiveTree ?? nil { collect(tree, steps[...]) }
-        placeMembers[place] = names
-        placeValues[place] = values
-        return names
+        placeMembers[place] = kinds
+        return kinds
     }
 
     /// Whether `json` decodes as a `Value`.

@@ -395,6 +395,27 @@ enum ExpensesV2 {
         #expect(lines.count == 5, "one line each: \(lines)")
     }
 
+    @Test func aRenameInsideADictionaryKeyedByStructsNeverOffersAMemberOfTheKeys() throws {
+        struct Key: Codable, Hashable {
+            var x: Int
+            var y: String
+        }
+        struct Item: Codable, Equatable {
+            var name: String
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var byKey: [Key: Item] }
+        // Archived as keys and values, both objects at "byKey[]".
+        try write(
+            #"{"byKey":[{"x":1,"y":"a"},{"name":"tea","note":"green"},{"x":2,"y":"b"},{"name":"oats"}]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byKey[]")"##
+            ])
+        #expect(error.migrationProblems.allSatisfy { !$0.detail.contains(#""y""#) }, "\(error)")
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
