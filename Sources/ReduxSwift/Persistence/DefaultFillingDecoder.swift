@@ -32,7 +32,8 @@ enum DefaultFilling {
     /// An array is looked at in pairs of elements: a dictionary whose keys are neither strings nor
     /// integers is archived as an array of keys and values, and each pair of it holds a value.
     enum Sample {
-        /// Values looked at first in each dictionary, and pairs of elements in each array.
+        /// Values looked at first in each dictionary, and pairs of elements first and last in each
+        /// array.
         static let first = 8
         /// Pairs of elements looked at further on in each array, evenly spread.
         static let spread = 8
@@ -42,12 +43,14 @@ enum DefaultFilling {
         static let depth = 48
 
         /// Whether element `index` of `count` is looked at: of a dictionary (no `count`), one of
-        /// the first values; of an array, one of the first pairs or of the pairs spread over it.
+        /// the first values; of an array, one of the first or last pairs or of the pairs spread
+        /// over it.
         static func includes(_ index: Int, of count: Int?) -> Bool {
             guard let count else { return index < first }
             let pair = index / 2
             let pairs = (count + 1) / 2
-            if pair < first { return true }
+            // The last pairs too: elements an app appends are the newest, and hold the newest members.
+            if pair < first || pair >= pairs - first { return true }
             guard pairs > first + spread else { return false }
             return pair % (pairs / spread) == 0
         }

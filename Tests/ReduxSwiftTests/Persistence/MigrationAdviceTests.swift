@@ -395,6 +395,21 @@ enum ExpensesV2 {
         #expect(lines.count == 5, "one line each: \(lines)")
     }
 
+    @Test func aRenameToAnOptionalThatOnlyTheLastItemsHoldIsCaughtByALaunchThatNeedsNothingElse() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before, which only items added lately have
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        let items = (0..<1_000).map { $0 < 995 ? #"{"id":\#($0)}"# : #"{"id":\#($0),"note":"n\#($0)"}"# }
+        try write(#"{"items":[\#(items.joined(separator: ","))]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "items[]")"##
+            ])
+    }
+
     @Test func aRenameInsideADictionaryKeyedByStructsNeverOffersAMemberOfTheKeys() throws {
         struct Key: Codable, Hashable {
             var x: Int
