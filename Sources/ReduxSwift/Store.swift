@@ -98,7 +98,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         let encoder = SnapshotCoder.makeEncoder()
         decoder = SnapshotCoder.makeDecoder()
         strictDecoder = SnapshotCoder.makeDecoder(floatStrings: nil)
-        let initialSnapshot = ReducerContext(reducing: nil, owning: nil).install {
+        let initialSnapshot = StoreCodeScope(reducing: nil, owning: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
         if case .failure(let error) = initialSnapshot.result { StoreKernel.warn(error) }
@@ -170,9 +170,9 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     public func register(_ reducers: [Reducer<State>]) {
         guard !reducers.isEmpty else { return }
         let erased = ReductionEngine<State>.erase(reducers)
-        if let context = ReducerContext.current, context.reducingKernel === kernel {
-            guard !context.isReplaying else { return }
-            context.deferRegistration(erased)
+        if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
+            guard !scope.isReplaying else { return }
+            scope.deferRegistration(erased)
             return
         }
         kernel.enqueue(.command(RegisterReducers(reducers: erased)))

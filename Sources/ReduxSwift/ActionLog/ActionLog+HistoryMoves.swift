@@ -176,7 +176,7 @@ extension ReductionPipeline {
     /// logs recording the store with that state, encoded: what a move lands on depends on the
     /// history, which a replay may not have.
     mutating func announceMove(
-        _ move: HistoryAction, state: StatePointer, context: ReducerContext, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedBatch
     ) {
         result.changes += 1
         // What committed before the move is recorded before it.
@@ -186,7 +186,7 @@ extension ReductionPipeline {
         guard !recorders.isEmpty else { return }
         markRecorded(result.events)
         // Encoded as a snapshot is, outside any reducer: an `encode(to:)` may read stores.
-        let snapshot = ReducerContext(reducing: nil, owning: context.ownedEngine).install {
+        let snapshot = StoreCodeScope(reducing: nil, owning: scope.ownedEngine).install {
             checkpoints.encode(state)
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
@@ -200,12 +200,12 @@ extension ReductionPipeline {
     /// made the move itself. Otherwise the state is set to the recorded one, and the history
     /// restarts there, since re-applying what it kept does not give that state.
     mutating func replay(
-        _ replayed: ReplayedMove, state: StatePointer, context: ReducerContext,
+        _ replayed: ReplayedMove, state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) {
         var mover: (any ReductionJournal)?
         if let history = journals.first,
-            (try? history.move(replayed.move, state: state, context: context)) == true,
+            (try? history.move(replayed.move, state: state, scope: scope)) == true,
             replayed.landing.matches(state)
         {
             mover = history
@@ -215,7 +215,7 @@ extension ReductionPipeline {
         checkpoints.take(state)
         clearLog()
         tellJournalsDiverged(state: state, except: mover)
-        announceMove(replayed.move, state: state, context: context, into: &result)
+        announceMove(replayed.move, state: state, scope: scope, into: &result)
         if !journals.isEmpty { tellJournalsFinished(replayed.move) }
     }
 }

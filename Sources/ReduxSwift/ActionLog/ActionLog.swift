@@ -238,11 +238,11 @@ extension ActionLog {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
-            if let context = ReducerContext.current, context.reducingKernel === kernel {
+            if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
                 // Ordered like a dispatch from here, so that the recording starts right after this
                 // action, ahead of the follow-ups it is about to dispatch (none if it fails).
-                if !context.isReplaying {
-                    context.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
+                if !scope.isReplaying {
+                    scope.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
                 }
             } else {
                 kernel.enqueue(.command(StartRecording(sink: sink)), .neverHeld)
@@ -286,7 +286,7 @@ extension ActionLog {
             }
             if !wasStopped, let kernel {
                 kernel.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
-                if ReducerContext.current == nil { sink.waitUntilDetached() }
+                if StoreCodeScope.current == nil { sink.waitUntilDetached() }
             }
             return data
         }

@@ -97,7 +97,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
 
     // MARK: Moving
 
-    func move(_ move: HistoryAction, state: StatePointer, context: ReducerContext) throws -> Bool {
+    func move(_ move: HistoryAction, state: StatePointer, scope: StoreCodeScope) throws -> Bool {
         guard steps != nil else { return false }
         // A move adds and drops no record of its own, but may forget steps: the next action's
         // records start where the move left them.
@@ -118,7 +118,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
         guard target != steps!.position else { return true }
         while true {
             let base = steps!.base(for: target)
-            let (rebuilt, newCheckpoints) = rebuild(to: target, from: base, context: context)
+            let (rebuilt, newCheckpoints) = rebuild(to: target, from: base, scope: scope)
             if move == .undo || move == .redo, let isEqual, isEqual(rebuilt, live.pointee) {
                 // The step changes nothing here (it changed nothing, or what it changed was
                 // overwritten since): forget it and move on to the next one.
@@ -147,12 +147,12 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// that made no step and needs a step this state leaves out, say) is left out of this state,
     /// and the rebuild starts over without it.
     private func rebuild(
-        to target: Int, from base: Int, context: ReducerContext
+        to target: Int, from base: Int, scope: StoreCodeScope
     ) -> (State, [HistoryCheckpoint<State>]) {
         let steps = self.steps!
-        let wasReplaying = context.isReplaying
-        context.isReplaying = true
-        defer { context.isReplaying = wasReplaying }
+        let wasReplaying = scope.isReplaying
+        scope.isReplaying = true
+        defer { scope.isReplaying = wasReplaying }
         let activeLimit = steps.activeLimit(at: target)
         let start = steps.checkpoints[base]
         var excluded = Set<Int>()

@@ -73,7 +73,7 @@ final class MiddlewareCall {
         precondition(passOn != nil, "a Middleware.Context was used after its middleware returned")
         #if DEBUG
         precondition(
-            ReducerContext.current?.reducingKernel === kernel,
+            StoreCodeScope.current?.reducingKernel === kernel,
             "a Middleware.Context was used on a thread that does not own the store's state")
         #endif
     }

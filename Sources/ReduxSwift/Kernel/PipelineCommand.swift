@@ -5,7 +5,7 @@
 /// than an arm in the pipeline's loop.
 ///
 /// The pipeline ends the run of committed actions before a command (unless the command
-/// ``joinsRun(journaled:)``), lets it ``handle(_:at:of:state:context:into:)`` itself, and then
+/// ``joinsRun(journaled:)``), lets it ``handle(_:at:of:state:scope:into:)`` itself, and then
 /// handles what it dispatched to its own store before the entries after it. A command that applies
 /// actions returns how they ended, and they are announced and logged for rollback as a plain
 /// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
@@ -21,7 +21,7 @@ protocol PipelineCommand {
     ///   the pipeline announces, logs and follows up as it does a plain action's.
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome?
 
     /// Whether the actions the command applies commit in the run of the actions before it instead
@@ -71,7 +71,7 @@ protocol PipelineChange: PipelineCommand {
 extension PipelineChange {
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         apply(to: &pipeline)
         return nil

@@ -20,7 +20,7 @@
 /// **Ownership.** Only the current owner of the live state touches the state, its checkpoint and
 /// the middleware call objects. Debug builds check it: once a kernel runs the engine, every entry
 /// point asserts that the calling thread has the engine's ownership installed (see
-/// ``ReducerContext/ownedEngine``), and the state's address is handed out only as a
+/// ``StoreCodeScope/ownedEngine``), and the state's address is handed out only as a
 /// ``StatePointer``, which checks its type and its scope.
 final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecked Sendable {
     // `@unchecked Sendable`: every property below is read and written only by the current owner of
@@ -108,21 +108,21 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         set { pipeline.announcesChanges = newValue }
     }
 
-    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:context:)``.
-    func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch {
+    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:scope:)``.
+    func reduce(_ batch: [PendingEntry], scope: StoreCodeScope) -> ReducedBatch {
         assertOwned()
-        return StatePointer.with(&state) { pipeline.reduce(batch, state: $0, context: context) }
+        return StatePointer.with(&state) { pipeline.reduce(batch, state: $0, scope: scope) }
     }
 
     /// Applies one action (or batch) on its own (tests use this).
-    func apply(_ action: any ActionProtocol, context: ReducerContext?) -> ReductionOutcome {
+    func apply(_ action: any ActionProtocol, scope: StoreCodeScope?) -> ReductionOutcome {
         assertOwned()
         return StatePointer.with(&state) { state in
             switch PendingEntry.entry(for: action) {
             case .batch(let batch):
-                return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, context: context)
+                return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, scope: scope)
             default:
-                return pipeline.apply(action, at: 0, of: [.action(action)], state: state, context: context)
+                return pipeline.apply(action, at: 0, of: [.action(action)], state: state, scope: scope)
             }
         }
     }
@@ -152,7 +152,7 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         #if DEBUG
         if checksOwnership {
             precondition(
-                ReducerContext.current?.ownedEngine === self,
+                StoreCodeScope.current?.ownedEngine === self,
                 "a store's state was touched by a thread that does not own it")
         }
         #endif
@@ -168,7 +168,7 @@ protocol AnyReductionEngine: AnyObject, Sendable {
     /// the live state before a pass.
     var announcesChanges: Bool { get set }
     /// Reduces a batch of queued entries in order, as the owner of the live state.
-    func reduce(_ batch: [PendingEntry], context: ReducerContext) -> ReducedBatch
+    func reduce(_ batch: [PendingEntry], scope: StoreCodeScope) -> ReducedBatch
     /// Encodes the live state as the snapshot of `version`, as its owner.
     func encodeState(version: UInt64) -> Snapshot
 }

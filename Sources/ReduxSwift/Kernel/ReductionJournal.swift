@@ -19,7 +19,7 @@ protocol ReductionJournal: AnyObject {
     /// Moves the state at `state` to another step; returns whether it replaced the state (a move
     /// with nothing to undo or redo does not).
     /// - Throws: ``HistoryError`` for a step that does not exist.
-    func move(_ move: HistoryAction, state: StatePointer, context: ReducerContext) throws -> Bool
+    func move(_ move: HistoryAction, state: StatePointer, scope: StoreCodeScope) throws -> Bool
 }
 
 /// Starts a journal on the live state, with the state type erased: it runs on the thread that owns

@@ -171,7 +171,7 @@ struct ReductionPipeline {
     /// wait on a stack of unfinished arrays rather than in recursion, so that no chain of
     /// follow-ups overflows the thread's stack; a chain of one follow-up each leaves nothing there.
     mutating func reduce(
-        _ batch: [PendingEntry], state: StatePointer, context: ReducerContext
+        _ batch: [PendingEntry], state: StatePointer, scope: StoreCodeScope
     ) -> ReducedBatch {
         var result = ReducedBatch()
         recordedEvents = EventPosition()
@@ -180,13 +180,13 @@ struct ReductionPipeline {
         var start = 0
         var followUpsHandled = 0
         while true {
-            if let stop = reduce(entries, from: start, state: state, context: context, into: &result) {
+            if let stop = reduce(entries, from: start, state: state, scope: scope, into: &result) {
                 if stop < entries.count {
                     unfinished.append((entries, stop))
                 } else {
                     releaseBatch(entries)
                 }
-                entries = context.takeFollowUps()
+                entries = scope.takeFollowUps()
                 start = 0
                 followUpsHandled = reportEndlessFollowUps(handled: followUpsHandled, adding: entries.count)
                 continue
@@ -196,7 +196,7 @@ struct ReductionPipeline {
             (entries, start) = resumed
         }
         if !recorders.isEmpty { feedRecorders(result.events) }
-        if result.changes > 0, !selections.isEmpty { select(from: state, context: context) }
+        if result.changes > 0, !selections.isEmpty { select(from: state, scope: scope) }
         return result
     }
 
@@ -220,7 +220,7 @@ struct ReductionPipeline {
     /// Reduces `batch` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
     /// which are handled next (returns where to resume).
     private mutating func reduce(
-        _ batch: [PendingEntry], from start: Int, state: StatePointer, context: ReducerContext,
+        _ batch: [PendingEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) -> Int? {
         var runStart = start
@@ -251,26 +251,26 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = apply(action, at: index, of: batch, state: state, context: context)
+                    outcome = apply(action, at: index, of: batch, state: state, scope: scope)
                 case .batch:
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                    outcome = applyBatch(at: index, of: batch, state: state, scope: scope)
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
                     if passesOneByOne {
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                     } else {
                         refuse(action, into: &result)
                     }
@@ -279,19 +279,19 @@ struct ReductionPipeline {
                     if !command.joinsRun(journaled: !journals.isEmpty) { closeRun(at: index) }
                     guard
                         let applied = command.handle(
-                            &self, at: index, of: batch, state: state, context: context, into: &result)
+                            &self, at: index, of: batch, state: state, scope: scope, into: &result)
                     else {
                         // It applied no action: the next run starts after it. It may have changed
                         // the middleware, the journals or the tap.
                         runStart = index + 1
                         passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
-                        if context.hasFollowUps { return index + 1 }
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
                     outcome = applied
                 }
-                if context.hasDeferredRegistrations {
-                    for newReducers in context.takeRegistrations() {
+                if scope.hasDeferredRegistrations {
+                    for newReducers in scope.takeRegistrations() {
                         reducers.append(contentsOf: newReducers)
                     }
                 }
@@ -299,14 +299,14 @@ struct ReductionPipeline {
                 case .committed:
                     result.changes += 1
                     runHasActions = true
-                    if context.releaseDispatches() {
+                    if scope.releaseDispatches() {
                         closeRun(at: index + 1)
                         return index + 1
                     }
                     // A replayed action commits in a run even when actions pass on one by one.
                     if tap != nil { closeRun(at: index + 1) }
                 case .failed(let error, let replayFailures, let site):
-                    context.discardDispatches()
+                    scope.discardDispatches()
                     closeRun(at: index)
                     runStart = index + 1
                     for failure in replayFailures {
@@ -336,9 +336,9 @@ struct ReductionPipeline {
     }
 
     /// Lets every observer of values select from the changed state, and drops the cancelled ones.
-    private mutating func select(from state: StatePointer, context: ReducerContext) {
+    private mutating func select(from state: StatePointer, scope: StoreCodeScope) {
         // A selector cannot reach the pipeline: an observer it registers is queued like a dispatch.
-        Self.selecting(context) { selections.removeAll { !$0.select(from: state) } }
+        Self.selecting(scope) { selections.removeAll { !$0.select(from: state) } }
     }
 
     /// Ends every observer of values, when the store is freed: no value will come any more.
@@ -348,17 +348,17 @@ struct ReductionPipeline {
 
     /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
-    static func selecting(_ context: ReducerContext, _ body: () -> Void) {
-        ReducerContext(reducing: nil, owning: context.ownedEngine).install(body)
+    static func selecting(_ scope: StoreCodeScope, _ body: () -> Void) {
+        StoreCodeScope(reducing: nil, owning: scope.ownedEngine).install(body)
     }
 
     /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
-    /// - Parameter context: Marked as replaying while a rollback re-applies actions, so that
+    /// - Parameter scope: Marked as replaying while a rollback re-applies actions, so that
     ///   re-entrant dispatches and registrations are not made twice.
     @inline(__always)
     mutating func apply(
         _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext?
+        scope: StoreCodeScope?
     ) -> ReductionOutcome {
         do {
             // Through the buffer, each reducer is called without retaining and releasing it.
@@ -367,7 +367,7 @@ struct ReductionPipeline {
             }
         } catch {
             return .failed(
-                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context),
+                error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope),
                 site: .action)
         }
         logCommitted(at: index, of: batch, state: state)
@@ -377,7 +377,7 @@ struct ReductionPipeline {
     /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
     /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
-        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
+        at index: Int, of batch: [PendingEntry], state: StatePointer, scope: StoreCodeScope?
     ) -> ReductionOutcome {
         if case .batch(let actions) = batch[index], actionTypes.holdsAsyncAction(actions) {
             var asyncActions: [any AsyncActionStarting] = []
@@ -392,7 +392,7 @@ struct ReductionPipeline {
         } catch {
             let (error, site) = FailureSite.unwrapping(error)
             return .failed(
-                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context), site: site)
+                error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope), site: site)
         }
         logCommitted(at: index, of: batch, state: state)
         return .committed
@@ -402,13 +402,13 @@ struct ReductionPipeline {
     /// dispatch: the log holds what those dispatches committed.
     mutating func replay(
         _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext
+        scope: StoreCodeScope
     ) -> ReductionOutcome {
         let outcome =
             ActionBatch.of(action) == nil
-            ? apply(action, at: index, of: batch, state: state, context: context)
-            : applyBatch(at: index, of: batch, state: state, context: context)
-        context.discardDispatches()
+            ? apply(action, at: index, of: batch, state: state, scope: scope)
+            : applyBatch(at: index, of: batch, state: state, scope: scope)
+        scope.discardDispatches()
         return outcome
     }
 
@@ -530,11 +530,11 @@ struct ReductionPipeline {
     /// Lets the first journal (a history) move the state to another step, in place of the reducers:
     /// the new state is one committed change, the base of later rollbacks, announced with `move`.
     mutating func move(
-        _ move: HistoryAction, state: StatePointer, context: ReducerContext, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> DispatchOutcome {
         let mover = journals[0]
         do {
-            guard try mover.move(move, state: state, context: context) else { return .dropped }
+            guard try mover.move(move, state: state, scope: scope) else { return .dropped }
         } catch {
             result.events.append(.failed(move, error))
             tap?(move, error, state)
@@ -543,7 +543,7 @@ struct ReductionPipeline {
         checkpoints.take(state)
         clearLog()
         tellJournalsDiverged(state: state, except: mover)
-        announceMove(move, state: state, context: context, into: &result)
+        announceMove(move, state: state, scope: scope, into: &result)
         return .committed
     }
 
@@ -569,11 +569,11 @@ struct ReductionPipeline {
     /// is removed from the log and the replay starts over, so this ends after at most
     /// `loggedActions` restarts.
     private mutating func restoreCheckpointAndReplay(
-        state: StatePointer, context: ReducerContext?
+        state: StatePointer, scope: StoreCodeScope?
     ) -> [ReplayFailure] {
-        let wasReplaying = context?.isReplaying ?? false
-        context?.isReplaying = true
-        defer { context?.isReplaying = wasReplaying }
+        let wasReplaying = scope?.isReplaying ?? false
+        scope?.isReplaying = true
+        defer { scope?.isReplaying = wasReplaying }
         var failures: [ReplayFailure] = []
         while let failure = replayLog(state: state) {
             failures.append(failure)

@@ -69,20 +69,20 @@ final class StoreKernel: @unchecked Sendable {
     // MARK: Dispatching
 
     /// Dispatches `action` from the calling thread: deferred until the current action commits when
-    /// called from store code (see ``ReducerContext``), queued otherwise. Its static type tells an
+    /// called from store code (see ``StoreCodeScope``), queued otherwise. Its static type tells an
     /// ``AsyncAction`` apart without a cast (see ``ActionTypes``); an existential is opened to it.
     @inline(__always)
     func dispatch<Action: ActionProtocol>(action: Action) {
         let entry = PendingEntry.entry(for: action)
         let type = ObjectIdentifier(Action.self)
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
         enqueue(entry, dispatchedAs: type)
     }
 
     /// Dispatches an entry that is not an action dispatched by the app (an action passed on later)
     /// like ``dispatch(action:)``.
     func dispatch(_ entry: PendingEntry) {
-        if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return }
+        if StoreCodeScope.deferIfReducing(entry, to: .queue(self)) { return }
         enqueue(entry)
     }
 
@@ -90,7 +90,7 @@ final class StoreKernel: @unchecked Sendable {
     /// queue is full, so that a caller holding a lock can release it before ``waitForRoom()``.
     /// (Waiting under a lock the drainer may need, as an async action's run lock, deadlocks.)
     func dispatchWithoutWaitingForRoom(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
         var entry = Optional(entry)
         var effects = machine.withLock { machine in
             if let type { machine.actionTypes.mark(&entry!, dispatchedAs: type) }
@@ -127,7 +127,7 @@ final class StoreKernel: @unchecked Sendable {
     /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
     /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
     func waitForRoom() {
-        guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
+        guard StoreCodeScope.current == nil, !DeliveryThread.isCurrent else { return }
         lendPriorityIfMainThread()
         if case .waitForRoom(let waiter) = perform(
             machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) })
@@ -162,9 +162,9 @@ final class StoreKernel: @unchecked Sendable {
 
     /// A snapshot that covers every entry enqueued before the call: the published one, one this
     /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
-    /// Inside store code it never waits (see ``ReducerContext``).
+    /// Inside store code it never waits (see ``StoreCodeScope``).
     func latestSnapshot() -> Snapshot {
-        let waiting = ReducerContext.current == nil
+        let waiting = StoreCodeScope.current == nil
         switch perform(machine.withLock { $0.beginRead(waiting: waiting, makeWaiter: Waiter.init) }) {
         case .read(let snapshot):
             return snapshot
@@ -192,7 +192,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Returns once every entry queued before the call is reduced, except those a dispatch lock
     /// holds, as a read would wait, but without encoding the state; inside store code, at once.
     func waitUntilReduced() {
-        guard ReducerContext.current == nil else { return }
+        guard StoreCodeScope.current == nil else { return }
         let reached = DispatchSemaphore(value: 0)
         enqueue(.command(StartObserving(selection: QueueMark { reached.signal() })), .neverHeld)
         lendPriorityIfMainThread()
@@ -337,10 +337,10 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.version }
     }
 
-    /// Encodes the live state as its current owner, in a context without a reducing store, so that
+    /// Encodes the live state as its current owner, in a scope without a reducing store, so that
     /// `encode(to:)` may read stores without waiting and dispatch normally.
     private func encodeOwnedState(version: UInt64) -> Snapshot {
-        ReducerContext(reducing: nil, owning: engine).install { engine.encodeState(version: version) }
+        StoreCodeScope(reducing: nil, owning: engine).install { engine.encodeState(version: version) }
     }
 
     // MARK: Performing effects
@@ -389,14 +389,14 @@ final class StoreKernel: @unchecked Sendable {
     private func drain() {
         var next = perform(machine.withLock { $0.startDrain() })
         guard case .reduce = next else { return }
-        let context = ReducerContext(reducing: self, owning: engine)
-        context.install {
+        let scope = StoreCodeScope(reducing: self, owning: engine)
+        scope.install {
             while true {
                 switch next {
                 case .reduce(let batch):
                     let announcing = notificationCenter.mayHearChanges
                     engine.announcesChanges = announcing
-                    let reduced = engine.reduce(batch, context: context)
+                    let reduced = engine.reduce(batch, scope: scope)
                     let events = announcing ? reduced.events : Self.withoutChanges(reduced.events)
                     next = perform(
                         machine.withLock {

@@ -63,7 +63,7 @@ public final class DispatchLock: Sendable {
     /// dispatch.
     public func dispatch(_ action: any ActionProtocol) {
         let (entry, type) = PendingEntry.dispatched(action)
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .passingLock(self)) { return }
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .passingLock(self)) { return }
         send(entry, dispatchedAs: type)
     }
 

@@ -71,7 +71,7 @@ extension Middleware {
         public func dispatch(_ action: any ActionProtocol) {
             call.checkActive()
             let (entry, type) = PendingEntry.dispatched(action)
-            ReducerContext.current?.deferDispatch(entry, dispatchedAs: type, to: .queue(call.kernel))
+            StoreCodeScope.current?.deferDispatch(entry, dispatchedAs: type, to: .queue(call.kernel))
         }
 
         /// Returns a function that dispatches an action to the store, like ReSwift's `dispatch`: the

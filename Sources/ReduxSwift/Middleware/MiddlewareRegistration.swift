@@ -58,7 +58,7 @@ extension StoreKernel {
     /// otherwise now, in order (see ``enqueueChainChange(_:)``).
     func queueChainChange(_ change: some MiddlewareChainChange) {
         let entry = PendingEntry.command(change)
-        if ReducerContext.deferIfReducing(entry, to: .chainChange(self)) { return }
+        if StoreCodeScope.deferIfReducing(entry, to: .chainChange(self)) { return }
         enqueueChainChange(entry)
     }
 

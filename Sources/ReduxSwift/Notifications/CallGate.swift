@@ -117,7 +117,7 @@ class CallGate: @unchecked Sendable {
     /// reducer or an `encode(to:)`, this returns at once, like a read there, because the call under
     /// way may be waiting for that store.
     final func waitForCallsOnOtherThreads() {
-        guard callsUnderWay > 0, ReducerContext.current == nil else { return }
+        guard callsUnderWay > 0, StoreCodeScope.current == nil else { return }
         CallWaits.shared.wait(for: self)
     }
 

@@ -110,7 +110,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// to the target, as later ones do.
     func start(firstValueHere: Bool) {
         guard let kernel else { return }
-        let deliversFirst = firstValueHere && ReducerContext.current == nil
+        let deliversFirst = firstValueHere && StoreCodeScope.current == nil
         if deliversFirst { delivery.claim() }
         kernel.enqueue(.command(StartObserving(selection: self)), .neverHeld)
         guard deliversFirst else { return }

@@ -27,7 +27,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
             _ = store.kernel.engine.reduce(
-                [.action(TestAction.increment)], context: ReducerContext(reducing: nil, owning: nil))
+                [.action(TestAction.increment)], scope: StoreCodeScope(reducing: nil, owning: nil))
         }
     }
 

@@ -11,7 +11,7 @@ private struct ReadLog: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         seen.logs.append(state.assuming(TestState.self).pointee.log)
         return nil
@@ -24,9 +24,9 @@ private struct ApplyAppend: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
-        pipeline.apply(TestAction.append(entry), at: index, of: batch, state: state, context: context)
+        pipeline.apply(TestAction.append(entry), at: index, of: batch, state: state, scope: scope)
     }
 
     var announcedAction: any ActionProtocol { TestAction.append(entry) }
@@ -46,7 +46,7 @@ private struct ApplyAppend: PipelineCommand {
                 .action(TestAction.append("a")), .command(ReadLog(seen: seen)),
                 .action(TestAction.append("b")),
                 .action(TestAction.append("c")),
-            ], context: ReducerContext(reducing: nil, owning: engine))
+            ], scope: StoreCodeScope(reducing: nil, owning: engine))
         #expect(seen.logs == [["a"]])
         #expect(engine.state.log == ["a", "b", "c"])
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {
@@ -64,7 +64,7 @@ private struct ApplyAppend: PipelineCommand {
             [
                 .action(TestAction.append("a")), .command(ApplyAppend(entry: "x")), .action(TestAction.fail),
                 .action(TestAction.append("b")),
-            ], context: ReducerContext(reducing: nil, owning: engine))
+            ], scope: StoreCodeScope(reducing: nil, owning: engine))
         #expect(engine.state.log == ["a", "x", "b"])
         #expect(engine.state.counter == 0)
         #expect(reduced.changes == 3)

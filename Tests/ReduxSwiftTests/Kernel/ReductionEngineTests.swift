@@ -7,16 +7,16 @@ import Testing
         let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
         let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
         let engine = ReductionEngine(state: TestState(), reducers: [first, second])
-        _ = engine.apply(Action("a"), context: nil)
-        _ = engine.apply(Action("b"), context: nil)
+        _ = engine.apply(Action("a"), scope: nil)
+        _ = engine.apply(Action("b"), scope: nil)
         #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
     }
 
     @Test func registeredReducersSeeOnlyLaterActions() {
         let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        _ = engine.apply(TestAction.increment, context: nil)
+        _ = engine.apply(TestAction.increment, scope: nil)
         engine.register([{ state, _ in state.log.append("late") }])
-        _ = engine.apply(TestAction.increment, context: nil)
+        _ = engine.apply(TestAction.increment, scope: nil)
         #expect(engine.state.counter == 2)
         #expect(engine.state.log == ["late"])
     }
@@ -24,9 +24,9 @@ import Testing
     @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
         let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
         let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
-        _ = engine.apply(TestAction.add(5), context: nil)
+        _ = engine.apply(TestAction.add(5), scope: nil)
         let expected = engine.state
-        guard case .failed(let error, let replayFailures, _) = engine.apply(TestAction.fail, context: nil)
+        guard case .failed(let error, let replayFailures, _) = engine.apply(TestAction.fail, scope: nil)
         else {
             Issue.record("expected the action to fail")
             return
@@ -43,9 +43,9 @@ import Testing
         var expected = TestState()
         for step in 0..<25 {
             if step % 4 == 3 {
-                _ = engine.apply(TestAction.fail, context: nil)
+                _ = engine.apply(TestAction.fail, scope: nil)
             } else {
-                _ = engine.apply(TestAction.append("\(step)"), context: nil)
+                _ = engine.apply(TestAction.append("\(step)"), scope: nil)
                 expected.log.append("\(step)")
             }
             #expect(engine.state == expected)
@@ -55,28 +55,28 @@ import Testing
 
     @Test func aCheckpointEmptiesTheReplayLog() {
         let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        for _ in 0..<10 { _ = engine.apply(TestAction.increment, context: nil) }
+        for _ in 0..<10 { _ = engine.apply(TestAction.increment, scope: nil) }
         #expect(engine.actionsSinceCheckpoint == 10)
         engine.takeCheckpoint()
         #expect(engine.actionsSinceCheckpoint == 0)
-        _ = engine.apply(TestAction.fail, context: nil)
+        _ = engine.apply(TestAction.fail, scope: nil)
         #expect(engine.state.counter == 10)
     }
 
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
-        let context = ReducerContext(reducing: nil, owning: nil)
+        let scope = StoreCodeScope(reducing: nil, owning: nil)
         let sawReplay = Recorder<Bool>()
         let probe: Reducer<TestState> = { _, _ in
-            sawReplay.append(ReducerContext.current?.isReplaying ?? false)
+            sawReplay.append(StoreCodeScope.current?.isReplaying ?? false)
         }
         let engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
-        context.install {
-            _ = engine.apply(TestAction.increment, context: context)
-            _ = engine.apply(TestAction.fail, context: context)
+        scope.install {
+            _ = engine.apply(TestAction.increment, scope: scope)
+            _ = engine.apply(TestAction.fail, scope: scope)
         }
         // increment (live), fail (live), increment again (replay).
         #expect(sawReplay.values == [false, false, true])
-        #expect(context.isReplaying == false)
+        #expect(scope.isReplaying == false)
     }
 
     @Test func anActionThatFailsOnlyOnReplayIsDroppedAndReported() {
@@ -89,10 +89,10 @@ import Testing
             state.log.append("flaky")
         }
         let engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
-        _ = engine.apply(TestAction.append("a"), context: nil)
-        _ = engine.apply(Action("flaky"), context: nil)
-        _ = engine.apply(TestAction.append("b"), context: nil)
-        guard case .failed(_, let replayFailures, _) = engine.apply(TestAction.fail, context: nil) else {
+        _ = engine.apply(TestAction.append("a"), scope: nil)
+        _ = engine.apply(Action("flaky"), scope: nil)
+        _ = engine.apply(TestAction.append("b"), scope: nil)
+        guard case .failed(_, let replayFailures, _) = engine.apply(TestAction.fail, scope: nil) else {
             Issue.record("expected the action to fail")
             return
         }
@@ -113,7 +113,7 @@ import Testing
         ]
         let engine = ReductionEngine(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = engine.reduce(batch, context: ReducerContext(reducing: nil, owning: nil))
+        let reduced = engine.reduce(batch, scope: StoreCodeScope(reducing: nil, owning: nil))
         #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
         #expect(engine.state.counter == 0)
         #expect(reduced.changes == 5)

@@ -166,15 +166,15 @@ import Testing
         let first = MiddlewareKey()
         let second = MiddlewareKey()
         let passThrough = Middleware<TestState>("pass") { action, context in context.next(action) }.erased
-        let context = ReducerContext(reducing: nil, owning: engine)
+        let scope = StoreCodeScope(reducing: nil, owning: engine)
         _ = engine.reduce(
             [
                 .command(RegisterMiddleware(middleware: [passThrough, passThrough], key: first)),
                 .command(RegisterMiddleware(middleware: [passThrough], key: second)),
-            ], context: context)
+            ], scope: scope)
         #expect(engine.middlewareCount == 4)
         _ = engine.reduce(
-            [.command(RemoveMiddleware(key: first)), .command(RemoveMiddleware(key: first))], context: context
+            [.command(RemoveMiddleware(key: first)), .command(RemoveMiddleware(key: first))], scope: scope
         )
         #expect(engine.middlewareCount == 2, "the store's own middleware stay")
 
@@ -186,7 +186,7 @@ import Testing
                 .command(RegisterMiddleware(middleware: [passThrough], key: first)),
                 .command(RemoveMiddleware(key: first)),
                 .action(TestAction.increment), .action(TestAction.append("a")),
-            ], context: ReducerContext(reducing: nil, owning: plain))
+            ], scope: StoreCodeScope(reducing: nil, owning: plain))
         #expect(plain.middlewareCount == 0)
         #expect(plain.state == TestState(counter: 1, log: ["a"]))
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {

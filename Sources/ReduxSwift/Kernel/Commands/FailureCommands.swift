@@ -8,7 +8,7 @@ struct AnnounceFailure: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         result.events.append(.failed(action, error))
         pipeline.tap?(action, error, state)

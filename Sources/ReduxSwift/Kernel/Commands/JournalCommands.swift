@@ -6,7 +6,7 @@ struct StartJournal: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.addJournal(start(state))
         return nil

@@ -72,10 +72,10 @@ struct ResumeAction: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.passThroughMiddleware(
-            action, from: pipeline.position(afterSlot: slot), state: state, context: context, into: &result)
+            action, from: pipeline.position(afterSlot: slot), state: state, scope: scope, into: &result)
         return nil
     }
 

@@ -7,10 +7,10 @@ struct StartObserving: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         var keeps = false
-        ReductionPipeline.selecting(context) { keeps = selection.activate(on: state) }
+        ReductionPipeline.selecting(scope) { keeps = selection.activate(on: state) }
         if keeps { pipeline.keep(selection) }
         return nil
     }

@@ -5,7 +5,7 @@ struct StartRecording: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.feedRecorders(result.events)
         pipeline.recorders.append(sink)
@@ -20,7 +20,7 @@ struct StopRecording: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.feedRecorders(result.events)
         pipeline.recorders.removeAll { $0 === sink }

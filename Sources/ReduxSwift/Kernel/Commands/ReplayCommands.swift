@@ -9,9 +9,9 @@ struct ReplayAction: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
-        let outcome = pipeline.replay(action, at: index, of: batch, state: state, context: context)
+        let outcome = pipeline.replay(action, at: index, of: batch, state: state, scope: scope)
         if !pipeline.journals.isEmpty { pipeline.tellJournalsFinished(action) }
         return outcome
     }
@@ -38,10 +38,10 @@ struct ReplayTransactionPart: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of entries: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
-        let outcome = pipeline.applyBatch(at: index, of: entries, state: state, context: context)
-        context.discardDispatches()
+        let outcome = pipeline.applyBatch(at: index, of: entries, state: state, scope: scope)
+        scope.discardDispatches()
         return outcome
     }
 
@@ -58,16 +58,16 @@ struct ReplayTransactionPart: PipelineCommand {
 }
 
 /// A history move an ``ActionLog`` replays, with the state it landed on when it was recorded (see
-/// ``ReductionPipeline/replay(_:state:context:into:)``). Ends the run before it, and commits as a
+/// ``ReductionPipeline/replay(_:state:scope:into:)``). Ends the run before it, and commits as a
 /// change of its own.
 struct ReplayMove: PipelineCommand {
     let move: ReplayedMove
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
-        pipeline.replay(move, state: state, context: context, into: &result)
+        pipeline.replay(move, state: state, scope: scope, into: &result)
         return nil
     }
 
