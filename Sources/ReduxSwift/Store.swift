@@ -103,7 +103,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         }
         if case .failure(let error) = initialSnapshot.result { StoreKernel.warn(error) }
         kernel = StoreKernel(
-            engine: ReductionEngine(
+            liveState: LiveState(
                 state: state, reducers: reducers, middleware: middleware, encoder: encoder),
             initialSnapshot: initialSnapshot, notificationCenter: notificationCenter,
             label: "ReduxSwift.Store<\(String(describing: State.self))>")
@@ -169,7 +169,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// inside one of this store's reducers, it takes effect from the next action reduced.
     public func register(_ reducers: [Reducer<State>]) {
         guard !reducers.isEmpty else { return }
-        let erased = ReductionEngine<State>.erase(reducers)
+        let erased = LiveState<State>.erase(reducers)
         if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
             guard !scope.isReplaying else { return }
             scope.deferRegistration(erased)

@@ -186,7 +186,7 @@ extension ReductionPipeline {
         guard !recorders.isEmpty else { return }
         markRecorded(result.events)
         // Encoded as a snapshot is, outside any reducer: an `encode(to:)` may read stores.
-        let snapshot = StoreCodeScope(reducing: nil, owning: scope.ownedEngine).install {
+        let snapshot = StoreCodeScope(reducing: nil, owning: scope.ownedLiveState).install {
             checkpoints.encode(state)
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])

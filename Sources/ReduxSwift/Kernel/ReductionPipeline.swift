@@ -349,7 +349,7 @@ struct ReductionPipeline {
     /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
     static func selecting(_ scope: StoreCodeScope, _ body: () -> Void) {
-        StoreCodeScope(reducing: nil, owning: scope.ownedEngine).install(body)
+        StoreCodeScope(reducing: nil, owning: scope.ownedLiveState).install(body)
     }
 
     /// Runs every reducer on `action`, which is `batch[index]`, in registration order.

@@ -7,7 +7,7 @@ import Foundation
 /// transition of the ``StoreMachine`` under the lock and then performs what the transition answers
 /// (one ``StoreMachine/Effects``) after releasing it: wake readers, unblock dispatchers, schedule a
 /// drain on the reducing queue or a delivery on the delivery queue, and say what the calling thread
-/// does next. The drain loop reduces with the store's ``AnyReductionEngine``; the delivery posts the
+/// does next. The drain loop reduces with the store's ``AnyLiveState``; the delivery posts the
 /// store's notifications to its ``StoreNotificationCenter``.
 ///
 /// Not generic on purpose. `Store` is generic over the client's state and runs unspecialized; from
@@ -15,7 +15,7 @@ import Foundation
 /// every dispatch, which cost more than the rest of the dispatch. A concrete class keeps every call
 /// on the dispatch path concrete.
 final class StoreKernel: @unchecked Sendable {
-    // `@unchecked Sendable`: the machine is guarded by its lock; `engine` is used only by the owner
+    // `@unchecked Sendable`: the machine is guarded by its lock; `liveState` is used only by the owner
     // of the live state (ownership changes hands under that lock); `store` is written once, by
     // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
     // the other properties are immutable and `Sendable`.
@@ -24,7 +24,7 @@ final class StoreKernel: @unchecked Sendable {
 
     private let machine: LockedValue<Machine>
     /// The live state, its reducers and middleware; touched only by the owner of the state.
-    let engine: any AnyReductionEngine
+    let liveState: any AnyLiveState
     /// Where the store's notifications go.
     let notificationCenter: StoreNotificationCenter
     /// The store, while it exists: the sender of its notifications. Weak, since the store owns its kernel;
@@ -36,7 +36,7 @@ final class StoreKernel: @unchecked Sendable {
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
     /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
-    /// code dispatches; touched only by the owner of the state, like `engine`.
+    /// code dispatches; touched only by the owner of the state, like `liveState`.
     @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
     /// The kinds of action whose failure no observer heard was reported (see
     /// ``reportUnobserved(_:_:site:)``).
@@ -47,13 +47,13 @@ final class StoreKernel: @unchecked Sendable {
     let storeFailureTap = LockedValue<(@Sendable (any Error) -> Void)?>(nil)
 
     init(
-        engine: any AnyReductionEngine, initialSnapshot: Snapshot,
+        liveState: any AnyLiveState, initialSnapshot: Snapshot,
         notificationCenter: StoreNotificationCenter,
         label: String
     ) {
         machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
-        self.engine = engine
-        engine.checksOwnership = true
+        self.liveState = liveState
+        liveState.checksOwnership = true
         self.notificationCenter = notificationCenter
         reduceQueue = DispatchQueue(
             label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
@@ -340,7 +340,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Encodes the live state as its current owner, in a scope without a reducing store, so that
     /// `encode(to:)` may read stores without waiting and dispatch normally.
     private func encodeOwnedState(version: UInt64) -> Snapshot {
-        StoreCodeScope(reducing: nil, owning: engine).install { engine.encodeState(version: version) }
+        StoreCodeScope(reducing: nil, owning: liveState).install { liveState.encodeState(version: version) }
     }
 
     // MARK: Performing effects
@@ -389,14 +389,14 @@ final class StoreKernel: @unchecked Sendable {
     private func drain() {
         var next = perform(machine.withLock { $0.startDrain() })
         guard case .reduce = next else { return }
-        let scope = StoreCodeScope(reducing: self, owning: engine)
+        let scope = StoreCodeScope(reducing: self, owning: liveState)
         scope.install {
             while true {
                 switch next {
                 case .reduce(let batch):
                     let announcing = notificationCenter.mayHearChanges
-                    engine.announcesChanges = announcing
-                    let reduced = engine.reduce(batch, scope: scope)
+                    liveState.announcesChanges = announcing
+                    let reduced = liveState.reduce(batch, scope: scope)
                     let events = announcing ? reduced.events : Self.withoutChanges(reduced.events)
                     next = perform(
                         machine.withLock {

@@ -26,7 +26,7 @@ import Testing
     @Test func aThreadThatDoesNotOwnTheStateCannotReduceIt() async {
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
-            _ = store.kernel.engine.reduce(
+            _ = store.kernel.liveState.reduce(
                 [.action(TestAction.increment)], scope: StoreCodeScope(reducing: nil, owning: nil))
         }
     }
@@ -34,7 +34,7 @@ import Testing
     @Test func aThreadThatDoesNotOwnTheStateCannotEncodeIt() async {
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
-            _ = store.kernel.engine.encodeState(version: 1)
+            _ = store.kernel.liveState.encodeState(version: 1)
         }
     }
     #endif

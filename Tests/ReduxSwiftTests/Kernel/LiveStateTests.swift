@@ -2,65 +2,65 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite(.offThePool) struct ReductionEngineTests {
+@Suite(.offThePool) struct LiveStateTests {
     @Test func everyReducerSeesEveryActionInRegistrationOrder() {
         let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
         let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
-        let engine = ReductionEngine(state: TestState(), reducers: [first, second])
-        _ = engine.apply(Action("a"), scope: nil)
-        _ = engine.apply(Action("b"), scope: nil)
-        #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
+        let liveState = LiveState(state: TestState(), reducers: [first, second])
+        _ = liveState.apply(Action("a"), scope: nil)
+        _ = liveState.apply(Action("b"), scope: nil)
+        #expect(liveState.state.log == ["first:a", "second:a", "first:b", "second:b"])
     }
 
     @Test func registeredReducersSeeOnlyLaterActions() {
-        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        _ = engine.apply(TestAction.increment, scope: nil)
-        engine.register([{ state, _ in state.log.append("late") }])
-        _ = engine.apply(TestAction.increment, scope: nil)
-        #expect(engine.state.counter == 2)
-        #expect(engine.state.log == ["late"])
+        let liveState = LiveState(state: TestState(), reducers: [testReducer])
+        _ = liveState.apply(TestAction.increment, scope: nil)
+        liveState.register([{ state, _ in state.log.append("late") }])
+        _ = liveState.apply(TestAction.increment, scope: nil)
+        #expect(liveState.state.counter == 2)
+        #expect(liveState.state.log == ["late"])
     }
 
     @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
         let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
-        let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
-        _ = engine.apply(TestAction.add(5), scope: nil)
-        let expected = engine.state
-        guard case .failed(let error, let replayFailures, _) = engine.apply(TestAction.fail, scope: nil)
+        let liveState = LiveState(state: TestState(), reducers: [before, testReducer])
+        _ = liveState.apply(TestAction.add(5), scope: nil)
+        let expected = liveState.state
+        guard case .failed(let error, let replayFailures, _) = liveState.apply(TestAction.fail, scope: nil)
         else {
             Issue.record("expected the action to fail")
             return
         }
         #expect(error as? TestFailure == TestFailure())
         #expect(replayFailures.isEmpty)
-        #expect(engine.state == expected)
+        #expect(liveState.state == expected)
     }
 
     @Test(arguments: [1, 2, 3, 7, 100])
     func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
         var expected = TestState()
         for step in 0..<25 {
             if step % 4 == 3 {
-                _ = engine.apply(TestAction.fail, scope: nil)
+                _ = liveState.apply(TestAction.fail, scope: nil)
             } else {
-                _ = engine.apply(TestAction.append("\(step)"), scope: nil)
+                _ = liveState.apply(TestAction.append("\(step)"), scope: nil)
                 expected.log.append("\(step)")
             }
-            #expect(engine.state == expected)
-            #expect(engine.actionsSinceCheckpoint < interval)
+            #expect(liveState.state == expected)
+            #expect(liveState.actionsSinceCheckpoint < interval)
         }
     }
 
     @Test func aCheckpointEmptiesTheReplayLog() {
-        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        for _ in 0..<10 { _ = engine.apply(TestAction.increment, scope: nil) }
-        #expect(engine.actionsSinceCheckpoint == 10)
-        engine.takeCheckpoint()
-        #expect(engine.actionsSinceCheckpoint == 0)
-        _ = engine.apply(TestAction.fail, scope: nil)
-        #expect(engine.state.counter == 10)
+        let liveState = LiveState(state: TestState(), reducers: [testReducer])
+        for _ in 0..<10 { _ = liveState.apply(TestAction.increment, scope: nil) }
+        #expect(liveState.actionsSinceCheckpoint == 10)
+        liveState.takeCheckpoint()
+        #expect(liveState.actionsSinceCheckpoint == 0)
+        _ = liveState.apply(TestAction.fail, scope: nil)
+        #expect(liveState.state.counter == 10)
     }
 
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
@@ -69,10 +69,10 @@ import Testing
         let probe: Reducer<TestState> = { _, _ in
             sawReplay.append(StoreCodeScope.current?.isReplaying ?? false)
         }
-        let engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
+        let liveState = LiveState(state: TestState(), reducers: [probe, testReducer])
         scope.install {
-            _ = engine.apply(TestAction.increment, scope: scope)
-            _ = engine.apply(TestAction.fail, scope: scope)
+            _ = liveState.apply(TestAction.increment, scope: scope)
+            _ = liveState.apply(TestAction.fail, scope: scope)
         }
         // increment (live), fail (live), increment again (replay).
         #expect(sawReplay.values == [false, false, true])
@@ -88,16 +88,16 @@ import Testing
             if calls.count > 1 { throw TestFailure(reason: "flaky") }
             state.log.append("flaky")
         }
-        let engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
-        _ = engine.apply(TestAction.append("a"), scope: nil)
-        _ = engine.apply(Action("flaky"), scope: nil)
-        _ = engine.apply(TestAction.append("b"), scope: nil)
-        guard case .failed(_, let replayFailures, _) = engine.apply(TestAction.fail, scope: nil) else {
+        let liveState = LiveState(state: TestState(), reducers: [flaky, testReducer])
+        _ = liveState.apply(TestAction.append("a"), scope: nil)
+        _ = liveState.apply(Action("flaky"), scope: nil)
+        _ = liveState.apply(TestAction.append("b"), scope: nil)
+        guard case .failed(_, let replayFailures, _) = liveState.apply(TestAction.fail, scope: nil) else {
             Issue.record("expected the action to fail")
             return
         }
         #expect(replayFailures.map(\.action.identifier) == ["flaky"])
-        #expect(engine.state.log == ["a", "b"])
+        #expect(liveState.state.log == ["a", "b"])
     }
 
     @Test(arguments: [1, 2, 3, 5, 4096])
@@ -107,15 +107,15 @@ import Testing
         }
         let batch: [PendingEntry] = [
             .action(TestAction.append("0")), .action(TestAction.append("1")),
-            .command(RegisterReducers(reducers: ReductionEngine<TestState>.erase([seen]))),
+            .command(RegisterReducers(reducers: LiveState<TestState>.erase([seen]))),
             .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
             .action(TestAction.fail), .action(TestAction.append("4")),
         ]
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = engine.reduce(batch, scope: StoreCodeScope(reducing: nil, owning: nil))
-        #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
-        #expect(engine.state.counter == 0)
+        let reduced = liveState.reduce(batch, scope: StoreCodeScope(reducing: nil, owning: nil))
+        #expect(liveState.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
+        #expect(liveState.state.counter == 0)
         #expect(reduced.changes == 5)
         let described = reduced.events.map { event -> String in
             switch event {
@@ -134,6 +134,6 @@ import Testing
                 #"append("0"),append("1"),append("2")"#, "failed fail", #"append("3")"#, "failed fail",
                 #"append("4")"#,
             ])
-        #expect(engine.actionsSinceCheckpoint < interval)
+        #expect(liveState.actionsSinceCheckpoint < interval)
     }
 }

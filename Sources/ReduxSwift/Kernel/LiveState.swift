@@ -1,7 +1,7 @@
 /// Applies actions to the live state in place, and restores it exactly when a reducer throws.
 ///
 /// Plain synchronous code: the store's ``StoreKernel`` runs it on whichever thread owns the state
-/// (see `StoreMachine.Owner`), through ``AnyReductionEngine``, which names no generic parameter.
+/// (see `StoreMachine.Owner`), through ``AnyLiveState``, which names no generic parameter.
 ///
 /// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
 /// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
@@ -9,7 +9,7 @@
 /// the action either: the log and the notifications refer to runs of the batch array. The
 /// per-action work lives in the non-generic ``ReductionPipeline``; this type only owns the state.
 ///
-/// **Rollback.** The engine keeps a *checkpoint* (the state at some committed version, sharing
+/// **Rollback.** The live state keeps a *checkpoint* (the state at some committed version, sharing
 /// storage with it) and the log of actions committed since. When a reducer throws, the state is
 /// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
 /// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
@@ -18,11 +18,11 @@
 /// storage it touches, once.
 ///
 /// **Ownership.** Only the current owner of the live state touches the state, its checkpoint and
-/// the middleware call objects. Debug builds check it: once a kernel runs the engine, every entry
-/// point asserts that the calling thread has the engine's ownership installed (see
-/// ``StoreCodeScope/ownedEngine``), and the state's address is handed out only as a
+/// the middleware call objects. Debug builds check it: once a kernel runs the live state, every entry
+/// point asserts that the calling thread has this live state installed as its own (see
+/// ``StoreCodeScope/ownedLiveState``), and the state's address is handed out only as a
 /// ``StatePointer``, which checks its type and its scope.
-final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecked Sendable {
+final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     // `@unchecked Sendable`: every property below is read and written only by the current owner of
     // the live state; ownership changes hands under the kernel's lock, which orders every access.
     // Unchecked exclusivity for the same reason: the owner is one thread at a time.
@@ -33,7 +33,7 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
     private let checkpoint: CheckpointBox<State>
     /// Turns snapshots of the state into JSON; used only by the owner, like the state.
     private let encoder: SnapshotEncoder
-    /// Set once a kernel runs this engine: from then on, debug builds check ownership.
+    /// Set once a kernel runs this live state: from then on, debug builds check ownership.
     @exclusivity(unchecked) var checksOwnership = false
 
     init(
@@ -54,7 +54,7 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         pipeline.register(middleware: middleware.map(\.erased), key: nil)
     }
 
-    /// The store is freed, and nothing else uses the engine: its observers of values end, so that a
+    /// The store is freed, and nothing else uses the live state: its observers of values end, so that a
     /// `values(of:)` loop over a freed store finishes instead of waiting forever.
     deinit {
         pipeline.endSelections()
@@ -152,17 +152,17 @@ final class ReductionEngine<State: StateProtocol>: AnyReductionEngine, @unchecke
         #if DEBUG
         if checksOwnership {
             precondition(
-                StoreCodeScope.current?.ownedEngine === self,
+                StoreCodeScope.current?.ownedLiveState === self,
                 "a store's state was touched by a thread that does not own it")
         }
         #endif
     }
 }
 
-/// A store's reduction engine with its `State` erased, so that the non-generic ``StoreKernel``
+/// A store's live state with its `State` erased, so that the non-generic ``StoreKernel``
 /// runs it with concrete calls.
-protocol AnyReductionEngine: AnyObject, Sendable {
-    /// Whether debug builds check that only the owner of the state calls the engine.
+protocol AnyLiveState: AnyObject, Sendable {
+    /// Whether debug builds check that only the owner of the state touches the live state.
     var checksOwnership: Bool { get set }
     /// Whether the changes of the next passes may be heard as notifications; set by the owner of
     /// the live state before a pass.
