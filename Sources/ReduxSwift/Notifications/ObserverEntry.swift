@@ -19,7 +19,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     private let block: @Sendable (StoreNotification) -> Void
     /// Delivers on the observer's queue, merging the notifications that wait; `nil` without a
     /// queue.
-    private let delivery: Delivery<MergedNotifications>?
+    private let mailbox: Mailbox<MergedNotifications>?
     /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
     /// cycle it forms with the bucket ends when the entry is removed, which every token does.
     /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
@@ -40,11 +40,11 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         self.sender = sender
         self.queue = queue
         sharedGate = gate
-        delivery = queue.map { Delivery(target: .queue($0), kernel: nil) }
+        mailbox = queue.map { Mailbox(target: .queue($0), kernel: nil) }
         self.block = block
         super.init()
         // Weak: a delivery queued on the observer's queue may outlive the entry.
-        delivery?.onDelivery { [weak self] notification in self?.invoke(notification) }
+        mailbox?.onDelivery { [weak self] notification in self?.invoke(notification) }
     }
 
     /// Every call of the observer's code passes it; cancelling closes it.
@@ -56,7 +56,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// entry was still active. Calls under way are not waited for.
     func deactivate() -> Bool {
         guard gate.close() else { return false }
-        delivery?.close()
+        mailbox?.close()
         return true
     }
 
@@ -72,7 +72,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     ///
     /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
     /// closed, including calls already queued. With a queue, notifications go through the
-    /// ``Delivery`` every observer shares: one deliverer at a time, in order, and notifications
+    /// ``Mailbox`` every observer shares: one deliverer at a time, in order, and notifications
     /// that arrive while others wait merge into them (see ``MergedNotifications``). A
     /// notification that comes from a sender the observer does not observe is not its own.
     @inline(__always)
@@ -80,8 +80,8 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         if let observed = self.sender {
             guard observed === sender else { return }
         }
-        if let delivery {
-            delivery.offer(notification)
+        if let mailbox {
+            mailbox.offer(notification)
         } else {
             invoke(notification)
         }

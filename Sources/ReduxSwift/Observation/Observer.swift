@@ -51,7 +51,7 @@ protocol LiveSelection: AnyObject {
 /// Swift value does. When `Value` is `Equatable`, a value equal to the last one selected is not
 /// offered at all, so an unrelated change costs one selection and one comparison.
 ///
-/// **Delivering.** Through ``Delivery``, the algorithm every observer shares, with a one-slot
+/// **Delivering.** Through ``Mailbox``, the algorithm every observer shares, with a one-slot
 /// mailbox where a newer value replaces an older one not yet delivered. The deliverer skips a value
 /// equal to the last one delivered (an older value can come back after a newer one was replaced).
 /// Every call of the user's block passes ``gate``, which gives ``ObserverToken/cancel()`` its
@@ -59,7 +59,7 @@ protocol LiveSelection: AnyObject {
 ///
 /// `@unchecked Sendable`: `closures` is a `LockedValue`; `lastOffered` is touched only by the
 /// owner of the store's live state, which the store's lock hands from thread to thread;
-/// `lastDelivered` only by the deliverer, which the delivery's lock hands over (for an iterator,
+/// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
 /// other properties are immutable and `Sendable`.
 final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, ObserverRegistration,
@@ -77,7 +77,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// store's next change, whether or not its value changed.
     private let owner: (any OwnerBinding)?
     private let closures: LockedValue<Closures?>
-    private let delivery: Delivery<NewestValue<Value>>
+    private let mailbox: Mailbox<NewestValue<Value>>
     /// Signalled once the first value is offered, for a registering thread that delivers it.
     private let activated = DispatchSemaphore(value: 0)
     let gate = CallGate()
@@ -88,7 +88,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         kernel: StoreKernel,
         select: @escaping @Sendable (State) -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
-        target: Delivery<NewestValue<Value>>.Target,
+        target: Mailbox<NewestValue<Value>>.Target,
         owner: (any OwnerBinding)? = nil,
         deliver: @escaping @Sendable (Value) -> Void
     ) {
@@ -96,9 +96,9 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         self.owner = owner
         self.isDuplicate = isDuplicate
         closures = LockedValue(Closures(select: select, deliver: deliver))
-        delivery = Delivery(target: target, kernel: kernel)
+        mailbox = Mailbox(target: target, kernel: kernel)
         // Weak: a delivery scheduled on a queue may outlive the observer.
-        delivery.onDelivery { [weak self] value in self?.deliverValue(value) }
+        mailbox.onDelivery { [weak self] value in self?.deliverValue(value) }
         owner?.attach(self)
     }
 
@@ -111,12 +111,12 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     func start(firstValueHere: Bool) {
         guard let kernel else { return }
         let deliversFirst = firstValueHere && StoreCodeScope.current == nil
-        if deliversFirst { delivery.claim() }
+        if deliversFirst { mailbox.claim() }
         kernel.enqueue(.command(StartObserving(selection: self)), .neverHeld)
         guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()
-        delivery.deliverFirst()
+        mailbox.deliverFirst()
     }
 
     // MARK: Selecting (as the owner of the live state)
@@ -145,7 +145,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
             if let lastOffered, isDuplicate(lastOffered, value) { return true }
             lastOffered = value
         }
-        delivery.offer(value)
+        mailbox.offer(value)
         return true
     }
 
@@ -163,7 +163,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// The next value for an asynchronous iterator: the first one, then each new one; `nil` once
     /// the task is cancelled or the observer is.
     func next() async -> Value? {
-        while let value = await delivery.next() {
+        while let value = await mailbox.next() {
             if let isDuplicate {
                 if let lastDelivered, isDuplicate(lastDelivered, value) { continue }
                 lastDelivered = value
@@ -183,7 +183,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         }
         // Released after the lock: the user's closures may run user code in `deinit`.
         _ = released
-        delivery.close()
+        mailbox.close()
         return true
     }
 
@@ -193,6 +193,6 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     func storeDidEnd() {
         // A `values(of:)` loop gets the value that waits, if any, then ends.
-        delivery.finish()
+        mailbox.finish()
     }
 }
