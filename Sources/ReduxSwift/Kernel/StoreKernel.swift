@@ -127,7 +127,7 @@ final class StoreKernel: @unchecked Sendable {
     /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
     /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
     func waitForRoom() {
-        guard StoreCodeScope.current == nil, !DeliveryThread.isCurrent else { return }
+        guard StoreCodeScope.current == nil, !DeliveringThreadFlag.isCurrent else { return }
         lendPriorityIfMainThread()
         if case .waitForRoom(let waiter) = perform(
             machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) })
@@ -194,7 +194,7 @@ final class StoreKernel: @unchecked Sendable {
     func waitUntilReduced() {
         guard StoreCodeScope.current == nil else { return }
         let reached = DispatchSemaphore(value: 0)
-        enqueue(.command(StartObserving(selection: QueueMark { reached.signal() })), .neverHeld)
+        enqueue(.command(StartObserving(selection: PlaceInQueue { reached.signal() })), .neverHeld)
         lendPriorityIfMainThread()
         reached.wait()
     }
@@ -254,7 +254,7 @@ final class StoreKernel: @unchecked Sendable {
             machine.withLock { machine in
                 machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
                     .command(
-                        StartObserving(selection: QueueMark { [weak self] in self?.idleMarkReached(mark) }))
+                        StartObserving(selection: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) }))
                 }
             })
     }
@@ -380,7 +380,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Runs `body` on the store's delivery thread, in order with its notifications.
     func onDeliveryThread(_ body: @escaping @Sendable () -> Void) {
         let store = store
-        deliveryQueue.async { withExtendedLifetime(store) { DeliveryThread.run(body) } }
+        deliveryQueue.async { withExtendedLifetime(store) { DeliveringThreadFlag.run(body) } }
     }
 
     // MARK: Reducing (on the reducing queue, as the owner of the live state)
@@ -425,7 +425,7 @@ final class StoreKernel: @unchecked Sendable {
 
     /// Posts every undelivered event, in order, to the store's notification center.
     private func deliver() {
-        DeliveryThread.run {
+        DeliveringThreadFlag.run {
             let events = machine.withLock { $0.takeEvents() }
             guard let store else { return }
             for event in events {
@@ -533,7 +533,7 @@ final class Waiter: @unchecked Sendable {
 
 /// A place in a store's queue: the owner of the state calls `reached` when it gets there, and
 /// forgets it. A thread that waits for the queue, and a wait until idle, mark their place so.
-final class QueueMark: LiveSelection {
+final class PlaceInQueue: LiveSelection {
     let reached: @Sendable () -> Void
 
     init(reached: @escaping @Sendable () -> Void) {

@@ -23,7 +23,7 @@ extension ObserverRegistration {
 }
 
 /// What the owner of a store's live state runs at a place in the queue, and after each change while
-/// it asks to: an observer of values, or a `QueueMark` a thread waits for. Not generic, so that
+/// it asks to: an observer of values, or a `PlaceInQueue` a thread waits for. Not generic, so that
 /// the store's pipeline keeps a plain list of them.
 protocol LiveSelection: AnyObject {
     /// Selects the first value from the live state, at the registration's place in the queue;

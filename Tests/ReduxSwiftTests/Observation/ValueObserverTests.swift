@@ -126,7 +126,7 @@ extension EncodeCountedState {
             guard case .append("observe")? = action as? TestAction else { return }
             tokens.append(
                 handle.store.observe(\.counter) { value in
-                    deliveries.append((value, DeliveryThread.isCurrent, StoreCodeScope.current != nil))
+                    deliveries.append((value, DeliveringThreadFlag.isCurrent, StoreCodeScope.current != nil))
                 })
             registered.open()
         }

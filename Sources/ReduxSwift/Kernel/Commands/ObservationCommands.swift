@@ -1,6 +1,6 @@
 /// Starts an observer of values at this point of the queue: the owner of the state selects its
 /// first value here, outside any reducer, and the observer then selects again after every pass
-/// that changes the state (unless it ended at once). A ``QueueMark`` uses it to learn that the
+/// that changes the state (unless it ended at once). A ``PlaceInQueue`` uses it to learn that the
 /// queue got this far.
 struct StartObserving: PipelineCommand {
     let selection: any LiveSelection
