@@ -59,8 +59,9 @@ import Android
 /// the registrations in place when it is read.
 public final class ActionLog: Sendable {
     /// The registered action types, by name and by type.
-    private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
-        ([:], [:]))
+    private let registeredTypes = LockedValue<
+        (byName: [String: RegisteredType], byType: [ObjectIdentifier: RegisteredType])
+    >(([:], [:]))
 
     /// Creates a log that knows no action types yet.
     ///
@@ -84,18 +85,18 @@ public final class ActionLog: Sendable {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         precondition(name != Self.moveName, "\"\(Self.moveName)\" is the name of history moves")
-        let entry = Entry(
+        let registered = RegisteredType(
             name: name, type: ObjectIdentifier(type),
             encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
             decode: { decoder in try Recorded(from: decoder) })
-        entries.withLock { entries in
-            if let registered = entries.byName[name], registered.type != entry.type {
+        registeredTypes.withLock { types in
+            if let earlier = types.byName[name], earlier.type != registered.type {
                 preconditionFailure(
                     "the action log already registers another type as \"\(name)\"; give \(Recorded.self) a name "
                         + "of its own")
             }
-            entries.byName[name] = entry
-            entries.byType[ObjectIdentifier(type)] = entry
+            types.byName[name] = registered
+            types.byType[ObjectIdentifier(type)] = registered
         }
     }
 
@@ -104,15 +105,15 @@ public final class ActionLog: Sendable {
     public func name(of action: any ActionProtocol) -> String? {
         if action is ActionBatch { return Self.batchName }
         if action is HistoryAction { return Self.moveName }
-        return entry(for: action)?.name
+        return registeredType(for: action)?.name
     }
 
-    func entry(for action: any ActionProtocol) -> Entry? {
-        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
+    func registeredType(for action: any ActionProtocol) -> RegisteredType? {
+        registeredTypes.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
     }
 
-    func entry(named name: String) -> Entry? {
-        entries.withLock { $0.byName[name] }
+    func registeredType(named name: String) -> RegisteredType? {
+        registeredTypes.withLock { $0.byName[name] }
     }
 
     /// Starts recording `store`'s committed actions: the recording holds every action dispatched
@@ -345,7 +346,7 @@ extension ActionLog {
 
         /// The line of one committed entry, and how many of its actions were left out; a
         /// transaction's part, replayed or not, is marked as one.
-        private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
+        private func logLine(for entry: QueueEntry, time: String, with encoder: SnapshotEncoder) -> (
             line: Data?, leftOut: Int
         ) {
             if let transaction = entry.transactionPart {

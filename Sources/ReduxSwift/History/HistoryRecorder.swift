@@ -50,7 +50,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
 
     // MARK: The journal
 
-    func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer) {
+    func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer) {
         guard steps != nil else { return }
         if let transaction = entry.transactionPart {
             // Kept as the batch it applied: a record must not keep the transaction's machinery.

@@ -109,7 +109,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     }
 
     /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:scope:)``.
-    func reduce(_ batch: [PendingEntry], scope: StoreCodeScope) -> ReducedBatch {
+    func reduce(_ batch: [QueueEntry], scope: StoreCodeScope) -> ReducedBatch {
         assertOwned()
         return StatePointer.with(&state) { pipeline.reduce(batch, state: $0, scope: scope) }
     }
@@ -118,7 +118,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     func apply(_ action: any ActionProtocol, scope: StoreCodeScope?) -> ReductionOutcome {
         assertOwned()
         return StatePointer.with(&state) { state in
-            switch PendingEntry.entry(for: action) {
+            switch QueueEntry.entry(for: action) {
             case .batch(let batch):
                 return pipeline.applyBatch(at: 0, of: [.batch(batch)], state: state, scope: scope)
             default:
@@ -168,7 +168,7 @@ protocol AnyLiveState: AnyObject, Sendable {
     /// the live state before a pass.
     var announcesChanges: Bool { get set }
     /// Reduces a batch of queued entries in order, as the owner of the live state.
-    func reduce(_ batch: [PendingEntry], scope: StoreCodeScope) -> ReducedBatch
+    func reduce(_ batch: [QueueEntry], scope: StoreCodeScope) -> ReducedBatch
     /// Encodes the live state as the snapshot of `version`, as its owner.
     func encodeState(version: UInt64) -> Snapshot
 }

@@ -1,5 +1,5 @@
 /// Something other than an action that a store's reducing queue carries, in order with the actions
-/// (see ``PendingEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
+/// (see ``QueueEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
 /// failure to announce, an observer to start… Each kind is its own type, which handles itself when
 /// the owner of the state reaches it, so a feature that queues something new adds a type rather
 /// than an arm in the pipeline's loop.
@@ -11,7 +11,7 @@
 /// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
 /// and what observers hear (``announcedAction``).
 ///
-/// Not `Sendable`, like ``PendingEntry``: a command crosses threads only inside the store's
+/// Not `Sendable`, like ``QueueEntry``: a command crosses threads only inside the store's
 /// lock-protected queue. A command's stored properties should fit an existential's inline buffer
 /// (three words), or it is boxed, like an `indirect` case, once per command.
 protocol PipelineCommand {
@@ -20,7 +20,7 @@ protocol PipelineCommand {
     /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
     ///   the pipeline announces, logs and follows up as it does a plain action's.
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome?
 
@@ -70,7 +70,7 @@ protocol PipelineChange: PipelineCommand {
 
 extension PipelineChange {
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         apply(to: &pipeline)

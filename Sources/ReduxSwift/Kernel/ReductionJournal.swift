@@ -6,7 +6,7 @@
 /// Called only by the owner of the store's live state, while it reduces, like the reducers.
 protocol ReductionJournal: AnyObject {
     /// `entry` committed, applied by `reducers` in order; `state` is the live state after it.
-    func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer)
+    func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer)
     /// The pipeline is done with `action`, a dispatched action or batch (or one a middleware passed
     /// on later): every entry committed since the last call was what the reducers made of it.
     func finished(_ action: any ActionProtocol)

@@ -6,7 +6,7 @@ extension ReductionPipeline {
     /// Never inlined: inlined into the loop that reduces plain actions, it made each of them slower.
     @inline(never)
     mutating func passOn(
-        at index: Int, of batch: [PendingEntry], state: StatePointer, scope: StoreCodeScope,
+        at index: Int, of batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) {
         let action = batch[index].announcedAction
@@ -134,7 +134,7 @@ extension ReductionPipeline {
         if !journals.isEmpty, let move = action as? HistoryAction {
             return self.move(move, state: state, scope: scope, into: &result)
         }
-        var entry = PendingEntry.entry(for: action)
+        var entry = QueueEntry.entry(for: action)
         if case .action = entry, actionTypes.isAsyncAction(action) { entry = .asyncAction(action) }
         return reduce(at: 0, of: [entry], state: state, scope: scope, into: &result)
     }
@@ -142,7 +142,7 @@ extension ReductionPipeline {
     /// Reduces the action or batch that is `entries[index]`, announces it as a run of its own, and
     /// applies the registrations its reducers made.
     private mutating func reduce(
-        at index: Int, of entries: [PendingEntry], state: StatePointer, scope: StoreCodeScope,
+        at index: Int, of entries: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) -> DispatchOutcome {
         let mark = scope.deferredDispatchCount

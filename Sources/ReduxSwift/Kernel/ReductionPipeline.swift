@@ -29,7 +29,7 @@ struct ReducedBatch {
 /// Consecutive actions of one batch committed since the checkpoint, all seen by the first
 /// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
 struct LoggedRun {
-    let entries: [PendingEntry]
+    let entries: [QueueEntry]
     var range: Range<Int>
     let reducerCount: Int
 }
@@ -171,11 +171,11 @@ struct ReductionPipeline {
     /// wait on a stack of unfinished arrays rather than in recursion, so that no chain of
     /// follow-ups overflows the thread's stack; a chain of one follow-up each leaves nothing there.
     mutating func reduce(
-        _ batch: [PendingEntry], state: StatePointer, scope: StoreCodeScope
+        _ batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope
     ) -> ReducedBatch {
         var result = ReducedBatch()
         recordedEvents = EventPosition()
-        var unfinished: [(entries: [PendingEntry], next: Int)] = []
+        var unfinished: [(entries: [QueueEntry], next: Int)] = []
         var entries = batch
         var start = 0
         var followUpsHandled = 0
@@ -220,7 +220,7 @@ struct ReductionPipeline {
     /// Reduces `batch` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
     /// which are handled next (returns where to resume).
     private mutating func reduce(
-        _ batch: [PendingEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
+        _ batch: [QueueEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) -> Int? {
         var runStart = start
@@ -357,7 +357,7 @@ struct ReductionPipeline {
     ///   re-entrant dispatches and registrations are not made twice.
     @inline(__always)
     mutating func apply(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ action: any ActionProtocol, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope?
     ) -> ReductionOutcome {
         do {
@@ -377,7 +377,7 @@ struct ReductionPipeline {
     /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
     /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
-        at index: Int, of batch: [PendingEntry], state: StatePointer, scope: StoreCodeScope?
+        at index: Int, of batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope?
     ) -> ReductionOutcome {
         if case .batch(let actions) = batch[index], actionTypes.holdsAsyncAction(actions) {
             var asyncActions: [any AsyncActionStarting] = []
@@ -401,7 +401,7 @@ struct ReductionPipeline {
     /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
     /// dispatch: the log holds what those dispatches committed.
     mutating func replay(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ action: any ActionProtocol, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope
     ) -> ReductionOutcome {
         let outcome =
@@ -435,7 +435,7 @@ struct ReductionPipeline {
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
     /// A history re-applies its entries with this too.
     static func run(
-        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: QueueEntry,
         state: StatePointer
     ) throws {
         switch entry {
@@ -494,7 +494,7 @@ struct ReductionPipeline {
     /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
     @inline(__always)
     private mutating func logCommitted(
-        at index: Int, of batch: [PendingEntry], state: StatePointer
+        at index: Int, of batch: [QueueEntry], state: StatePointer
     ) {
         loggedActions += 1
         if !journals.isEmpty { tellJournals(committed: batch[index], state: state) }
@@ -512,7 +512,7 @@ struct ReductionPipeline {
     }
 
     /// Tells the journals that `entry` committed, with the reducers that saw it.
-    private func tellJournals(committed entry: PendingEntry, state: StatePointer) {
+    private func tellJournals(committed entry: QueueEntry, state: StatePointer) {
         for journal in journals { journal.committed(entry, reducers: reducers, state: state) }
     }
 
@@ -555,7 +555,7 @@ struct ReductionPipeline {
     /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
     /// that covers less than half of its batch is copied out. This costs at most
     /// `checkpointInterval` copies per batch, and keeps memory after a burst at O(interval).
-    private mutating func releaseBatch(_ batch: [PendingEntry]) {
+    private mutating func releaseBatch(_ batch: [QueueEntry]) {
         for position in log.indices where log[position].entries.isSameBuffer(as: batch) {
             let run = log[position]
             guard run.range.count * 2 < run.entries.count else { continue }
@@ -668,15 +668,15 @@ struct ActionTypes {
         return false
     }
 
-    /// Makes `entry`, an action dispatched as `type`, ``PendingEntry/asyncAction(_:)`` if it holds
+    /// Makes `entry`, an action dispatched as `type`, ``QueueEntry/asyncAction(_:)`` if it holds
     /// an async action. In place, so that a plain action's entry is not copied.
     @inline(__always)
-    mutating func mark(_ entry: inout PendingEntry, dispatchedAs type: ObjectIdentifier) {
+    mutating func mark(_ entry: inout QueueEntry, dispatchedAs type: ObjectIdentifier) {
         if type != last { markIfAsync(&entry, type) }
     }
 
     @inline(never)
-    private mutating func markIfAsync(_ entry: inout PendingEntry, _ type: ObjectIdentifier) {
+    private mutating func markIfAsync(_ entry: inout QueueEntry, _ type: ObjectIdentifier) {
         guard case .action(let action) = entry, classify(action, type) else { return }
         entry = .asyncAction(action)
     }

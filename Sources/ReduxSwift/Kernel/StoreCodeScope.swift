@@ -28,7 +28,7 @@ enum DispatchRoute {
     }
 
     /// Queues `entry` as if it had been dispatched outside any store code.
-    func send(_ entry: PendingEntry) {
+    func send(_ entry: QueueEntry) {
         switch self {
         case .queue(let kernel): kernel.enqueue(entry)
         case .passingLock(let lock): lock.send(entry)
@@ -69,10 +69,10 @@ final class StoreCodeScope {
     /// chain: they end after it unless something started them or holds them.
     @exclusivity(unchecked) var releasedAsyncActions: [any AsyncActionStarting] = []
     /// Dispatches made by the action being reduced, released when it commits.
-    @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
+    @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: QueueEntry)] = []
     /// What committed actions dispatched to this scope's own store, for the pipeline to handle
     /// next (see ``releaseDispatches()``).
-    @exclusivity(unchecked) private var followUps: [PendingEntry] = []
+    @exclusivity(unchecked) private var followUps: [QueueEntry] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
@@ -84,7 +84,7 @@ final class StoreCodeScope {
     /// Defers `entry` until the current action commits; an action dispatched as `type` is told
     /// apart from an ``AsyncAction`` first (see ``ActionTypes``).
     func deferDispatch(
-        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to route: DispatchRoute
+        _ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil, to route: DispatchRoute
     ) {
         var entry = entry
         if let type, let kernel = reducingKernel {
@@ -99,7 +99,7 @@ final class StoreCodeScope {
     /// first run already dispatched it).
     @inline(__always)
     static func deferIfReducing(
-        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        _ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil,
         to route: @autoclosure () -> DispatchRoute
     ) -> Bool {
         guard let scope = current, scope.reducingKernel != nil else { return false }
@@ -155,7 +155,7 @@ final class StoreCodeScope {
     var hasFollowUps: Bool { !followUps.isEmpty }
 
     /// Hands over the follow-ups released so far, in the order they were dispatched.
-    func takeFollowUps() -> [PendingEntry] {
+    func takeFollowUps() -> [QueueEntry] {
         defer { followUps = [] }
         return followUps
     }

@@ -20,7 +20,7 @@ final class StoreKernel: @unchecked Sendable {
     // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
     // the other properties are immutable and `Sendable`.
 
-    typealias Machine = StoreMachine<PendingEntry, Waiter>
+    typealias Machine = StoreMachine<QueueEntry, Waiter>
 
     private let machine: LockedValue<Machine>
     /// The live state, its reducers and middleware; touched only by the owner of the state.
@@ -73,7 +73,7 @@ final class StoreKernel: @unchecked Sendable {
     /// ``AsyncAction`` apart without a cast (see ``ActionTypes``); an existential is opened to it.
     @inline(__always)
     func dispatch<Action: ActionProtocol>(action: Action) {
-        let entry = PendingEntry.entry(for: action)
+        let entry = QueueEntry.entry(for: action)
         let type = ObjectIdentifier(Action.self)
         if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
         enqueue(entry, dispatchedAs: type)
@@ -81,7 +81,7 @@ final class StoreKernel: @unchecked Sendable {
 
     /// Dispatches an entry that is not an action dispatched by the app (an action passed on later)
     /// like ``dispatch(action:)``.
-    func dispatch(_ entry: PendingEntry) {
+    func dispatch(_ entry: QueueEntry) {
         if StoreCodeScope.deferIfReducing(entry, to: .queue(self)) { return }
         enqueue(entry)
     }
@@ -89,7 +89,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Dispatches `entry` like ``dispatch(action:)``, but never waits for room: returns whether the
     /// queue is full, so that a caller holding a lock can release it before ``waitForRoom()``.
     /// (Waiting under a lock the drainer may need, as an async action's run lock, deadlocks.)
-    func dispatchWithoutWaitingForRoom(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
+    func dispatchWithoutWaitingForRoom(_ entry: QueueEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
         if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
         var entry = Optional(entry)
         var effects = machine.withLock { machine in
@@ -105,7 +105,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Queues `entry`; a dispatcher that filled the queue waits for room where it may. An action
     /// dispatched as `type` is told apart from an ``AsyncAction`` first, under the lock.
     func enqueue(
-        _ entry: consuming PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        _ entry: consuming QueueEntry, dispatchedAs type: ObjectIdentifier? = nil,
         _ admission: Machine.Admission = .pending
     ) {
         var entry = Optional(entry)
@@ -254,7 +254,8 @@ final class StoreKernel: @unchecked Sendable {
             machine.withLock { machine in
                 machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
                     .command(
-                        StartObserving(selection: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) }))
+                        StartObserving(selection: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) })
+                    )
                 }
             })
     }

@@ -219,7 +219,7 @@ final class AsyncActionsHeldForLater: @unchecked Sendable {
     }
 }
 
-extension PendingEntry {
+extension QueueEntry {
     /// Ends the async actions an entry holds that is dropped before it is reduced (what a failed
     /// action or a throwing middleware dispatched, or a dispatch made while actions are applied
     /// again): they will never run.

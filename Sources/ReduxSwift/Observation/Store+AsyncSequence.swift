@@ -26,7 +26,7 @@ extension Store {
             deliver: { _ in })
         observer.start(firstValueHere: false)
         // The sequence owns the token: releasing the sequence removes the observer.
-        let token = ObserverToken(center: nil, entry: observer)
+        let token = ObserverToken(center: nil, observer: observer)
         return AsyncStream(
             unfolding: {
                 _ = token

@@ -57,7 +57,7 @@ extension Store {
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
         ObserverToken(
-            center: nil, entry: startObserver(select, queue: queue, owner: nil, deliver: block),
+            center: nil, observer: startObserver(select, queue: queue, owner: nil, deliver: block),
             cancelsOnRelease: true)
     }
 
@@ -188,7 +188,7 @@ extension Store {
             observer, owner: owner, at: CodePlace(fileID: fileID, line: line, column: column))
         replaced?.cancel(removingFrom: nil)
         observer.start(firstValueHere: queue == nil)
-        return ObserverToken(center: nil, entry: observer, cancelsOnRelease: false)
+        return ObserverToken(center: nil, observer: observer, cancelsOnRelease: false)
     }
 
     /// Observes a value derived from the state on the main actor for as long as `owner` lives;

@@ -105,7 +105,7 @@ import Testing
         let seen: Reducer<TestState> = { state, action in
             if case .append(let entry)? = action as? TestAction { state.log.append("seen \(entry)") }
         }
-        let batch: [PendingEntry] = [
+        let batch: [QueueEntry] = [
             .action(TestAction.append("0")), .action(TestAction.append("1")),
             .command(RegisterReducers(reducers: LiveState<TestState>.erase([seen]))),
             .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),

@@ -10,7 +10,7 @@ private struct ReadLog: PipelineCommand {
     let seen: Seen
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         seen.logs.append(state.assuming(TestState.self).pointee.log)
@@ -23,7 +23,7 @@ private struct ApplyAppend: PipelineCommand {
     let entry: String
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.apply(TestAction.append(entry), at: index, of: batch, state: state, scope: scope)

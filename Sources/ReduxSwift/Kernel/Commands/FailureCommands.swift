@@ -7,7 +7,7 @@ struct AnnounceFailure: PipelineCommand {
     let error: any Error
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         result.events.append(.failed(action, error))

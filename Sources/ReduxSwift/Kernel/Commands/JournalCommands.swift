@@ -5,7 +5,7 @@ struct StartJournal: PipelineCommand {
     let start: JournalStart
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.addJournal(start(state))

@@ -8,7 +8,7 @@ struct ReplayAction: PipelineCommand {
     let action: any ActionProtocol
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         let outcome = pipeline.replay(action, at: index, of: batch, state: state, scope: scope)
@@ -37,7 +37,7 @@ struct ReplayTransactionPart: PipelineCommand {
     let batch: ActionBatch
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of entries: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of entries: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         let outcome = pipeline.applyBatch(at: index, of: entries, state: state, scope: scope)
@@ -64,7 +64,7 @@ struct ReplayMove: PipelineCommand {
     let move: ReplayedMove
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.replay(move, state: state, scope: scope, into: &result)

@@ -7,12 +7,12 @@ struct TakePartInTransaction: PipelineCommand {
     let participant: TransactionParticipant
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
+        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         pipeline.checkpoints.take(state)
         pipeline.clearLog()
-        let entries = [PendingEntry.command(self)]
+        let entries = [QueueEntry.command(self)]
         let mark = scope.deferredDispatchCount
         switch pipeline.applyBatch(at: 0, of: entries, state: state, scope: scope) {
         case .failed(let error, _, _):

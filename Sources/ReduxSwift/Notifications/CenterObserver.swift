@@ -1,27 +1,27 @@
 import Dispatch
 import Foundation
 
-/// One registered observer: its filter, where it is delivered, and the gate its calls pass.
+/// One observer of a ``StoreNotificationCenter``: its filter, where it is delivered, and the gate its calls pass.
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
+final class CenterObserver: CallGate, ObserverRegistration, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
-    /// The sender this entry observes, shared by every entry that observes it.
+    /// The sender this observer listens to, shared by every observer of it.
     let sender: SenderBox?
     let queue: DispatchQueue?
     /// The gate that `block` itself passes around the call of the user's code only (selector and
     /// key-path observers, which wait for the store and decode before they call it); `nil` when
-    /// the entry is the gate of its block's calls.
+    /// the observer is the gate of its block's calls.
     private let sharedGate: CallGate?
     private let block: @Sendable (StoreNotification) -> Void
     /// Delivers on the observer's queue, merging the notifications that wait; `nil` without a
     /// queue.
     private let mailbox: Mailbox<MergedNotifications>?
-    /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
-    /// cycle it forms with the bucket ends when the entry is removed, which every token does.
+    /// The bucket that holds this observer while it is registered, so removal needs no lookup. The
+    /// cycle it forms with the bucket ends when the observer is removed, which every token does.
     /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
     /// exclusive already.
     @exclusivity(unchecked) var bucket: ObserverBucket?
@@ -43,7 +43,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         mailbox = queue.map { Mailbox(target: .queue($0), kernel: nil) }
         self.block = block
         super.init()
-        // Weak: a delivery queued on the observer's queue may outlive the entry.
+        // Weak: a delivery queued on the observer's queue may outlive the observer.
         mailbox?.onDelivery { [weak self] notification in self?.invoke(notification) }
     }
 
@@ -53,7 +53,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
 
     /// Stops future calls and drops the notifications waiting for the queue; returns whether the
-    /// entry was still active. Calls under way are not waited for.
+    /// observer was still active. Calls under way are not waited for.
     func deactivate() -> Bool {
         guard gate.close() else { return false }
         mailbox?.close()
@@ -67,7 +67,7 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// Delivers `notification` now (no queue) or on the observer's queue.
     ///
     /// `sender` is the box of the notification's object, or `nil` when that object has no
-    /// observers of its own. An address can be reused after its object is freed, so an entry that
+    /// observers of its own. An address can be reused after its object is freed, so an observer that
     /// filters on a sender matches by box, never by address.
     ///
     /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
