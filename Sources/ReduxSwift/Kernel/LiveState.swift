@@ -54,10 +54,10 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
         pipeline.register(middleware: middleware.map(\.erased), key: nil)
     }
 
-    /// The store is freed, and nothing else uses the live state: its observers of values end, so that a
+    /// The store is freed, and nothing else uses the live state: its value observers end, so that a
     /// `values(of:)` loop over a freed store finishes instead of waiting forever.
     deinit {
-        pipeline.endSelections()
+        pipeline.endWatchers()
     }
 
     /// Erases one registration's reducers into a single closure that applies them in order.

@@ -82,9 +82,10 @@ struct ReductionPipeline {
     /// Whether a change may be heard by an observer of notifications; when not, and nothing
     /// records the store, a pass keeps no change events, which nobody would read.
     var announcesChanges = true
-    /// The observers of values, which select from the state after every pass that changes it.
-    private var selections: [any LiveSelection] = []
-    /// How many observers of values make a new one sweep out the ended ones (cancelled, or whose
+    /// The state watchers still at work: value observers, which select from the state after every
+    /// pass that changes it (a place in the queue leaves once reached).
+    private var watchers: [any StateWatcher] = []
+    /// How many value observers make a new one sweep out the ended ones (cancelled, or whose
     /// owner is gone): twice as many as the last sweep left, so that the sweeps cost O(1) per
     /// observer, and the observers ended on a store that does not change (whose passes would drop
     /// them) stay a fraction of the live.
@@ -196,7 +197,7 @@ struct ReductionPipeline {
             (entries, start) = resumed
         }
         if !recorders.isEmpty { feedRecorders(result.events) }
-        if result.changes > 0, !selections.isEmpty { select(from: state, scope: scope) }
+        if result.changes > 0, !watchers.isEmpty { select(from: state, scope: scope) }
         return result
     }
 
@@ -326,24 +327,24 @@ struct ReductionPipeline {
         return nil
     }
 
-    /// Adds an observer of values; past the threshold, first drops the ended ones.
-    mutating func keep(_ selection: any LiveSelection) {
-        if selections.count >= sweepThreshold {
-            selections.removeAll { $0.hasEnded() }
-            sweepThreshold = max(64, selections.count * 2)
+    /// Adds a value observer; past the threshold, first drops the ended ones.
+    mutating func keep(_ watcher: any StateWatcher) {
+        if watchers.count >= sweepThreshold {
+            watchers.removeAll { $0.hasEnded() }
+            sweepThreshold = max(64, watchers.count * 2)
         }
-        selections.append(selection)
+        watchers.append(watcher)
     }
 
-    /// Lets every observer of values select from the changed state, and drops the cancelled ones.
+    /// Lets every value observer select from the changed state, and drops the cancelled ones.
     private mutating func select(from state: StatePointer, scope: StoreCodeScope) {
         // A selector cannot reach the pipeline: an observer it registers is queued like a dispatch.
-        Self.selecting(scope) { selections.removeAll { !$0.select(from: state) } }
+        Self.selecting(scope) { watchers.removeAll { !$0.select(from: state) } }
     }
 
-    /// Ends every observer of values, when the store is freed: no value will come any more.
-    func endSelections() {
-        for selection in selections { selection.storeDidEnd() }
+    /// Ends every value observer, when the store is freed: no value will come any more.
+    func endWatchers() {
+        for watcher in watchers { watcher.storeDidEnd() }
     }
 
     /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a

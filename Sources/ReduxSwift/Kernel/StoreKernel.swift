@@ -194,7 +194,7 @@ final class StoreKernel: @unchecked Sendable {
     func waitUntilReduced() {
         guard StoreCodeScope.current == nil else { return }
         let reached = DispatchSemaphore(value: 0)
-        enqueue(.command(StartObserving(selection: PlaceInQueue { reached.signal() })), .neverHeld)
+        enqueue(.command(StartWatching(watcher: PlaceInQueue { reached.signal() })), .neverHeld)
         lendPriorityIfMainThread()
         reached.wait()
     }
@@ -254,7 +254,7 @@ final class StoreKernel: @unchecked Sendable {
             machine.withLock { machine in
                 machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
                     .command(
-                        StartObserving(selection: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) })
+                        StartWatching(watcher: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) })
                     )
                 }
             })
@@ -534,7 +534,7 @@ final class Waiter: @unchecked Sendable {
 
 /// A place in a store's queue: the owner of the state calls `reached` when it gets there, and
 /// forgets it. A thread that waits for the queue, and a wait until idle, mark their place so.
-final class PlaceInQueue: LiveSelection {
+final class PlaceInQueue: StateWatcher {
     let reached: @Sendable () -> Void
 
     init(reached: @escaping @Sendable () -> Void) {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class CenterObserver: CallGate, ObserverRegistration, @unchecked Sendable {
+final class CenterObserver: CallGate, CancellableObserver, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?

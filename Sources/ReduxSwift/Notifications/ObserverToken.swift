@@ -21,14 +21,14 @@
 ///
 /// A token keeps neither its store nor its observer's sender alive.
 public final class ObserverToken: Sendable {
-    /// The center the observer was added to; `nil` for observers of values, which the store keeps.
+    /// The center the observer was added to; `nil` for value observers, which the store keeps.
     let center: StoreNotificationCenter?
-    private let observer: any ObserverRegistration
+    private let observer: any CancellableObserver
     /// Whether releasing the token cancels; not for observers tied to an owner's life.
     private let cancelsOnRelease: Bool
 
     init(
-        center: StoreNotificationCenter?, observer: any ObserverRegistration, cancelsOnRelease: Bool = true
+        center: StoreNotificationCenter?, observer: any CancellableObserver, cancelsOnRelease: Bool = true
     ) {
         self.center = center
         self.observer = observer
@@ -40,7 +40,7 @@ public final class ObserverToken: Sendable {
     ///
     /// Once `cancel()` returns, the observer's block is not called again, not even for
     /// notifications that were already queued for it, and no call is under way on another thread:
-    /// a call that had already begun there is waited for. (For selector and key-path observers,
+    /// a call that had already begun there is waited for. (For value observers,
     /// the call is the call of your block; their waiting for the store and decoding are not waited
     /// for.) Called from inside the block, `cancel()` returns at once, and the call under way runs
     /// to its end.

@@ -35,7 +35,7 @@ final class OwnerRegistry: Sendable {
 
     private struct BoundObserver {
         weak var owner: AnyObject?
-        weak var observer: (any ObserverRegistration)?
+        weak var observer: (any CancellableObserver)?
     }
 
     private struct Table {
@@ -49,12 +49,12 @@ final class OwnerRegistry: Sendable {
     /// Makes `observer` the registration of `owner` at `place`; returns the earlier one it
     /// replaces, for the caller to cancel, or `nil` when there is none still tied to `owner`.
     func register(
-        _ observer: any ObserverRegistration, owner: AnyObject, at place: CodePlace
-    ) -> (any ObserverRegistration)? {
+        _ observer: any CancellableObserver, owner: AnyObject, at place: CodePlace
+    ) -> (any CancellableObserver)? {
         let key = Key(owner: ObjectIdentifier(owner), place: place)
         // Strong references taken under the lock are released after it: dropping the last one
         // could run an owner's or an observer's `deinit`, which is user code.
-        let (replaced, swept) = table.withLock { table -> ((any ObserverRegistration)?, [AnyObject]) in
+        let (replaced, swept) = table.withLock { table -> ((any CancellableObserver)?, [AnyObject]) in
             let new = BoundObserver(owner: owner, observer: observer)
             if let earlier = table.bound.updateValue(new, forKey: key) {
                 // The same identifier with a live owner is the same owner; a dead one was freed

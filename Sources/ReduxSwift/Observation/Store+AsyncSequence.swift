@@ -21,7 +21,7 @@ extension Store {
     public func values<Value: Sendable>(
         of select: @escaping @Sendable (State) -> Value
     ) -> AsyncStream<Value> {
-        let observer = Observer(
+        let observer = ValueObserver(
             kernel: kernel, select: select, isDuplicate: Equality.of(Value.self), target: .iterator,
             deliver: { _ in })
         observer.start(firstValueHere: false)

@@ -48,7 +48,7 @@ extension EncodeCountedState {
     }
 }
 
-/// The promises of observers of values (`observe(_:)`, owner-bound `observe`, `values(of:)`):
+/// The promises of value observers (`observe(_:)`, owner-bound `observe`, `values(of:)`):
 /// where selectors run, what counts as a repeat, what the first value reflects, and where it comes.
 @Suite(.offThePool) struct ValueObserverTests {
     @Test func aSelectorRunsOnTheLiveStateWithoutEncodingIt() {

@@ -1,17 +1,17 @@
-/// Starts an observer of values at this point of the queue: the owner of the state selects its
+/// Starts a value observer at this point of the queue: the owner of the state selects its
 /// first value here, outside any reducer, and the observer then selects again after every pass
 /// that changes the state (unless it ended at once). A ``PlaceInQueue`` uses it to learn that the
 /// queue got this far.
-struct StartObserving: PipelineCommand {
-    let selection: any LiveSelection
+struct StartWatching: PipelineCommand {
+    let watcher: any StateWatcher
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         var keeps = false
-        ReductionPipeline.selecting(scope) { keeps = selection.activate(on: state) }
-        if keeps { pipeline.keep(selection) }
+        ReductionPipeline.selecting(scope) { keeps = watcher.activate(on: state) }
+        if keeps { pipeline.keep(watcher) }
         return nil
     }
 }

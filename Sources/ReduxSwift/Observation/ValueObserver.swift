@@ -1,19 +1,19 @@
 import Dispatch
 import Foundation
 
-/// A registration a token can end: an observer of values or of notifications.
-protocol ObserverRegistration: AnyObject, Sendable {
+/// An observer a token can end: a value observer or a center observer (of notifications).
+protocol CancellableObserver: AnyObject, Sendable {
     /// Every call of the user's code passes it; cancelling closes it.
     var gate: CallGate { get }
-    /// Stops future calls; returns whether the registration was still active. Calls under way are
-    /// not waited for.
+    /// Stops future calls; returns whether the observer was still active. Calls under way are not
+    /// waited for.
     func deactivate() -> Bool
-    /// Forgets the registration where it is registered, after ``deactivate()`` returned `true`.
+    /// Removes the observer from where it is kept, after ``deactivate()`` returned `true`.
     func remove(from center: StoreNotificationCenter?)
 }
 
-extension ObserverRegistration {
-    /// Ends the registration with the promise of ``ObserverToken/cancel()``: once this returns, no
+extension CancellableObserver {
+    /// Ends the observer with the promise of ``ObserverToken/cancel()``: once this returns, no
     /// call of the user's code begins, and none is under way on another thread (with that
     /// method's exceptions: a call on this thread, and store code, which never waits).
     func cancel(removingFrom center: StoreNotificationCenter?) {
@@ -22,12 +22,12 @@ extension ObserverRegistration {
     }
 }
 
-/// What the owner of a store's live state runs at a place in the queue, and after each change while
-/// it asks to: an observer of values, or a `PlaceInQueue` a thread waits for. Not generic, so that
+/// A state watcher: what the owner of a store's live state runs at a place in the queue, and after
+/// each change while it asks to: a value observer, or a `PlaceInQueue` a thread waits for. Not generic, so that
 /// the store's pipeline keeps a plain list of them.
-protocol LiveSelection: AnyObject {
-    /// Selects the first value from the live state, at the registration's place in the queue;
-    /// returns whether to go on selecting after each change.
+protocol StateWatcher: AnyObject {
+    /// Selects the first value from the live state, at the watcher's place in the queue; returns
+    /// whether to go on selecting after each change.
     func activate(on state: StatePointer) -> Bool
     /// Selects from the live state after a pass that changed it, and offers the value; returns
     /// `false` once the observer is cancelled, so that the pipeline drops it.
@@ -40,7 +40,7 @@ protocol LiveSelection: AnyObject {
     func hasEnded() -> Bool
 }
 
-/// The one observer of values behind every observing form: `observe(_:)` with or without an
+/// The one value observer behind every observing form: `observe(_:)` with or without an
 /// owner, `values(of:)` and `ObservedValue`.
 ///
 /// **Selecting.** The owner of the store's live state (the drainer, on the store's queue) selects
@@ -62,7 +62,7 @@ protocol LiveSelection: AnyObject {
 /// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
 /// other properties are immutable and `Sendable`.
-final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, ObserverRegistration,
+final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, CancellableObserver,
     @unchecked Sendable
 {
     /// The user's code, released when the observer is cancelled.
@@ -112,7 +112,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         guard let kernel else { return }
         let deliversFirst = firstValueHere && StoreCodeScope.current == nil
         if deliversFirst { mailbox.claim() }
-        kernel.enqueue(.command(StartObserving(selection: self)), .neverHeld)
+        kernel.enqueue(.command(StartWatching(watcher: self)), .neverHeld)
         guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()
