@@ -203,8 +203,8 @@ extension ReductionPipeline {
         _ replayed: ReplayedMove, state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) {
-        var mover: (any ReductionJournal)?
-        if let history = journals.first,
+        var mover: (any AnyHistoryRecorder)?
+        if let history = historyRecorders.first,
             (try? history.move(replayed.move, state: state, scope: scope)) == true,
             replayed.landing.matches(state)
         {
@@ -214,8 +214,8 @@ extension ReductionPipeline {
         }
         checkpoints.take(state)
         clearLog()
-        tellJournalsDiverged(state: state, except: mover)
+        tellHistoryRecordersDiverged(state: state, except: mover)
         announceMove(replayed.move, state: state, scope: scope, into: &result)
-        if !journals.isEmpty { tellJournalsFinished(replayed.move) }
+        if !historyRecorders.isEmpty { tellHistoryRecordersFinished(replayed.move) }
     }
 }

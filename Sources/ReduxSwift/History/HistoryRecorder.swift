@@ -1,4 +1,4 @@
-/// The history: the journal of what the store's reducers committed, and the moves between its
+/// The history: the record of what the store's reducers committed, and the moves between its
 /// steps.
 ///
 /// Recording keeps each committed entry with the reducers that saw it, and every
@@ -9,10 +9,10 @@
 /// log.
 ///
 /// `@unchecked Sendable`: everything but `published` is used only by the owner of the store's
-/// live state (the pipeline calls the journal there, one call at a time); `published` is guarded
-/// by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
+/// live state (the pipeline calls the history recorder there, one call at a time); `published` is
+/// guarded by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
 /// a property calls out while it lasts, so the runtime's check on every action would never fire.
-final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked Sendable {
+final class HistoryRecorder<State: StateProtocol>: AnyHistoryRecorder, @unchecked Sendable {
     private let limit: HistoryLimit
     private let makesStep: @Sendable (any ActionProtocol) -> Bool
     /// `==` for an `Equatable` state, which lets undo and redo pass over steps that change nothing.
@@ -20,7 +20,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// The status, and how many checkpoints the history keeps (for tests).
     private let published = LockedValue(
         (HistoryStatus(steps: 1, position: 0, actionCount: 0), checkpoints: 1))
-    /// `nil` until the store starts the journal.
+    /// `nil` until the store starts the history recorder.
     @exclusivity(unchecked) private var steps: HistorySteps<State>?
     /// Where the records of the action in progress start: those before belong to earlier actions
     /// or to transactions.
@@ -39,16 +39,16 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// How many copies of the state the history keeps, as of the last `status`.
     var checkpointCount: Int { published.withLock { $0.checkpoints } }
 
-    /// Records the first step: the state when the store starts the journal, in queue order, so
+    /// Records the first step: the state when the store starts the history recorder, in queue order, so
     /// that a transaction committed before it is not part of step 0. From here on the store tells
     /// the recorder of every entry it commits.
-    func start(_ state: StatePointer) -> any ReductionJournal {
+    func start(_ state: StatePointer) -> any AnyHistoryRecorder {
         steps = HistorySteps(start: state.assuming(State.self).pointee)
         publish()
         return self
     }
 
-    // MARK: The journal
+    // MARK: As the pipeline's history recorder
 
     func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer) {
         guard steps != nil else { return }

@@ -76,7 +76,7 @@ extension Store {
         makesStep: @escaping @Sendable (any ActionProtocol) -> Bool = { _ in true }
     ) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit, makesStep: makesStep)
-        let entry = QueueEntry.command(StartJournal(start: history.recorder.start))
+        let entry = QueueEntry.command(StartHistoryRecorder(start: history.recorder.start))
         if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
             // Queued like a dispatch from here, as a registration is.
             if !scope.isReplaying { scope.deferDispatch(entry, to: .queue(kernel)) }

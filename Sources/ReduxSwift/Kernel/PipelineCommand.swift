@@ -5,7 +5,7 @@
 /// than an arm in the pipeline's loop.
 ///
 /// The pipeline ends the run of committed actions before a command (unless the command
-/// ``joinsRun(journaled:)``), lets it ``handle(_:at:of:state:scope:into:)`` itself, and then
+/// ``joinsRun(recordingHistory:)``), lets it ``handle(_:at:of:state:scope:into:)`` itself, and then
 /// handles what it dispatched to its own store before the entries after it. A command that applies
 /// actions returns how they ended, and they are announced and logged for rollback as a plain
 /// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
@@ -25,9 +25,9 @@ protocol PipelineCommand {
     ) -> ReductionOutcome?
 
     /// Whether the actions the command applies commit in the run of the actions before it instead
-    /// of starting a new one; `journaled` says whether a journal keeps the store's actions. False
-    /// by default: a command ends the run before it.
-    func joinsRun(journaled: Bool) -> Bool
+    /// of starting a new one; `recordingHistory` says whether a history recorder keeps the store's
+    /// actions. False by default: a command ends the run before it.
+    func joinsRun(recordingHistory: Bool) -> Bool
 
     /// The action observers hear about when the command's actions commit or fail. Only a command
     /// that applies actions, or announces a failure, has one.
@@ -47,7 +47,7 @@ protocol PipelineCommand {
 }
 
 extension PipelineCommand {
-    func joinsRun(journaled: Bool) -> Bool { false }
+    func joinsRun(recordingHistory: Bool) -> Bool { false }
 
     var announcedAction: any ActionProtocol {
         preconditionFailure("\(Self.self) applies no action, so it is never announced")

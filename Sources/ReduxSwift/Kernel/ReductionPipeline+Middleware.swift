@@ -1,6 +1,6 @@
 extension ReductionPipeline {
     /// Reduces the action or batch that is `batch[index]` on its own: through the middleware, or
-    /// straight to the reducers (or to the history, for a move) when only a journal wants each
+    /// straight to the reducers (or to the history, for a move) when only a history recorder wants each
     /// action on its own.
     ///
     /// Never inlined: inlined into the loop that reduces plain actions, it made each of them slower.
@@ -56,10 +56,10 @@ extension ReductionPipeline {
         return actionTypes.isAsyncAction(action)
     }
 
-    /// Tells the journals that `action` is done, and applies what its reducers and middleware
+    /// Tells the historyRecorders that `action` is done, and applies what its reducers and middleware
     /// registered and dispatched.
     private mutating func finishPassingOn(_ action: any ActionProtocol, scope: StoreCodeScope) {
-        if !journals.isEmpty { tellJournalsFinished(action) }
+        if !historyRecorders.isEmpty { tellHistoryRecordersFinished(action) }
         if scope.hasDeferredRegistrations {
             for newReducers in scope.takeRegistrations() { register(newReducers) }
         }
@@ -131,7 +131,7 @@ extension ReductionPipeline {
         _ action: any ActionProtocol, state: StatePointer, scope: StoreCodeScope,
         into result: inout ReducedBatch
     ) -> DispatchOutcome {
-        if !journals.isEmpty, let move = action as? HistoryAction {
+        if !historyRecorders.isEmpty, let move = action as? HistoryAction {
             return self.move(move, state: state, scope: scope, into: &result)
         }
         var entry = QueueEntry.entry(for: action)

@@ -91,7 +91,7 @@ struct ReductionPipeline {
     /// them) stay a fraction of the live.
     private var sweepThreshold = 64
     /// What keeps every committed entry (a history); empty unless a history records this store.
-    private(set) var journals: [any ReductionJournal] = []
+    private(set) var historyRecorders: [any AnyHistoryRecorder] = []
     let checkpointInterval: Int
     let checkpoints: StateOperations
     /// Which action types are not ``AsyncAction``s, so that an async action that reaches the
@@ -149,9 +149,9 @@ struct ReductionPipeline {
         middleware.firstIndex { $0.slot > slot } ?? middleware.count
     }
 
-    /// Makes `journal` keep every entry that commits from here on, after those already keeping.
-    mutating func addJournal(_ journal: any ReductionJournal) {
-        journals.append(journal)
+    /// Makes `recorder` keep every entry that commits from here on, after those already keeping.
+    mutating func addHistoryRecorder(_ recorder: any AnyHistoryRecorder) {
+        historyRecorders.append(recorder)
     }
 
     /// Forgets the log, after the caller made the current state the checkpoint.
@@ -239,10 +239,10 @@ struct ReductionPipeline {
             if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
         }
         // Checked once per array rather than per action; only a command in it changes it.
-        // A journal needs to hear where each action ends, and to handle moves: with one, actions
+        // A history recorder needs to hear where each action ends, and to handle moves: with one, actions
         // go one at a time, as through middleware.
         // A tap hears each action with the state it leaves: with one, runs hold one action.
-        var passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
+        var passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         let stop: Int? = batch.withUnsafeBufferPointer { entries in
             for index in start..<entries.count {
@@ -277,15 +277,15 @@ struct ReductionPipeline {
                     }
                     continue
                 case .command(let command):
-                    if !command.joinsRun(journaled: !journals.isEmpty) { closeRun(at: index) }
+                    if !command.joinsRun(recordingHistory: !historyRecorders.isEmpty) { closeRun(at: index) }
                     guard
                         let applied = command.handle(
                             &self, at: index, of: batch, state: state, scope: scope, into: &result)
                     else {
                         // It applied no action: the next run starts after it. It may have changed
-                        // the middleware, the journals or the tap.
+                        // the middleware, the historyRecorders or the tap.
                         runStart = index + 1
-                        passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
+                        passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
                         if scope.hasFollowUps { return index + 1 }
                         continue
                     }
@@ -498,7 +498,7 @@ struct ReductionPipeline {
         at index: Int, of batch: [QueueEntry], state: StatePointer
     ) {
         loggedActions += 1
-        if !journals.isEmpty { tellJournals(committed: batch[index], state: state) }
+        if !historyRecorders.isEmpty { tellHistoryRecorders(committed: batch[index], state: state) }
         if let last = log.indices.last, log[last].reducerCount == reducers.count,
             log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
         {
@@ -512,28 +512,28 @@ struct ReductionPipeline {
         }
     }
 
-    /// Tells the journals that `entry` committed, with the reducers that saw it.
-    private func tellJournals(committed entry: QueueEntry, state: StatePointer) {
-        for journal in journals { journal.committed(entry, reducers: reducers, state: state) }
+    /// Tells the historyRecorders that `entry` committed, with the reducers that saw it.
+    private func tellHistoryRecorders(committed entry: QueueEntry, state: StatePointer) {
+        for recorder in historyRecorders { recorder.committed(entry, reducers: reducers, state: state) }
     }
 
-    /// Tells the journals that the pipeline is done with a dispatched action.
-    func tellJournalsFinished(_ action: any ActionProtocol) {
-        for journal in journals { journal.finished(action) }
+    /// Tells the historyRecorders that the pipeline is done with a dispatched action.
+    func tellHistoryRecordersFinished(_ action: any ActionProtocol) {
+        for recorder in historyRecorders { recorder.finished(action) }
     }
 
-    /// Tells the journals that the state changed in a way re-applying what they kept does not
+    /// Tells the historyRecorders that the state changed in a way re-applying what they kept does not
     /// give; all but `mover`, which made the change itself.
-    func tellJournalsDiverged(state: StatePointer, except mover: (any ReductionJournal)? = nil) {
-        for journal in journals where journal !== mover { journal.diverged(state: state) }
+    func tellHistoryRecordersDiverged(state: StatePointer, except mover: (any AnyHistoryRecorder)? = nil) {
+        for recorder in historyRecorders where recorder !== mover { recorder.diverged(state: state) }
     }
 
-    /// Lets the first journal (a history) move the state to another step, in place of the reducers:
+    /// Lets the first history recorder move the state to another step, in place of the reducers:
     /// the new state is one committed change, the base of later rollbacks, announced with `move`.
     mutating func move(
         _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> DispatchOutcome {
-        let mover = journals[0]
+        let mover = historyRecorders[0]
         do {
             guard try mover.move(move, state: state, scope: scope) else { return .dropped }
         } catch {
@@ -543,14 +543,14 @@ struct ReductionPipeline {
         }
         checkpoints.take(state)
         clearLog()
-        tellJournalsDiverged(state: state, except: mover)
+        tellHistoryRecordersDiverged(state: state, except: mover)
         announceMove(move, state: state, scope: scope, into: &result)
         return .committed
     }
 
-    /// Tells the journals that the entry they heard of last was undone.
-    func tellJournalsRetracted(state: StatePointer) {
-        for journal in journals { journal.retractLast(state: state) }
+    /// Tells the historyRecorders that the entry they heard of last was undone.
+    func tellHistoryRecordersRetracted(state: StatePointer) {
+        for recorder in historyRecorders { recorder.retractLast(state: state) }
     }
 
     /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
@@ -579,7 +579,7 @@ struct ReductionPipeline {
         while let failure = replayLog(state: state) {
             failures.append(failure)
         }
-        if !failures.isEmpty { tellJournalsDiverged(state: state) }
+        if !failures.isEmpty { tellHistoryRecordersDiverged(state: state) }
         return failures
     }
 

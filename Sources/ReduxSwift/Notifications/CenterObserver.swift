@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// One observer of a ``StoreNotificationCenter``: its filter, where it is delivered, and the gate its calls pass.
+/// One observer of a ``StoreNotificationCenter``: its filter, where it is delivered, and the gate
+/// its calls pass.
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.

@@ -23,8 +23,8 @@ extension CancellableObserver {
 }
 
 /// A state watcher: what the owner of a store's live state runs at a place in the queue, and after
-/// each change while it asks to: a value observer, or a `PlaceInQueue` a thread waits for. Not generic, so that
-/// the store's pipeline keeps a plain list of them.
+/// each change while it asks to: a value observer, or a `PlaceInQueue` a thread waits for. Not
+/// generic, so that the store's pipeline keeps a plain list of them.
 protocol StateWatcher: AnyObject {
     /// Selects the first value from the live state, at the watcher's place in the queue; returns
     /// whether to go on selecting after each change.

@@ -1,6 +1,6 @@
 /// An action (or batch) an ``ActionLog`` replays: it committed once already, so the reducers alone
 /// apply it, not the middleware, and what they dispatch is dropped, since the log holds what those
-/// dispatches committed. It commits in the run of the actions before it, unless a journal keeps
+/// dispatches committed. It commits in the run of the actions before it, unless a history recorder keeps
 /// the store, which must hear where each action ends.
 ///
 /// Larger than an existential's inline buffer, so it is boxed once per replayed action.
@@ -12,11 +12,11 @@ struct ReplayAction: PipelineCommand {
         scope: StoreCodeScope, into result: inout ReducedBatch
     ) -> ReductionOutcome? {
         let outcome = pipeline.replay(action, at: index, of: batch, state: state, scope: scope)
-        if !pipeline.journals.isEmpty { pipeline.tellJournalsFinished(action) }
+        if !pipeline.historyRecorders.isEmpty { pipeline.tellHistoryRecordersFinished(action) }
         return outcome
     }
 
-    func joinsRun(journaled: Bool) -> Bool { !journaled }
+    func joinsRun(recordingHistory: Bool) -> Bool { !recordingHistory }
 
     var announcedAction: any ActionProtocol { action }
 
@@ -32,7 +32,7 @@ struct ReplayAction: PipelineCommand {
 
 /// A committed transaction's part an ``ActionLog`` replays: applied as a replayed batch, in the
 /// run of the actions before it. Like a committed transaction, it is no action of its own: a
-/// journal keeps it when it commits, and is told of no end.
+/// history recorder keeps it when it commits, and is told of no end.
 struct ReplayTransactionPart: PipelineCommand {
     let batch: ActionBatch
 
@@ -45,7 +45,7 @@ struct ReplayTransactionPart: PipelineCommand {
         return outcome
     }
 
-    func joinsRun(journaled: Bool) -> Bool { true }
+    func joinsRun(recordingHistory: Bool) -> Bool { true }
 
     var announcedAction: any ActionProtocol { batch }
 

@@ -31,7 +31,7 @@ struct TakePartInTransaction: PipelineCommand {
             } else {
                 pipeline.checkpoints.restore(state)
                 pipeline.clearLog()
-                pipeline.tellJournalsRetracted(state: state)
+                pipeline.tellHistoryRecordersRetracted(state: state)
                 scope.discardDispatches(from: mark)
             }
         }

@@ -1,10 +1,11 @@
-/// Keeps what a store's reducers committed, in order, to rebuild states from it later (a history
-/// does). The pipeline tells it every committed entry with the reducers that saw it, where each
-/// dispatched action ends, and every change of the state that re-applying those entries would not
-/// reproduce; the first journal also handles every ``HistoryAction`` that reaches the reducers.
+/// A history recorder with the state type erased, as the pipeline calls it: it keeps what a
+/// store's reducers committed, in order, to rebuild states from it later. The pipeline tells it
+/// every committed entry with the reducers that saw it, where each dispatched action ends, and
+/// every change of the state that re-applying those entries would not reproduce; the first
+/// history recorder also handles every ``HistoryAction`` that reaches the reducers.
 ///
 /// Called only by the owner of the store's live state, while it reduces, like the reducers.
-protocol ReductionJournal: AnyObject {
+protocol AnyHistoryRecorder: AnyObject {
     /// `entry` committed, applied by `reducers` in order; `state` is the live state after it.
     func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer)
     /// The pipeline is done with `action`, a dispatched action or batch (or one a middleware passed
@@ -22,6 +23,6 @@ protocol ReductionJournal: AnyObject {
     func move(_ move: HistoryAction, state: StatePointer, scope: StoreCodeScope) throws -> Bool
 }
 
-/// Starts a journal on the live state, with the state type erased: it runs on the thread that owns
-/// the state, after every entry queued before it and before every entry queued after it.
-typealias JournalStart = @Sendable (StatePointer) -> any ReductionJournal
+/// Starts a history recorder on the live state, with the state type erased: it runs on the thread
+/// that owns the state, after every entry queued before it and before every entry queued after it.
+typealias HistoryRecorderStart = @Sendable (StatePointer) -> any AnyHistoryRecorder
