@@ -98,7 +98,7 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         let encoder = SnapshotCoder.makeEncoder()
         decoder = SnapshotCoder.makeDecoder()
         strictDecoder = SnapshotCoder.makeDecoder(floatStrings: nil)
-        let initialSnapshot = StoreCodeScope(reducing: nil, owning: nil).install {
+        let initialSnapshot = StoreCodeScope(reducing: nil, holding: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
         if case .failure(let error) = initialSnapshot.result { StoreKernel.warn(error) }

@@ -152,7 +152,7 @@ protocol LandingState: AnyObject, Sendable {
 
 /// `@unchecked Sendable`: `state` was decoded from the log for this landing alone, so nothing else
 /// refers to its storage or to the objects it holds; the replay hands it to the store's queue
-/// once, and only the owner of the store's state reads it there.
+/// once, and only the holder of the store's state reads it there.
 final class DecodedLanding<State: StateProtocol>: LandingState, @unchecked Sendable {
     private let state: State
     private let isEqual = Equality.of(State.self)
@@ -186,7 +186,7 @@ extension ReductionPipeline {
         guard !recorders.isEmpty else { return }
         markRecorded(result.events)
         // Encoded as a snapshot is, outside any reducer: an `encode(to:)` may read stores.
-        let snapshot = StoreCodeScope(reducing: nil, owning: scope.ownedLiveState).install {
+        let snapshot = StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install {
             checkpoints.encode(state)
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])

@@ -8,7 +8,7 @@
 /// records that belong there, with the reducers that saw them, the way a rollback re-applies its
 /// log.
 ///
-/// `@unchecked Sendable`: everything but `published` is used only by the owner of the store's
+/// `@unchecked Sendable`: everything but `published` is used only by the holder of the store's
 /// live state (the pipeline calls the history recorder there, one call at a time); `published` is
 /// guarded by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
 /// a property calls out while it lasts, so the runtime's check on every action would never fire.

@@ -4,7 +4,7 @@
 /// every change of the state that re-applying those entries would not reproduce; the first
 /// history recorder also handles every ``HistoryAction`` that reaches the reducers.
 ///
-/// Called only by the owner of the store's live state, while it reduces, like the reducers.
+/// Called only by the holder of the store's live state, while it reduces, like the reducers.
 protocol AnyHistoryRecorder: AnyObject {
     /// `entry` committed, applied by `reducers` in order; `state` is the live state after it.
     func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer)
@@ -24,5 +24,5 @@ protocol AnyHistoryRecorder: AnyObject {
 }
 
 /// Starts a history recorder on the live state, with the state type erased: it runs on the thread
-/// that owns the state, after every entry queued before it and before every entry queued after it.
+/// that holds the state, after every entry queued before it and before every entry queued after it.
 typealias HistoryRecorderStart = @Sendable (StatePointer) -> any AnyHistoryRecorder

@@ -1,13 +1,13 @@
 /// Applies actions to the live state in place, and restores it exactly when a reducer throws.
 ///
-/// Plain synchronous code: the store's ``StoreKernel`` runs it on whichever thread owns the state
-/// (see `StoreMachine.Owner`), through ``AnyLiveState``, which names no generic parameter.
+/// Plain synchronous code: the store's ``StoreKernel`` runs it on whichever thread holds the state
+/// (see `StoreMachine.Holder`), through ``AnyLiveState``, which names no generic parameter.
 ///
 /// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
 /// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
 /// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
 /// the action either: the log and the notifications refer to runs of the batch array. The
-/// per-action work lives in the non-generic ``ReductionPipeline``; this type only owns the state.
+/// per-action work lives in the non-generic ``ReductionPipeline``; this type only holds the state.
 ///
 /// **Rollback.** The live state keeps a *checkpoint* (the state at some committed version, sharing
 /// storage with it) and the log of actions committed since. When a reducer throws, the state is
@@ -17,24 +17,24 @@
 /// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
 /// storage it touches, once.
 ///
-/// **Ownership.** Only the current owner of the live state touches the state, its checkpoint and
+/// **Holding.** Only the current holder of the live state touches the state, its checkpoint and
 /// the middleware call objects. Debug builds check it: once a kernel runs the live state, every entry
 /// point asserts that the calling thread has this live state installed as its own (see
-/// ``StoreCodeScope/ownedLiveState``), and the state's address is handed out only as a
+/// ``StoreCodeScope/heldLiveState``), and the state's address is handed out only as a
 /// ``StatePointer``, which checks its type and its scope.
 final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
-    // `@unchecked Sendable`: every property below is read and written only by the current owner of
-    // the live state; ownership changes hands under the kernel's lock, which orders every access.
-    // Unchecked exclusivity for the same reason: the owner is one thread at a time.
+    // `@unchecked Sendable`: every property below is read and written only by the current holder of
+    // the live state; the state changes hands under the kernel's lock, which orders every access.
+    // Unchecked exclusivity for the same reason: the holder is one thread at a time.
 
     @exclusivity(unchecked) private var pipeline: ReductionPipeline
     /// The live state.
     @exclusivity(unchecked) private(set) var state: State
     private let checkpoint: CheckpointBox<State>
-    /// Turns snapshots of the state into JSON; used only by the owner, like the state.
+    /// Turns snapshots of the state into JSON; used only by the holder, like the state.
     private let encoder: SnapshotEncoder
-    /// Set once a kernel runs this live state: from then on, debug builds check ownership.
-    @exclusivity(unchecked) var checksOwnership = false
+    /// Set once a kernel runs this live state: from then on, debug builds check who holds the state.
+    @exclusivity(unchecked) var checksHolder = false
 
     init(
         state: State, reducers: [Reducer<State>], middleware: [Middleware<State>] = [],
@@ -102,7 +102,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     }
 
     /// Whether the changes of the next passes may be heard as notifications (see
-    /// ``ReductionPipeline/announcesChanges``); the owner of the state sets it before a pass.
+    /// ``ReductionPipeline/announcesChanges``); the holder of the state sets it before a pass.
     var announcesChanges: Bool {
         get { pipeline.announcesChanges }
         set { pipeline.announcesChanges = newValue }
@@ -150,10 +150,10 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     @inline(__always)
     private func assertOwned() {
         #if DEBUG
-        if checksOwnership {
+        if checksHolder {
             precondition(
-                StoreCodeScope.current?.ownedLiveState === self,
-                "a store's state was touched by a thread that does not own it")
+                StoreCodeScope.current?.heldLiveState === self,
+                "a store's state was touched by a thread that does not hold it")
         }
         #endif
     }
@@ -162,20 +162,20 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
 /// A store's live state with its `State` erased, so that the non-generic ``StoreKernel``
 /// runs it with concrete calls.
 protocol AnyLiveState: AnyObject, Sendable {
-    /// Whether debug builds check that only the owner of the state touches the live state.
-    var checksOwnership: Bool { get set }
-    /// Whether the changes of the next passes may be heard as notifications; set by the owner of
+    /// Whether debug builds check that only the holder of the state touches the live state.
+    var checksHolder: Bool { get set }
+    /// Whether the changes of the next passes may be heard as notifications; set by the holder of
     /// the live state before a pass.
     var announcesChanges: Bool { get set }
-    /// Reduces a batch of queued entries in order, as the owner of the live state.
+    /// Reduces a batch of queued entries in order, as the holder of the live state.
     func reduce(_ batch: [QueueEntry], scope: StoreCodeScope) -> ReducedBatch
-    /// Encodes the live state as the snapshot of `version`, as its owner.
+    /// Encodes the live state as the snapshot of `version`, as its holder.
     func encodeState(version: UInt64) -> Snapshot
 }
 
 /// The checkpoint, in a box that the pipeline's erased checkpoint operations share.
 ///
-/// Only the owner of the store's state touches it, like the state itself.
+/// Only the holder of the store's state touches it, like the state itself.
 final class CheckpointBox<State> {
     var value: State
 

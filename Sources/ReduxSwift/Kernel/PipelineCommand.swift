@@ -1,7 +1,7 @@
 /// Something other than an action that a store's reducing queue carries, in order with the actions
 /// (see ``QueueEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
 /// failure to announce, an observer to start… Each kind is its own type, which handles itself when
-/// the owner of the state reaches it, so a feature that queues something new adds a type rather
+/// the holder of the state reaches it, so a feature that queues something new adds a type rather
 /// than an arm in the pipeline's loop.
 ///
 /// The pipeline ends the run of committed actions before a command (unless the command
@@ -15,7 +15,7 @@
 /// lock-protected queue. A command's stored properties should fit an existential's inline buffer
 /// (three words), or it is boxed, like an `indirect` case, once per command.
 protocol PipelineCommand {
-    /// Handles the command, which is `batch[index]`, as the owner of the state at `state`.
+    /// Handles the command, which is `batch[index]`, as the holder of the state at `state`.
     ///
     /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
     ///   the pipeline announces, logs and follows up as it does a plain action's.
@@ -64,7 +64,7 @@ extension PipelineCommand {
 /// A command that only changes what the pipeline holds (its reducers, its middleware, its tap) and
 /// applies no action: it says what in ``apply(to:)``, and handles itself with that.
 protocol PipelineChange: PipelineCommand {
-    /// Makes the change, when the owner of the state reaches the command in the queue.
+    /// Makes the change, when the holder of the state reaches the command in the queue.
     func apply(to pipeline: inout ReductionPipeline)
 }
 

@@ -42,7 +42,7 @@ struct StateOperations {
     /// Replaces the state at the address with the checkpoint.
     let restore: (StatePointer) -> Void
     /// Encodes the state at the address as a snapshot does (its version is not used). Called by
-    /// the owner of the state, outside any reducer.
+    /// the holder of the state, outside any reducer.
     let encode: (StatePointer) -> Snapshot
 }
 
@@ -347,10 +347,10 @@ struct ReductionPipeline {
         for watcher in watchers { watcher.storeDidEnd() }
     }
 
-    /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
+    /// Runs selectors as the holder of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
     static func selecting(_ scope: StoreCodeScope, _ body: () -> Void) {
-        StoreCodeScope(reducing: nil, owning: scope.ownedLiveState).install(body)
+        StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install(body)
     }
 
     /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
@@ -629,7 +629,7 @@ extension Array {
 /// An async action that reaches the reducers never runs, and the store reports it. A type is cast
 /// once and then recognized by its metadata: the type seen last with one comparison, the others
 /// seen before by a short scan. Each store keeps one under its lock, for dispatches from outside
-/// (which know their type statically), and the owner of its state keeps others, for what store
+/// (which know their type statically), and the holder of its state keeps others, for what store
 /// code dispatches and what reaches the reducers in a batch or from a middleware.
 struct ActionTypes {
     /// The type found plain last; `Never`, which no action is, until then.

@@ -53,9 +53,9 @@ enum DispatchRoute {
 final class StoreCodeScope {
     /// The kernel of the store whose reducers run on this thread, or `nil` while only encoding.
     let reducingKernel: StoreKernel?
-    /// The live state this thread owns (the drainer's, or a reader's that encodes an
-    /// idle store), for debug builds' ownership checks; `nil` for scopes that own no state.
-    let ownedLiveState: AnyObject?
+    /// The live state this thread holds (the drainer's, or a reader's that encodes an idle store),
+    /// for debug builds' checks of who holds the state; `nil` for scopes that hold no state.
+    let heldLiveState: AnyObject?
     // Unchecked exclusivity on the properties below: a scope is used by the one thread that
     // installed it, and none of its methods calls out while holding an access to a property
     // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
@@ -76,9 +76,9 @@ final class StoreCodeScope {
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
-    init(reducing kernel: StoreKernel?, owning liveState: AnyObject?) {
+    init(reducing kernel: StoreKernel?, holding liveState: AnyObject?) {
         reducingKernel = kernel
-        ownedLiveState = liveState
+        heldLiveState = liveState
     }
 
     /// Defers `entry` until the current action commits; an action dispatched as `type` is told
@@ -88,7 +88,7 @@ final class StoreCodeScope {
     ) {
         var entry = entry
         if let type, let kernel = reducingKernel {
-            kernel.ownerActionTypes.mark(&entry, dispatchedAs: type)
+            kernel.holderActionTypes.mark(&entry, dispatchedAs: type)
         }
         deferredDispatches.append((route, entry))
     }

@@ -15,15 +15,15 @@ import Foundation
 /// every dispatch, which cost more than the rest of the dispatch. A concrete class keeps every call
 /// on the dispatch path concrete.
 final class StoreKernel: @unchecked Sendable {
-    // `@unchecked Sendable`: the machine is guarded by its lock; `liveState` is used only by the owner
-    // of the live state (ownership changes hands under that lock); `store` is written once, by
+    // `@unchecked Sendable`: the machine is guarded by its lock; `liveState` is used only by the holder
+    // of the live state (the state changes hands under that lock); `store` is written once, by
     // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
     // the other properties are immutable and `Sendable`.
 
     typealias Machine = StoreMachine<QueueEntry, Waiter>
 
     private let machine: LockedValue<Machine>
-    /// The live state, its reducers and middleware; touched only by the owner of the state.
+    /// The live state, its reducers and middleware; touched only by the holder of the state.
     let liveState: any AnyLiveState
     /// Where the store's notifications go.
     let notificationCenter: StoreNotificationCenter
@@ -35,9 +35,9 @@ final class StoreKernel: @unchecked Sendable {
     let transactionGate = NSLock()
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
-    /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
-    /// code dispatches; touched only by the owner of the state, like `liveState`.
-    @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
+    /// The action types the holder of the state found not to be ``AsyncAction``s, for what store
+    /// code dispatches; touched only by the holder of the state, like `liveState`.
+    @exclusivity(unchecked) var holderActionTypes = ActionTypes()
     /// The kinds of action whose failure no observer heard was reported (see
     /// ``reportUnobserved(_:_:site:)``).
     let reportedFailureKinds = LockedValue<Set<String>>([])
@@ -53,7 +53,7 @@ final class StoreKernel: @unchecked Sendable {
     ) {
         machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
         self.liveState = liveState
-        liveState.checksOwnership = true
+        liveState.checksHolder = true
         self.notificationCenter = notificationCenter
         reduceQueue = DispatchQueue(
             label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
@@ -181,7 +181,7 @@ final class StoreKernel: @unchecked Sendable {
         }
     }
 
-    /// Encodes the state as the snapshotter, the owner a read made of this thread, publishes it and
+    /// Encodes the state as the snapshotter, the holder a read made of this thread, publishes it and
     /// gives the state back.
     private func encodeAsSnapshotter(version: UInt64) -> Snapshot {
         let snapshot = encodeOwnedState(version: version)
@@ -205,7 +205,7 @@ final class StoreKernel: @unchecked Sendable {
     /// lock holds included), what they dispatched reduced too, no asynchronous work of an action
     /// running, and every delivery to the delivery thread made. Never blocks the calling thread.
     ///
-    /// Each round marks the end of the queue; when the owner of the state reaches the mark, and
+    /// Each round marks the end of the queue; when the holder of the state reaches the mark, and
     /// the drain that reached it has handed over its notifications, and the delivery thread has
     /// made every delivery scheduled before, the store is idle if nothing was queued since the
     /// mark and no asynchronous work runs. Otherwise another round starts.
@@ -260,7 +260,7 @@ final class StoreKernel: @unchecked Sendable {
             })
     }
 
-    /// The owner of the state reached the mark of waits until idle `mark`.
+    /// The holder of the state reached the mark of waits until idle `mark`.
     private func idleMarkReached(_ mark: UInt64) {
         let (work, reached) = machine.withLock { $0.idleMarkReached(mark) }
         for call in reached { call(work) }
@@ -338,10 +338,10 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.version }
     }
 
-    /// Encodes the live state as its current owner, in a scope without a reducing store, so that
+    /// Encodes the live state as its current holder, in a scope without a reducing store, so that
     /// `encode(to:)` may read stores without waiting and dispatch normally.
     private func encodeOwnedState(version: UInt64) -> Snapshot {
-        StoreCodeScope(reducing: nil, owning: liveState).install { liveState.encodeState(version: version) }
+        StoreCodeScope(reducing: nil, holding: liveState).install { liveState.encodeState(version: version) }
     }
 
     // MARK: Performing effects
@@ -384,13 +384,13 @@ final class StoreKernel: @unchecked Sendable {
         deliveryQueue.async { withExtendedLifetime(store) { DeliveringThreadFlag.run(body) } }
     }
 
-    // MARK: Reducing (on the reducing queue, as the owner of the live state)
+    // MARK: Reducing (on the reducing queue, as the holder of the live state)
 
-    /// Reduces queued entries until none are left, then gives up ownership.
+    /// Reduces queued entries until none are left, then lets go of the state.
     private func drain() {
         var next = perform(machine.withLock { $0.startDrain() })
         guard case .reduce = next else { return }
-        let scope = StoreCodeScope(reducing: self, owning: liveState)
+        let scope = StoreCodeScope(reducing: self, holding: liveState)
         scope.install {
             while true {
                 switch next {
@@ -500,7 +500,7 @@ final class Waiter: @unchecked Sendable {
     enum Resumption {
         /// Reads this snapshot.
         case read(Snapshot)
-        /// Owns the state: encodes this version and publishes it as the snapshotter.
+        /// Holds the state: encodes this version and publishes it as the snapshotter.
         case encode(version: UInt64)
     }
 
@@ -532,7 +532,7 @@ final class Waiter: @unchecked Sendable {
     }
 }
 
-/// A place in a store's queue: the owner of the state calls `reached` when it gets there, and
+/// A place in a store's queue: the holder of the state calls `reached` when it gets there, and
 /// forgets it. A thread that waits for the queue, and a wait until idle, mark their place so.
 final class PlaceInQueue: StateWatcher {
     let reached: @Sendable () -> Void

@@ -2,7 +2,7 @@
 ///
 /// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels, except
 /// for an observer tied to an owner (`observe(_:owner:queue:fileID:line:column:using:)`), which
-/// lives as long as its owner unless cancelled or replaced. ``cancel()`` is the primary way to stop;
+/// lives as long as its holder unless cancelled or replaced. ``cancel()`` is the primary way to stop;
 /// ``StoreNotificationCenter/removeObserver(_:)`` does the same, in `NotificationCenter`'s words.
 ///
 /// ```swift

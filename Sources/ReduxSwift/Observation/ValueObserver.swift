@@ -22,7 +22,7 @@ extension CancellableObserver {
     }
 }
 
-/// A state watcher: what the owner of a store's live state runs at a place in the queue, and after
+/// A state watcher: what the holder of a store's live state runs at a place in the queue, and after
 /// each change while it asks to: a value observer, or a `PlaceInQueue` a thread waits for. Not
 /// generic, so that the store's pipeline keeps a plain list of them.
 protocol StateWatcher: AnyObject {
@@ -35,7 +35,7 @@ protocol StateWatcher: AnyObject {
     /// The store is gone: no value will come any more.
     func storeDidEnd()
     /// Whether the observer has ended: it was cancelled, or its owner is gone (then it ends now),
-    /// so that the pipeline may drop it before it selects again. Called by the owner of the
+    /// so that the pipeline may drop it before it selects again. Called by the holder of the
     /// state, while any thread may cancel.
     func hasEnded() -> Bool
 }
@@ -43,7 +43,7 @@ protocol StateWatcher: AnyObject {
 /// The one value observer behind every observing form: `observe(_:)` with or without an
 /// owner, `values(of:)` and `ObservedValue`.
 ///
-/// **Selecting.** The owner of the store's live state (the drainer, on the store's queue) selects
+/// **Selecting.** The holder of the store's live state (the drainer, on the store's queue) selects
 /// each value from the live state itself, at the registration's place in the queue and then after
 /// every pass that committed a change: no JSON, no copy of the state, a cost proportional to what
 /// the selector reads. The value is `Sendable`, so nothing handed out shares mutable storage with
@@ -58,7 +58,7 @@ protocol StateWatcher: AnyObject {
 /// promise.
 ///
 /// `@unchecked Sendable`: `closures` is a `LockedValue`; `lastOffered` is touched only by the
-/// owner of the store's live state, which the store's lock hands from thread to thread;
+/// holder of the store's live state, which the store's lock hands from thread to thread;
 /// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
 /// other properties are immutable and `Sendable`.
@@ -119,7 +119,7 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
         mailbox.deliverFirst()
     }
 
-    // MARK: Selecting (as the owner of the live state)
+    // MARK: Selecting (as the holder of the live state)
 
     func activate(on state: StatePointer) -> Bool {
         let isActive = select(from: state)

@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
-        let scope = StoreCodeScope(reducing: nil, owning: nil)
+        let scope = StoreCodeScope(reducing: nil, holding: nil)
         let sawReplay = Recorder<Bool>()
         let probe: Reducer<TestState> = { _, _ in
             sawReplay.append(StoreCodeScope.current?.isReplaying ?? false)
@@ -113,7 +113,7 @@ import Testing
         ]
         let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = liveState.reduce(batch, scope: StoreCodeScope(reducing: nil, owning: nil))
+        let reduced = liveState.reduce(batch, scope: StoreCodeScope(reducing: nil, holding: nil))
         #expect(liveState.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
         #expect(liveState.state.counter == 0)
         #expect(reduced.changes == 5)

@@ -46,7 +46,7 @@ private struct ApplyAppend: PipelineCommand {
                 .action(TestAction.append("a")), .command(ReadLog(seen: seen)),
                 .action(TestAction.append("b")),
                 .action(TestAction.append("c")),
-            ], scope: StoreCodeScope(reducing: nil, owning: liveState))
+            ], scope: StoreCodeScope(reducing: nil, holding: liveState))
         #expect(seen.logs == [["a"]])
         #expect(liveState.state.log == ["a", "b", "c"])
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {
@@ -64,7 +64,7 @@ private struct ApplyAppend: PipelineCommand {
             [
                 .action(TestAction.append("a")), .command(ApplyAppend(entry: "x")), .action(TestAction.fail),
                 .action(TestAction.append("b")),
-            ], scope: StoreCodeScope(reducing: nil, owning: liveState))
+            ], scope: StoreCodeScope(reducing: nil, holding: liveState))
         #expect(liveState.state.log == ["a", "x", "b"])
         #expect(liveState.state.counter == 0)
         #expect(reduced.changes == 3)

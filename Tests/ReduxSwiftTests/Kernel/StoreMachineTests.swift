@@ -24,7 +24,7 @@ import Testing
         #expect(first && !second)
         let batch = machine.startDrain().batch
         #expect(batch == ["a", "b"])
-        #expect(machine.owner == .drainer)
+        #expect(machine.holder == .drainer)
         // While draining, the drainer picks up new entries itself.
         let third = machine.enqueue("c").scheduleDrain
         #expect(!third)
@@ -39,7 +39,7 @@ import Testing
             Issue.record("expected the drain to finish, got \(last)")
             return
         }
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
         #expect(machine.processedCount == 3)
         #expect(machine.version == 3)
     }
@@ -63,7 +63,7 @@ import Testing
             return
         }
         #expect(version == 1)
-        #expect(machine.owner == .snapshotter)
+        #expect(machine.holder == .snapshotter)
         guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }).next
         else {
             Issue.record("expected the second reader to wait")
@@ -73,7 +73,7 @@ import Testing
         let effects = machine.snapshotterDidEncode(Self.snapshot(1))
         #expect(effects.resumed == [2])
         #expect(effects.snapshot?.version == 1)
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
     }
 
     @Test func aReaderWaitsForQueuedEntriesAndTheDrainerEncodesForIt() {
@@ -122,7 +122,7 @@ import Testing
         #expect(effects.handedOver?.reader == 7)
         #expect(effects.handedOver?.version == 1)
         #expect(effects.resumed.isEmpty)
-        #expect(machine.owner == .snapshotter)
+        #expect(machine.holder == .snapshotter)
 
         // Another reader waits for the one that encodes; an entry queued meanwhile waits for it too.
         guard case .waitForSnapshot(let second) = machine.beginRead(waiting: true, makeWaiter: { 8 }).next
@@ -136,7 +136,7 @@ import Testing
         #expect(published.resumed == [8])
         #expect(published.snapshot?.version == 1)
         #expect(published.scheduleDrain)
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
     }
 
     @Test func aReaderInsideAReducerNeverWaits() {
@@ -157,7 +157,7 @@ import Testing
         _ = machine.finishPass(processed: 1, changes: 1, events: [])
         _ = machine.beginRead(waiting: true, makeWaiter: { 1 }).next  // becomes the snapshotter
         let scheduled = machine.enqueue("b").scheduleDrain
-        #expect(!scheduled)  // no drain while a reader owns the state
+        #expect(!scheduled)  // no drain while a reader holds the state
         let effects = machine.snapshotterDidEncode(Self.snapshot(1))
         #expect(effects.scheduleDrain)
         let batch = machine.startDrain().batch

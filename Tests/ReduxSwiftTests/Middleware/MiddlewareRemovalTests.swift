@@ -166,7 +166,7 @@ import Testing
         let first = MiddlewareKey()
         let second = MiddlewareKey()
         let passThrough = Middleware<TestState>("pass") { action, context in context.next(action) }.erased
-        let scope = StoreCodeScope(reducing: nil, owning: liveState)
+        let scope = StoreCodeScope(reducing: nil, holding: liveState)
         _ = liveState.reduce(
             [
                 .command(RegisterMiddleware(middleware: [passThrough, passThrough], key: first)),
@@ -186,7 +186,7 @@ import Testing
                 .command(RegisterMiddleware(middleware: [passThrough], key: first)),
                 .command(RemoveMiddleware(key: first)),
                 .action(TestAction.increment), .action(TestAction.append("a")),
-            ], scope: StoreCodeScope(reducing: nil, owning: plain))
+            ], scope: StoreCodeScope(reducing: nil, holding: plain))
         #expect(plain.middlewareCount == 0)
         #expect(plain.state == TestState(counter: 1, log: ["a"]))
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {

@@ -1,4 +1,4 @@
-/// Starts a value observer at this point of the queue: the owner of the state selects its
+/// Starts a value observer at this point of the queue: the holder of the state selects its
 /// first value here, outside any reducer, and the observer then selects again after every pass
 /// that changes the state (unless it ended at once). A ``PlaceInQueue`` uses it to learn that the
 /// queue got this far.

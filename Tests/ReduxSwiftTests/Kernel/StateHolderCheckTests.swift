@@ -5,7 +5,7 @@ import Testing
 
 /// The invariants behind the store's unsafe code check themselves in debug builds: each misuse
 /// stops the program (run in a child process, so that the stop can be observed).
-@Suite(.offThePool) struct OwnershipCheckTests {
+@Suite(.offThePool) struct StateHolderCheckTests {
     #if DEBUG
     @Test func aStatePointerUsedAfterItsScopeStopsTheProgram() async {
         await #expect(processExitsWith: .failure) {
@@ -27,7 +27,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
             _ = store.kernel.liveState.reduce(
-                [.action(TestAction.increment)], scope: StoreCodeScope(reducing: nil, owning: nil))
+                [.action(TestAction.increment)], scope: StoreCodeScope(reducing: nil, holding: nil))
         }
     }
 
@@ -57,7 +57,7 @@ import Testing
         }
     }
 
-    @Test func theOwnerOfTheStateReducesAndEncodesWithoutStopping() {
+    @Test func theHolderOfTheStateReducesAndEncodesWithoutStopping() {
         let store = makeStore()
         store.dispatch(TestAction.increment)
         #expect(store.currentState().counter == 1)
