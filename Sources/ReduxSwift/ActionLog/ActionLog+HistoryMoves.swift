@@ -176,7 +176,7 @@ extension ReductionPipeline {
     /// logs recording the store with that state, encoded: what a move lands on depends on the
     /// history, which a replay may not have.
     mutating func announceMove(
-        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedPass
     ) {
         result.changes += 1
         // What committed before the move is recorded before it.
@@ -201,7 +201,7 @@ extension ReductionPipeline {
     /// restarts there, since re-applying what it kept does not give that state.
     mutating func replay(
         _ replayed: ReplayedMove, state: StatePointer, scope: StoreCodeScope,
-        into result: inout ReducedBatch
+        into result: inout ReducedPass
     ) {
         var mover: (any AnyHistoryRecorder)?
         if let history = historyRecorders.first,

@@ -207,7 +207,7 @@ extension ActionLog {
     public final class Recording: Sendable {
         /// Handed-over actions that committed together, numbered in the order the store handed them
         /// over, with their timestamp.
-        private struct Batch {
+        private struct Handover {
             let number: Int
             let time: String
             let actions: StoreNotification.ActionList
@@ -217,11 +217,11 @@ extension ActionLog {
             /// The store's kernel, weakly: a recording does not keep its store alive.
             weak var kernel: StoreKernel?
             var isStopped = false
-            /// The lines of the batches written so far, in order.
+            /// The lines of the handovers written so far, in order.
             var lines = Data()
             var skipped = 0
-            /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
-            var unwritten: [Batch] = []
+            /// Handovers taken from the sink and not written yet: the numbers `nextToWrite...`.
+            var unwritten: [Handover] = []
             var nextNumber = 0
             var nextToWrite = 0
             /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
@@ -298,11 +298,11 @@ extension ActionLog {
         /// `encode(to:)`, it encodes nothing and returns what is written.
         private func encodeRecorded() -> (lines: Data, skipped: Int) {
             let thisThread = pthread_self()
-            let pending = progress.withLock { log -> [Batch] in
+            let pending = progress.withLock { log -> [Handover] in
                 if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
                 for (time, actions) in sink.take() {
                     let stamp = log.formatter.string(from: time)
-                    log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
+                    log.unwritten.append(Handover(number: log.nextNumber, time: stamp, actions: actions))
                     log.nextNumber += 1
                 }
                 if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
@@ -312,15 +312,15 @@ extension ActionLog {
             // Checked as snapshots are: a payload that would crash `JSONEncoder` (a cycle) or write what
             // cannot be read back (a `Decimal` NaN) is left out and counted, like any that throws.
             let encoder = SnapshotEncoder(sortingKeys: true)
-            let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
+            let encoded = pending.map { handover in (handover.number, encode(handover, with: encoder)) }
             return progress.withLock { log in
                 if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
                     log.encodingThreads.remove(at: index)
                 }
-                // Another reader may have written some of these batches meanwhile: write the rest.
-                for (number, batch) in encoded where number == log.nextToWrite {
-                    log.lines.append(batch.lines)
-                    log.skipped += batch.skipped
+                // Another reader may have written some of these handovers meanwhile: write the rest.
+                for (number, handover) in encoded where number == log.nextToWrite {
+                    log.lines.append(handover.lines)
+                    log.skipped += handover.skipped
                     log.nextToWrite += 1
                 }
                 log.unwritten.removeAll { $0.number < log.nextToWrite }
@@ -328,13 +328,15 @@ extension ActionLog {
             }
         }
 
-        /// The lines of one batch, and how many of its actions were left out.
-        private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
+        /// The lines of one handover, and how many of its actions were left out.
+        private func encode(_ handover: Handover, with encoder: SnapshotEncoder) -> (
+            lines: Data, skipped: Int
+        ) {
             var lines = Data()
             var skipped = 0
-            for run in batch.actions.runs {
+            for run in handover.actions.runs {
                 for entry in run.entries[run.range] {
-                    let (line, left) = logLine(for: entry, time: batch.time, with: encoder)
+                    let (line, left) = logLine(for: entry, time: handover.time, with: encoder)
                     skipped += left
                     guard let line else { continue }
                     lines.append(line)

@@ -6,7 +6,7 @@
 /// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
 /// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
 /// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
-/// the action either: the log and the notifications refer to runs of the batch array. The
+/// the action either: the log and the notifications refer to runs of the pass's array. The
 /// per-action work lives in the non-generic ``ReductionPipeline``; this type only holds the state.
 ///
 /// **Rollback.** The live state keeps a *checkpoint* (the state at some committed version, sharing
@@ -108,10 +108,10 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
         set { pipeline.announcesChanges = newValue }
     }
 
-    /// Reduces a batch of queued entries in order; see ``ReductionPipeline/reduce(_:state:scope:)``.
-    func reduce(_ batch: [QueueEntry], scope: StoreCodeScope) -> ReducedBatch {
+    /// Reduces a pass of queued entries in order; see ``ReductionPipeline/reduce(_:state:scope:)``.
+    func reduce(_ pass: [QueueEntry], scope: StoreCodeScope) -> ReducedPass {
         assertOwned()
-        return StatePointer.with(&state) { pipeline.reduce(batch, state: $0, scope: scope) }
+        return StatePointer.with(&state) { pipeline.reduce(pass, state: $0, scope: scope) }
     }
 
     /// Applies one action (or batch) on its own (tests use this).
@@ -167,8 +167,8 @@ protocol AnyLiveState: AnyObject, Sendable {
     /// Whether the changes of the next passes may be heard as notifications; set by the holder of
     /// the live state before a pass.
     var announcesChanges: Bool { get set }
-    /// Reduces a batch of queued entries in order, as the holder of the live state.
-    func reduce(_ batch: [QueueEntry], scope: StoreCodeScope) -> ReducedBatch
+    /// Reduces a pass of queued entries in order, as the holder of the live state.
+    func reduce(_ pass: [QueueEntry], scope: StoreCodeScope) -> ReducedPass
     /// Encodes the live state as the snapshot of `version`, as its holder.
     func encodeState(version: UInt64) -> Snapshot
 }

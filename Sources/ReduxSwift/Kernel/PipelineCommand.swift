@@ -15,13 +15,13 @@
 /// lock-protected queue. A command's stored properties should fit an existential's inline buffer
 /// (three words), or it is boxed, like an `indirect` case, once per command.
 protocol PipelineCommand {
-    /// Handles the command, which is `batch[index]`, as the holder of the state at `state`.
+    /// Handles the command, which is `pass[index]`, as the holder of the state at `state`.
     ///
     /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
     ///   the pipeline announces, logs and follows up as it does a plain action's.
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome?
 
     /// Whether the actions the command applies commit in the run of the actions before it instead
@@ -70,8 +70,8 @@ protocol PipelineChange: PipelineCommand {
 
 extension PipelineChange {
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         apply(to: &pipeline)
         return nil

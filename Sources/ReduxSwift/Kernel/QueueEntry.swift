@@ -32,7 +32,7 @@ enum QueueEntry {
     case command(any PipelineCommand)
 }
 
-/// Consecutive committed actions of one batch, announced together without copying each action.
+/// Consecutive committed actions of one pass, announced together without copying each action.
 /// A run never contains a registration or a failed action: both end it.
 struct ActionRun {
     let entries: [QueueEntry]

@@ -1,15 +1,15 @@
 extension ReductionPipeline {
-    /// Reduces the action or batch that is `batch[index]` on its own: through the middleware, or
+    /// Reduces the action or batch that is `pass[index]` on its own: through the middleware, or
     /// straight to the reducers (or to the history, for a move) when only a history recorder wants each
     /// action on its own.
     ///
     /// Never inlined: inlined into the loop that reduces plain actions, it made each of them slower.
     @inline(never)
     mutating func passOn(
-        at index: Int, of batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
-        into result: inout ReducedBatch
+        at index: Int, of pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) {
-        let action = batch[index].announcedAction
+        let action = pass[index].announcedAction
         guard middleware.isEmpty else {
             passThroughMiddleware(action, from: 0, state: state, scope: scope, into: &result)
             return
@@ -17,9 +17,9 @@ extension ReductionPipeline {
         if let move = action as? HistoryAction {
             _ = self.move(move, state: state, scope: scope, into: &result)
         } else {
-            // The entry needs no array of its own: the batch outlives the log and the notification
+            // The entry needs no array of its own: the pass outlives the log and the notification
             // that refer to it, as in a run of actions.
-            _ = reduce(at: index, of: batch, state: state, scope: scope, into: &result)
+            _ = reduce(at: index, of: pass, state: state, scope: scope, into: &result)
         }
         finishPassingOn(action, scope: scope)
     }
@@ -33,7 +33,7 @@ extension ReductionPipeline {
     /// during the pass.
     mutating func passThroughMiddleware(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) {
         let holdsAsyncActions = holdsAsyncActions(action)
         scope.isPassingThroughMiddleware = true
@@ -69,7 +69,7 @@ extension ReductionPipeline {
     /// Runs the middleware at `position` on `action`, or the reducers past the last one.
     private mutating func forward(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> DispatchOutcome {
         guard position < middleware.count else {
             return reduceForwarded(action, state: state, scope: scope, into: &result)
@@ -129,7 +129,7 @@ extension ReductionPipeline {
     /// refer to.
     private mutating func reduceForwarded(
         _ action: any ActionProtocol, state: StatePointer, scope: StoreCodeScope,
-        into result: inout ReducedBatch
+        into result: inout ReducedPass
     ) -> DispatchOutcome {
         if !historyRecorders.isEmpty, let move = action as? HistoryAction {
             return self.move(move, state: state, scope: scope, into: &result)
@@ -143,7 +143,7 @@ extension ReductionPipeline {
     /// applies the registrations its reducers made.
     private mutating func reduce(
         at index: Int, of entries: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
-        into result: inout ReducedBatch
+        into result: inout ReducedPass
     ) -> DispatchOutcome {
         let mark = scope.deferredDispatchCount
         let outcome: ReductionOutcome
@@ -180,7 +180,7 @@ extension ReductionPipeline {
     }
 
     /// Announces a committed run, in the same notification as the changes just before it.
-    private func appendChange(_ run: ActionRun, to result: inout ReducedBatch) {
+    private func appendChange(_ run: ActionRun, to result: inout ReducedPass) {
         result.events.appendChange([run])
     }
 }

@@ -18,16 +18,16 @@ struct FailedInBatch: Error {
     let error: any Error
 }
 
-/// What reducing one batch produced.
-struct ReducedBatch {
+/// What reducing one pass produced.
+struct ReducedPass {
     /// Committed state changes.
     var changes = 0
     /// Notifications to post, in order.
     var events: [StoreEvent] = []
 }
 
-/// Consecutive actions of one batch committed since the checkpoint, all seen by the first
-/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
+/// Consecutive actions of one pass committed since the checkpoint, all seen by the first
+/// `reducerCount` erased registrations. The log refers to the pass instead of copying each action.
 struct LoggedRun {
     let entries: [QueueEntry]
     var range: Range<Int>
@@ -160,24 +160,24 @@ struct ReductionPipeline {
         loggedActions = 0
     }
 
-    /// Reduces a batch of queued entries in order, on the state at `state`.
+    /// Reduces a pass of queued entries in order, on the state at `state`.
     ///
     /// For each action it applies the registrations its reducers made, then releases the
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
     /// announced as runs of their entry arrays, split around failures and registrations.
     ///
     /// What store code dispatches to this store while handling an entry (its *follow-ups*) is
-    /// handled right after that entry, before the rest of the batch, and their own follow-ups
+    /// handled right after that entry, before the rest of the pass, and their own follow-ups
     /// before their later siblings: the order of nested synchronous dispatches. The entries left
     /// wait on a stack of unfinished arrays rather than in recursion, so that no chain of
     /// follow-ups overflows the thread's stack; a chain of one follow-up each leaves nothing there.
     mutating func reduce(
-        _ batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope
-    ) -> ReducedBatch {
-        var result = ReducedBatch()
+        _ pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope
+    ) -> ReducedPass {
+        var result = ReducedPass()
         recordedEvents = EventPosition()
         var unfinished: [(entries: [QueueEntry], next: Int)] = []
-        var entries = batch
+        var entries = pass
         var start = 0
         var followUpsHandled = 0
         while true {
@@ -218,11 +218,11 @@ struct ReductionPipeline {
         return total
     }
 
-    /// Reduces `batch` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
+    /// Reduces `pass` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
     /// which are handled next (returns where to resume).
     private mutating func reduce(
-        _ batch: [QueueEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
-        into result: inout ReducedBatch
+        _ pass: [QueueEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) -> Int? {
         var runStart = start
         var runHasActions = false
@@ -233,10 +233,10 @@ struct ReductionPipeline {
             }
             guard runHasActions else { return }
             if announcesChanges || !recorders.isEmpty {
-                result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+                result.events.appendChange([ActionRun(entries: pass, range: runStart..<end)])
             }
             // With a tap, a run holds one action, so `state` is the state that action left.
-            if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
+            if let tap { for index in runStart..<end { tap(pass[index].announcedAction, nil, state) } }
         }
         // Checked once per array rather than per action; only a command in it changes it.
         // A history recorder needs to hear where each action ends, and to handle moves: with one, actions
@@ -244,7 +244,7 @@ struct ReductionPipeline {
         // A tap hears each action with the state it leaves: with one, runs hold one action.
         var passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
         // Reading entries through the buffer borrows each action instead of retaining a copy.
-        let stop: Int? = batch.withUnsafeBufferPointer { entries in
+        let stop: Int? = pass.withUnsafeBufferPointer { entries in
             for index in start..<entries.count {
                 let outcome: ReductionOutcome
                 switch entries[index] {
@@ -252,25 +252,25 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = apply(action, at: index, of: batch, state: state, scope: scope)
+                    outcome = apply(action, at: index, of: pass, state: state, scope: scope)
                 case .batch:
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = applyBatch(at: index, of: batch, state: state, scope: scope)
+                    outcome = applyBatch(at: index, of: pass, state: state, scope: scope)
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
                     if passesOneByOne {
-                        passOn(at: index, of: batch, state: state, scope: scope, into: &result)
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if scope.hasFollowUps { return index + 1 }
                     } else {
                         refuse(action, into: &result)
@@ -280,7 +280,7 @@ struct ReductionPipeline {
                     if !command.joinsRun(recordingHistory: !historyRecorders.isEmpty) { closeRun(at: index) }
                     guard
                         let applied = command.handle(
-                            &self, at: index, of: batch, state: state, scope: scope, into: &result)
+                            &self, at: index, of: pass, state: state, scope: scope, into: &result)
                     else {
                         // It applied no action: the next run starts after it. It may have changed
                         // the middleware, the historyRecorders or the tap.
@@ -323,7 +323,7 @@ struct ReductionPipeline {
             return nil
         }
         guard stop == nil else { return stop }
-        closeRun(at: batch.count)
+        closeRun(at: pass.count)
         return nil
     }
 
@@ -353,12 +353,12 @@ struct ReductionPipeline {
         StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install(body)
     }
 
-    /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
+    /// Runs every reducer on `action`, which is `pass[index]`, in registration order.
     /// - Parameter scope: Marked as replaying while a rollback re-applies actions, so that
     ///   re-entrant dispatches and registrations are not made twice.
     @inline(__always)
     mutating func apply(
-        _ action: any ActionProtocol, at index: Int, of batch: [QueueEntry], state: StatePointer,
+        _ action: any ActionProtocol, at index: Int, of pass: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope?
     ) -> ReductionOutcome {
         do {
@@ -371,16 +371,16 @@ struct ReductionPipeline {
                 error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope),
                 site: .action)
         }
-        logCommitted(at: index, of: batch, state: state)
+        logCommitted(at: index, of: pass, state: state)
         return .committed
     }
 
-    /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
+    /// Runs every reducer on each action of the batch that is `pass[index]`, in order, as one
     /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
-        at index: Int, of batch: [QueueEntry], state: StatePointer, scope: StoreCodeScope?
+        at index: Int, of pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope?
     ) -> ReductionOutcome {
-        if case .batch(let actions) = batch[index], actionTypes.holdsAsyncAction(actions) {
+        if case .batch(let actions) = pass[index], actionTypes.holdsAsyncAction(actions) {
             var asyncActions: [any AsyncActionStarting] = []
             var otherActions = 0
             _ = actions.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
@@ -388,33 +388,33 @@ struct ReductionPipeline {
         }
         do {
             try reducers.withUnsafeBufferPointer { reducers in
-                try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
+                try Self.run(reducers, upTo: reducers.count, on: pass[index], state: state)
             }
         } catch {
             let (error, site) = FailureSite.unwrapping(error)
             return .failed(
                 error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope), site: site)
         }
-        logCommitted(at: index, of: batch, state: state)
+        logCommitted(at: index, of: pass, state: state)
         return .committed
     }
 
     /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
     /// dispatch: the log holds what those dispatches committed.
     mutating func replay(
-        _ action: any ActionProtocol, at index: Int, of batch: [QueueEntry], state: StatePointer,
+        _ action: any ActionProtocol, at index: Int, of pass: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope
     ) -> ReductionOutcome {
         let outcome =
             ActionBatch.of(action) == nil
-            ? apply(action, at: index, of: batch, state: state, scope: scope)
-            : applyBatch(at: index, of: batch, state: state, scope: scope)
+            ? apply(action, at: index, of: pass, state: state, scope: scope)
+            : applyBatch(at: index, of: pass, state: state, scope: scope)
         scope.discardDispatches()
         return outcome
     }
 
     /// Fails an async action that reached the reducers (see ``refuse(_:)``), and announces it.
-    func refuse(_ action: any ActionProtocol, into result: inout ReducedBatch) {
+    func refuse(_ action: any ActionProtocol, into result: inout ReducedPass) {
         guard let work = action as? any AsyncActionStarting else {
             preconditionFailure("an entry for an async action holds another action")
         }
@@ -491,20 +491,20 @@ struct ReductionPipeline {
         }
     }
 
-    /// Extends the last logged run when this action directly follows it in the same batch and was
+    /// Extends the last logged run when this action directly follows it in the same pass and was
     /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
     @inline(__always)
     private mutating func logCommitted(
-        at index: Int, of batch: [QueueEntry], state: StatePointer
+        at index: Int, of pass: [QueueEntry], state: StatePointer
     ) {
         loggedActions += 1
-        if !historyRecorders.isEmpty { tellHistoryRecorders(committed: batch[index], state: state) }
+        if !historyRecorders.isEmpty { tellHistoryRecorders(committed: pass[index], state: state) }
         if let last = log.indices.last, log[last].reducerCount == reducers.count,
-            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
+            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: pass)
         {
             log[last].range = log[last].range.lowerBound..<(index + 1)
         } else {
-            log.append(LoggedRun(entries: batch, range: index..<(index + 1), reducerCount: reducers.count))
+            log.append(LoggedRun(entries: pass, range: index..<(index + 1), reducerCount: reducers.count))
         }
         if loggedActions >= checkpointInterval {
             checkpoints.take(state)
@@ -531,7 +531,7 @@ struct ReductionPipeline {
     /// Lets the first history recorder move the state to another step, in place of the reducers:
     /// the new state is one committed change, the base of later rollbacks, announced with `move`.
     mutating func move(
-        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedPass
     ) -> DispatchOutcome {
         let mover = historyRecorders[0]
         do {
@@ -553,11 +553,11 @@ struct ReductionPipeline {
         for recorder in historyRecorders { recorder.retractLast(state: state) }
     }
 
-    /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
-    /// that covers less than half of its batch is copied out. This costs at most
-    /// `checkpointInterval` copies per batch, and keeps memory after a burst at O(interval).
-    private mutating func releaseBatch(_ batch: [QueueEntry]) {
-        for position in log.indices where log[position].entries.isSameBuffer(as: batch) {
+    /// Stops the log from keeping a large pass alive for the few actions it may replay: a run
+    /// that covers less than half of its pass is copied out. This costs at most
+    /// `checkpointInterval` copies per pass, and keeps memory after a burst at O(interval).
+    private mutating func releaseBatch(_ pass: [QueueEntry]) {
+        for position in log.indices where log[position].entries.isSameBuffer(as: pass) {
             let run = log[position]
             guard run.range.count * 2 < run.entries.count else { continue }
             log[position] = LoggedRun(

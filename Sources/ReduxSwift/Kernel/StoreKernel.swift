@@ -394,14 +394,14 @@ final class StoreKernel: @unchecked Sendable {
         scope.install {
             while true {
                 switch next {
-                case .reduce(let batch):
+                case .reduce(let pass):
                     let announcing = notificationCenter.mayHearChanges
                     liveState.announcesChanges = announcing
-                    let reduced = liveState.reduce(batch, scope: scope)
+                    let reduced = liveState.reduce(pass, scope: scope)
                     let events = announcing ? reduced.events : Self.withoutChanges(reduced.events)
                     next = perform(
                         machine.withLock {
-                            $0.finishPass(processed: batch.count, changes: reduced.changes, events: events)
+                            $0.finishPass(processed: pass.count, changes: reduced.changes, events: events)
                         })
                 case .encode(let version):
                     let snapshot = encodeOwnedState(version: version)

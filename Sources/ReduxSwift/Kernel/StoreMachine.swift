@@ -24,7 +24,7 @@ struct StoreMachine<Entry, Waiter> {
     enum Next {
         /// Nothing: return.
         case nothing
-        /// Reduce this batch (the caller holds the state), then report ``finishPass(processed:changes:events:)``.
+        /// Reduce this pass (the caller holds the state), then report ``finishPass(processed:changes:events:)``.
         case reduce([Entry])
         /// Encode the state (the caller holds it) at this version, then report
         /// ``drainerDidEncode(_:)`` or ``snapshotterDidEncode(_:)``.
@@ -389,10 +389,10 @@ struct StoreMachine<Entry, Waiter> {
         return effects
     }
 
-    /// Records a reduced batch and says what the drainer does next.
+    /// Records a reduced pass and says what the drainer does next.
     /// - Parameters:
-    ///   - processed: Entries in the batch.
-    ///   - changes: State changes the batch committed.
+    ///   - processed: Entries in the pass.
+    ///   - changes: State changes the pass committed.
     ///   - events: Notifications to post, in order.
     mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> Effects {
         precondition(holder == .drainer, "finishPass called by a drainer that does not hold the state")
@@ -706,7 +706,7 @@ struct StoreMachine<Entry, Waiter> {
 
     /// Hands over the entries to reduce: exclusive ones first, then the pending ones unless a lock
     /// holds them, and unblocks the dispatchers waiting for room. The new queue starts with the
-    /// capacity of the batch taken (up to the high-water mark), so that a steady stream of
+    /// capacity of the pass taken (up to the high-water mark), so that a steady stream of
     /// dispatches does not regrow it from empty after every pass.
     private mutating func takePending() -> [Entry] {
         if !blockedDispatchers.isEmpty {
@@ -714,18 +714,18 @@ struct StoreMachine<Entry, Waiter> {
             blockedDispatchers.removeAll()
         }
         if !exclusive.isEmpty {
-            var batch: [Entry] = []
-            swap(&batch, &exclusive)
+            var pass: [Entry] = []
+            swap(&pass, &exclusive)
             if lockCount == 0 {
-                batch.append(contentsOf: pending)
+                pass.append(contentsOf: pending)
                 pending.removeAll(keepingCapacity: true)
             }
-            return batch
+            return pass
         }
-        var batch: [Entry] = []
-        batch.reserveCapacity(min(pending.count, highWaterMark))
-        swap(&batch, &pending)
-        return batch
+        var pass: [Entry] = []
+        pass.reserveCapacity(min(pending.count, highWaterMark))
+        swap(&pass, &pending)
+        return pass
     }
 
     /// Wakes every waiter whose target is processed, when the published snapshot is current.

@@ -10,8 +10,8 @@ private struct ReadLog: PipelineCommand {
     let seen: Seen
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         seen.logs.append(state.assuming(TestState.self).pointee.log)
         return nil
@@ -23,10 +23,10 @@ private struct ApplyAppend: PipelineCommand {
     let entry: String
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
-        pipeline.apply(TestAction.append(entry), at: index, of: batch, state: state, scope: scope)
+        pipeline.apply(TestAction.append(entry), at: index, of: pass, state: state, scope: scope)
     }
 
     var announcedAction: any ActionProtocol { TestAction.append(entry) }

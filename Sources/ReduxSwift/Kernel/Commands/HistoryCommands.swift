@@ -5,8 +5,8 @@ struct StartHistoryRecorder: PipelineCommand {
     let start: HistoryRecorderStart
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.addHistoryRecorder(start(state))
         return nil

@@ -6,8 +6,8 @@ struct StartWatching: PipelineCommand {
     let watcher: any StateWatcher
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         var keeps = false
         ReductionPipeline.selecting(scope) { keeps = watcher.activate(on: state) }

@@ -8,10 +8,10 @@ struct ReplayAction: PipelineCommand {
     let action: any ActionProtocol
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
-        let outcome = pipeline.replay(action, at: index, of: batch, state: state, scope: scope)
+        let outcome = pipeline.replay(action, at: index, of: pass, state: state, scope: scope)
         if !pipeline.historyRecorders.isEmpty { pipeline.tellHistoryRecordersFinished(action) }
         return outcome
     }
@@ -38,7 +38,7 @@ struct ReplayTransactionPart: PipelineCommand {
 
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of entries: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         let outcome = pipeline.applyBatch(at: index, of: entries, state: state, scope: scope)
         scope.discardDispatches()
@@ -64,8 +64,8 @@ struct ReplayMove: PipelineCommand {
     let move: ReplayedMove
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.replay(move, state: state, scope: scope, into: &result)
         return nil

@@ -7,8 +7,8 @@ struct TakePartInTransaction: PipelineCommand {
     let participant: TransactionParticipant
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [QueueEntry], state: StatePointer,
-        scope: StoreCodeScope, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.checkpoints.take(state)
         pipeline.clearLog()
