@@ -24,7 +24,7 @@
 /// ``StatePointer``, which checks its type and its scope.
 final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     // `@unchecked Sendable`: every property below is read and written only by the current holder of
-    // the live state; the state changes hands under the kernel's lock, which orders every access.
+    // the live state; the state changes hands under the kernel's mutex, which orders every access.
     // Unchecked exclusivity for the same reason: the holder is one thread at a time.
 
     @exclusivity(unchecked) private var pipeline: ReductionPipeline
@@ -88,7 +88,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
 
     /// How many follow-ups one pass handles before the store warns that store code may be
     /// dispatching in an endless loop. Tests lower it before the store reduces anything; the
-    /// store's lock orders that write before the drainer reads it.
+    /// store's mutex orders that write before the drainer reads it.
     var followUpWarningThreshold: Int {
         get { pipeline.followUpWarningThreshold }
         set { pipeline.followUpWarningThreshold = newValue }

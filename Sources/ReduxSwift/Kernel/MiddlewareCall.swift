@@ -2,7 +2,7 @@
 /// the call it may use until it returns.
 ///
 /// Not `@Sendable`, for the same reason as ``ErasedReducer``: it captures only a `Sendable`
-/// closure and crosses threads only inside the store's lock-protected queue.
+/// closure and crosses threads only inside the store's mutex-guarded queue.
 typealias ErasedMiddleware = (any ActionProtocol, MiddlewareCall) throws -> Void
 
 /// What one middleware may do while it handles one action: read the live state, pass actions on,

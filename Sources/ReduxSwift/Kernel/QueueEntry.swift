@@ -6,7 +6,7 @@
 /// concrete, specialized code whatever `State` is.
 ///
 /// Not `@Sendable`: an erased reducer captures only a `Reducer<State>` (which is `Sendable`) and the
-/// `State` metatype, and it crosses threads only inside the store's lock-protected queue.
+/// `State` metatype, and it crosses threads only inside the store's mutex-guarded queue.
 typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 
 /// Something queued for a store's reducing queue, in one total order.

@@ -53,8 +53,8 @@ final class ObserverBucket {
 
     var isEmpty: Bool { slots.count == tombstones }
 
-    /// The slots, in registration order, for a post to walk after the lock is released.
-    var snapshot: [CenterObserver?] {
+    /// The slots, in the order the observers were added, shared with a post that walks them after the lock is released.
+    var sharedSlots: [CenterObserver?] {
         isShared = true
         return slots
     }
@@ -186,13 +186,13 @@ struct ObserverRegistry {
         var lists: [[CenterObserver?]] = []
         lists.reserveCapacity(4)
         if let objectID, let bucket = buckets[BucketKey(name: name, objectID: objectID)] {
-            lists.append(bucket.snapshot)
+            lists.append(bucket.sharedSlots)
         }
-        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.snapshot) }
+        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.sharedSlots) }
         if let objectID, let bucket = buckets[BucketKey(name: nil, objectID: objectID)] {
-            lists.append(bucket.snapshot)
+            lists.append(bucket.sharedSlots)
         }
-        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.snapshot) }
+        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.sharedSlots) }
         return lists
     }
 }

@@ -13,7 +13,7 @@ protocol OwnerBinding: AnyObject, Sendable {
 ///
 /// `@unchecked Sendable`: `owner` and `observer` are weak references; `observer` is written once
 /// by `attach`, in the observer's initializer, before the store's queue or a deliverer can see the
-/// observer (its registration is queued under the store's lock, which orders the write first).
+/// observer (its registration is queued under the store's mutex, which orders the write first).
 final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
     private(set) weak var owner: Owner?
     private weak var observer: (any CancellableObserver)?

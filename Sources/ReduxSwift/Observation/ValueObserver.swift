@@ -58,7 +58,7 @@ protocol StateWatcher: AnyObject {
 /// promise.
 ///
 /// `@unchecked Sendable`: `closures` is a `LockedValue`; `lastOffered` is touched only by the
-/// holder of the store's live state, which the store's lock hands from thread to thread;
+/// holder of the store's live state, which the store's mutex hands from thread to thread;
 /// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
 /// other properties are immutable and `Sendable`.
