@@ -213,7 +213,7 @@ extension ReductionPipeline {
             replayed.landing.apply(to: state)
         }
         checkpoints.take(state)
-        clearLog()
+        clearReplayList()
         tellHistoryRecordersDiverged(state: state, except: mover)
         announceMove(replayed.move, state: state, scope: scope, into: &result)
         if !historyRecorders.isEmpty { tellHistoryRecordersFinished(replayed.move) }

@@ -6,7 +6,7 @@
 /// encodes or compares the state per action: a step costs one record. A move rebuilds the state
 /// of its target from the newest checkpoint before the first record that changes, re-applying the
 /// records that belong there, with the reducers that saw them, the way a rollback re-applies its
-/// log.
+/// replay list.
 ///
 /// `@unchecked Sendable`: everything but `published` is used only by the holder of the store's
 /// live state (the pipeline calls the history recorder there, one call at a time); `published` is

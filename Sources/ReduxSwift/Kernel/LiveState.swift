@@ -6,15 +6,15 @@
 /// **Cost.** The common path runs each reducer once on the state itself, so an action costs the
 /// reducers' own work plus a few counter updates. Nothing holds a second reference to the state
 /// while reducers run, so Swift's copy-on-write never copies it per action, and nothing copies
-/// the action either: the log and the notifications refer to runs of the pass's array. The
+/// the action either: the replay list and the notifications refer to runs of the pass's array. The
 /// per-action work lives in the non-generic ``ReductionPipeline``; this type only holds the state.
 ///
 /// **Rollback.** The live state keeps a *checkpoint* (the state at some committed version, sharing
-/// storage with it) and the log of actions committed since. When a reducer throws, the state is
-/// rebuilt from the checkpoint by re-applying the logged actions, which is the extra cost a
+/// storage with it) and the replay list of actions committed since. When a reducer throws, the state is
+/// rebuilt from the checkpoint by re-applying the listed actions, which is the extra cost a
 /// failure pays. A checkpoint is taken whenever a snapshot is published (so rollback never
 /// re-applies an action across a state a reader has seen) and every `checkpointInterval` actions
-/// (which bounds the log and the replay). Taking a checkpoint makes the next mutation copy the
+/// (which bounds the replay list). Taking a checkpoint makes the next mutation copy the
 /// storage it touches, once.
 ///
 /// **Holding.** Only the current holder of the live state touches the state, its checkpoint and
@@ -84,7 +84,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     }
 
     /// The number of committed actions a rollback would re-apply right now.
-    var actionsSinceCheckpoint: Int { pipeline.loggedActions }
+    var actionsSinceCheckpoint: Int { pipeline.actionsToReplay }
 
     /// How many follow-ups one pass handles before the store warns that store code may be
     /// dispatching in an endless loop. Tests lower it before the store reduces anything; the
@@ -143,7 +143,7 @@ final class LiveState<State: StateProtocol>: AnyLiveState, @unchecked Sendable {
     func takeCheckpoint() {
         assertOwned()
         checkpoint.value = state
-        pipeline.clearLog()
+        pipeline.clearReplayList()
     }
 
     /// Debug builds: stops the program if the calling thread does not own the live state.

@@ -7,7 +7,7 @@
 /// The pipeline ends the run of committed actions before a command (unless the command
 /// ``joinsRun(recordingHistory:)``), lets it ``handle(_:at:of:state:scope:into:)`` itself, and then
 /// handles what it dispatched to its own store before the entries after it. A command that applies
-/// actions returns how they ended, and they are announced and logged for rollback as a plain
+/// actions returns how they ended, and they are announced and listed for rollback as a plain
 /// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
 /// and what observers hear (``announcedAction``).
 ///
@@ -18,7 +18,7 @@ protocol PipelineCommand {
     /// Handles the command, which is `pass[index]`, as the holder of the state at `state`.
     ///
     /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
-    ///   the pipeline announces, logs and follows up as it does a plain action's.
+    ///   the pipeline announces, lists for rollback and follows up as it does a plain action's.
     func handle(
         _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope, into result: inout ReducedPass

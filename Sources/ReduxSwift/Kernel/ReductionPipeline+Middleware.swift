@@ -17,7 +17,7 @@ extension ReductionPipeline {
         if let move = action as? HistoryAction {
             _ = self.move(move, state: state, scope: scope, into: &result)
         } else {
-            // The entry needs no array of its own: the pass outlives the log and the notification
+            // The entry needs no array of its own: the pass outlives the replay list and the notification
             // that refer to it, as in a run of actions.
             _ = reduce(at: index, of: pass, state: state, scope: scope, into: &result)
         }
@@ -125,7 +125,7 @@ extension ReductionPipeline {
     }
 
     /// Reduces an action that came out of the middleware chain, or hands a move to the history.
-    /// The action gets an entry array of its own, which the rollback log and the notification
+    /// The action gets an entry array of its own, which the replay list and the notification
     /// refer to.
     private mutating func reduceForwarded(
         _ action: any ActionProtocol, state: StatePointer, scope: StoreCodeScope,

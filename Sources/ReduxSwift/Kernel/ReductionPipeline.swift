@@ -3,12 +3,12 @@ enum ReductionOutcome {
     /// Every reducer returned; the change stands.
     case committed
     /// A reducer threw `error`; the state is as it was before the action. `replayFailures` lists
-    /// logged actions that threw when re-applied (only non-deterministic reducers do that): they
+    /// listed actions that threw when re-applied (only non-deterministic reducers do that): they
     /// are dropped from the state as well. `site` says which action of a batch threw.
     case failed(any Error, replayFailures: [ReplayFailure], site: FailureSite)
 }
 
-/// A logged action that threw when a rollback re-applied it, and which action of it threw.
+/// A listed action that threw when a rollback re-applied it, and which action of it threw.
 typealias ReplayFailure = (action: any ActionProtocol, error: any Error, site: FailureSite)
 
 /// Thrown by the reducers of a batch's action, with that action: which action of a batch failed
@@ -27,8 +27,8 @@ struct ReducedPass {
 }
 
 /// Consecutive actions of one pass committed since the checkpoint, all seen by the first
-/// `reducerCount` erased registrations. The log refers to the pass instead of copying each action.
-struct LoggedRun {
+/// `reducerCount` erased registrations. The replay list refers to the pass instead of copying each action.
+struct ReplayRun {
     let entries: [QueueEntry]
     var range: Range<Int>
     let reducerCount: Int
@@ -73,8 +73,8 @@ struct ReductionPipeline {
     /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
     var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
-    private var log: [LoggedRun] = []
-    private(set) var loggedActions = 0
+    private var replayList: [ReplayRun] = []
+    private(set) var actionsToReplay = 0
     /// The action logs recording this store (see `ActionLog.Recording`); empty unless one records.
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
@@ -154,10 +154,10 @@ struct ReductionPipeline {
         historyRecorders.append(recorder)
     }
 
-    /// Forgets the log, after the caller made the current state the checkpoint.
-    mutating func clearLog() {
-        log.removeAll(keepingCapacity: true)
-        loggedActions = 0
+    /// Forgets the replay list, after the caller made the current state the checkpoint.
+    mutating func clearReplayList() {
+        replayList.removeAll(keepingCapacity: true)
+        actionsToReplay = 0
     }
 
     /// Reduces a pass of queued entries in order, on the state at `state`.
@@ -400,7 +400,7 @@ struct ReductionPipeline {
     }
 
     /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
-    /// dispatch: the log holds what those dispatches committed.
+    /// dispatch: the replay list holds what those dispatches committed.
     mutating func replay(
         _ action: any ActionProtocol, at index: Int, of pass: [QueueEntry], state: StatePointer,
         scope: StoreCodeScope
@@ -491,24 +491,25 @@ struct ReductionPipeline {
         }
     }
 
-    /// Extends the last logged run when this action directly follows it in the same pass and was
+    /// Extends the last run of the replay list when this action directly follows it in the same pass and was
     /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
     @inline(__always)
     private mutating func logCommitted(
         at index: Int, of pass: [QueueEntry], state: StatePointer
     ) {
-        loggedActions += 1
+        actionsToReplay += 1
         if !historyRecorders.isEmpty { tellHistoryRecorders(committed: pass[index], state: state) }
-        if let last = log.indices.last, log[last].reducerCount == reducers.count,
-            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: pass)
+        if let last = replayList.indices.last, replayList[last].reducerCount == reducers.count,
+            replayList[last].range.upperBound == index, replayList[last].entries.isSameBuffer(as: pass)
         {
-            log[last].range = log[last].range.lowerBound..<(index + 1)
+            replayList[last].range = replayList[last].range.lowerBound..<(index + 1)
         } else {
-            log.append(LoggedRun(entries: pass, range: index..<(index + 1), reducerCount: reducers.count))
+            replayList.append(
+                ReplayRun(entries: pass, range: index..<(index + 1), reducerCount: reducers.count))
         }
-        if loggedActions >= checkpointInterval {
+        if actionsToReplay >= checkpointInterval {
             checkpoints.take(state)
-            clearLog()
+            clearReplayList()
         }
     }
 
@@ -542,7 +543,7 @@ struct ReductionPipeline {
             return .failed(error)
         }
         checkpoints.take(state)
-        clearLog()
+        clearReplayList()
         tellHistoryRecordersDiverged(state: state, except: mover)
         announceMove(move, state: state, scope: scope, into: &result)
         return .committed
@@ -553,22 +554,22 @@ struct ReductionPipeline {
         for recorder in historyRecorders { recorder.retractLast(state: state) }
     }
 
-    /// Stops the log from keeping a large pass alive for the few actions it may replay: a run
+    /// Stops the replay list from keeping a large pass alive for the few actions it may replay: a run
     /// that covers less than half of its pass is copied out. This costs at most
     /// `checkpointInterval` copies per pass, and keeps memory after a burst at O(interval).
     private mutating func releaseBatch(_ pass: [QueueEntry]) {
-        for position in log.indices where log[position].entries.isSameBuffer(as: pass) {
-            let run = log[position]
+        for position in replayList.indices where replayList[position].entries.isSameBuffer(as: pass) {
+            let run = replayList[position]
             guard run.range.count * 2 < run.entries.count else { continue }
-            log[position] = LoggedRun(
+            replayList[position] = ReplayRun(
                 entries: Array(run.entries[run.range]), range: 0..<run.range.count,
                 reducerCount: run.reducerCount)
         }
     }
 
-    /// Rebuilds the state from the checkpoint and the log. A logged action that throws on replay
-    /// is removed from the log and the replay starts over, so this ends after at most
-    /// `loggedActions` restarts.
+    /// Rebuilds the state from the checkpoint and the replay list. A listed action that throws on replay
+    /// is removed from the replay list and the replay starts over, so this ends after at most
+    /// `actionsToReplay` restarts.
     private mutating func restoreCheckpointAndReplay(
         state: StatePointer, scope: StoreCodeScope?
     ) -> [ReplayFailure] {
@@ -583,11 +584,11 @@ struct ReductionPipeline {
         return failures
     }
 
-    /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
+    /// Re-applies the replay list to the checkpoint. If a listed action throws, removes it from the replay list and
     /// returns it with the error; the state must then be rebuilt again.
     private mutating func replayLog(state: StatePointer) -> ReplayFailure? {
         checkpoints.restore(state)
-        for (position, run) in log.enumerated() {
+        for (position, run) in replayList.enumerated() {
             for index in run.range {
                 let entry = run.entries[index]
                 do {
@@ -604,14 +605,14 @@ struct ReductionPipeline {
         return nil
     }
 
-    /// Removes one action from the log by splitting its run around it.
+    /// Removes one action from the replay list by splitting its run around it.
     private mutating func dropLogged(_ index: Int, inRunAt position: Int) {
-        let run = log[position]
+        let run = replayList[position]
         let pieces = [run.range.lowerBound..<index, (index + 1)..<run.range.upperBound]
             .filter { !$0.isEmpty }
-            .map { LoggedRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
-        log.replaceSubrange(position...position, with: pieces)
-        loggedActions -= 1
+            .map { ReplayRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
+        replayList.replaceSubrange(position...position, with: pieces)
+        actionsToReplay -= 1
     }
 }
 

@@ -61,7 +61,7 @@ final class StoreCodeScope {
     // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
     // check, which ran on every action, can never fire.
 
-    /// True while the store re-applies logged actions to restore a checkpoint.
+    /// True while the store re-applies the replay list to restore a checkpoint.
     @exclusivity(unchecked) var isReplaying = false
     /// True while an action passes through the middleware chain.
     @exclusivity(unchecked) var isPassingThroughMiddleware = false

@@ -11,7 +11,7 @@ struct TakePartInTransaction: PipelineCommand {
         scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.checkpoints.take(state)
-        pipeline.clearLog()
+        pipeline.clearReplayList()
         let entries = [QueueEntry.command(self)]
         let mark = scope.deferredDispatchCount
         switch pipeline.applyBatch(at: 0, of: entries, state: state, scope: scope) {
@@ -30,7 +30,7 @@ struct TakePartInTransaction: PipelineCommand {
                 _ = scope.releaseDispatches()
             } else {
                 pipeline.checkpoints.restore(state)
-                pipeline.clearLog()
+                pipeline.clearReplayList()
                 pipeline.tellHistoryRecordersRetracted(state: state)
                 scope.discardDispatches(from: mark)
             }
