@@ -98,12 +98,12 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
         let encoder = SnapshotCoder.makeEncoder()
         decoder = SnapshotCoder.makeDecoder()
         strictDecoder = SnapshotCoder.makeDecoder(floatStrings: nil)
-        let initialSnapshot = ReducerContext(reducing: nil, owning: nil).install {
+        let initialSnapshot = StoreCodeScope(reducing: nil, holding: nil).install {
             SnapshotCoder.encode(state, version: 0, with: encoder)
         }
         if case .failure(let error) = initialSnapshot.result { StoreKernel.warn(error) }
         kernel = StoreKernel(
-            engine: ReductionEngine(
+            liveState: LiveState(
                 state: state, reducers: reducers, middleware: middleware, encoder: encoder),
             initialSnapshot: initialSnapshot, notificationCenter: notificationCenter,
             label: "ReduxSwift.Store<\(String(describing: State.self))>")
@@ -169,10 +169,10 @@ nonisolated open class Store<State: StateProtocol>: @unchecked Sendable {
     /// inside one of this store's reducers, it takes effect from the next action reduced.
     public func register(_ reducers: [Reducer<State>]) {
         guard !reducers.isEmpty else { return }
-        let erased = ReductionEngine<State>.erase(reducers)
-        if let context = ReducerContext.current, context.reducingKernel === kernel {
-            guard !context.isReplaying else { return }
-            context.deferRegistration(erased)
+        let erased = LiveState<State>.erase(reducers)
+        if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
+            guard !scope.isReplaying else { return }
+            scope.deferRegistration(erased)
             return
         }
         kernel.enqueue(.command(RegisterReducers(reducers: erased)))

@@ -33,7 +33,7 @@ struct StoreFailure: ActionProtocol, CustomStringConvertible {
 /// tagged with the send it came from by a middleware first in the chain.
 ///
 /// `@unchecked Sendable`: `currentSend` is used only by the middleware and the tap, on the store's
-/// queue as the owner of its state, one action at a time; everything else is guarded by
+/// queue as the holder of its state, one action at a time; everything else is guarded by
 /// `condition`.
 final class ReductionRecorder<State: StateProtocol>: @unchecked Sendable {
     private let condition = NSCondition()

@@ -176,7 +176,7 @@ protocol LandingState: AnyObject, Sendable {
 
 /// `@unchecked Sendable`: `state` was decoded from the log for this landing alone, so nothing else
 /// refers to its storage or to the objects it holds; the replay hands it to the store's queue
-/// once, and only the owner of the store's state reads it there.
+/// once, and only the holder of the store's state reads it there.
 final class DecodedLanding<State: StateProtocol>: LandingState, @unchecked Sendable {
     private let state: State
     private let isEqual = Equality.of(State.self)
@@ -205,7 +205,7 @@ extension ReductionPipeline {
     /// logs recording the store with that state, encoded: what a move lands on depends on the
     /// history, which a replay may not have.
     mutating func announceMove(
-        _ move: HistoryAction, state: StatePointer, context: ReducerContext, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedPass
     ) {
         result.changes += 1
         // What committed before the move is recorded before it.
@@ -215,7 +215,7 @@ extension ReductionPipeline {
         guard !recorders.isEmpty else { return }
         markRecorded(result.events)
         // Encoded as a snapshot is, outside any reducer: an `encode(to:)` may read stores.
-        let snapshot = ReducerContext(reducing: nil, owning: context.ownedEngine).install {
+        let snapshot = StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install {
             checkpoints.encode(state)
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
@@ -229,12 +229,12 @@ extension ReductionPipeline {
     /// made the move itself. Otherwise the state is set to the recorded one, and the history
     /// restarts there, since re-applying what it kept does not give that state.
     mutating func replay(
-        _ replayed: ReplayedMove, state: StatePointer, context: ReducerContext,
-        into result: inout ReducedBatch
+        _ replayed: ReplayedMove, state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) {
-        var mover: (any ReductionJournal)?
-        if let history = journals.first,
-            (try? history.move(replayed.move, state: state, context: context)) == true,
+        var mover: (any AnyHistoryRecorder)?
+        if let history = historyRecorders.first,
+            (try? history.move(replayed.move, state: state, scope: scope)) == true,
             replayed.landing.matches(state)
         {
             mover = history
@@ -242,9 +242,9 @@ extension ReductionPipeline {
             replayed.landing.apply(to: state)
         }
         checkpoints.take(state)
-        clearLog()
-        tellJournalsDiverged(state: state, except: mover)
-        announceMove(replayed.move, state: state, context: context, into: &result)
-        if !journals.isEmpty { tellJournalsFinished(replayed.move) }
+        clearReplayList()
+        tellHistoryRecordersDiverged(state: state, except: mover)
+        announceMove(replayed.move, state: state, scope: scope, into: &result)
+        if !historyRecorders.isEmpty { tellHistoryRecordersFinished(replayed.move) }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// are kept.
 extension ActionLog {
     /// How one registered action type is named, encoded and decoded.
-    struct Entry {
+    struct RegisteredType {
         let name: String
         /// The registered type.
         let type: ObjectIdentifier
@@ -167,9 +167,9 @@ private struct ActionRecord: Codable {
                 batch.actions.map { ActionRecord(action: $0, time: nil, log: log) }, forKey: .actions)
             return
         }
-        guard let entry = log.entry(for: action) else { throw Unregistered() }
-        try container.encode(entry.name, forKey: .type)
-        try entry.encode(action, container.superEncoder(forKey: .action))
+        guard let registered = log.registeredType(for: action) else { throw Unregistered() }
+        try container.encode(registered.name, forKey: .type)
+        try registered.encode(action, container.superEncoder(forKey: .action))
     }
 
     init(from decoder: any Decoder) throws {
@@ -200,9 +200,11 @@ private struct ActionRecord: Codable {
             action = try ReplayedMove(from: container.superDecoder(forKey: .action))
             return
         }
-        guard let entry = log.entry(named: name) else { throw UnreadableLine(.unknownType(name: name)) }
+        guard let registered = log.registeredType(named: name) else {
+            throw UnreadableLine(.unknownType(name: name))
+        }
         guard container.contains(.action) else { throw UnreadableLine(.malformed(detail: "no \"action\"")) }
-        action = try entry.decode(container.superDecoder(forKey: .action))
+        action = try registered.decode(container.superDecoder(forKey: .action))
     }
 }
 

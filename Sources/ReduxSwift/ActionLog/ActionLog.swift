@@ -59,8 +59,9 @@ import Android
 /// the registrations in place when it is read.
 public final class ActionLog: Sendable {
     /// The registered action types, by name and by type.
-    private let entries = LockedValue<(byName: [String: Entry], byType: [ObjectIdentifier: Entry])>(
-        ([:], [:]))
+    private let registeredTypes = LockedValue<
+        (byName: [String: RegisteredType], byType: [ObjectIdentifier: RegisteredType])
+    >(([:], [:]))
 
     /// Creates a log that knows no action types yet.
     ///
@@ -84,18 +85,18 @@ public final class ActionLog: Sendable {
         let name = name ?? String(reflecting: type)
         precondition(name != Self.batchName, "\"\(Self.batchName)\" is the name of batches")
         precondition(name != Self.moveName, "\"\(Self.moveName)\" is the name of history moves")
-        let entry = Entry(
+        let registered = RegisteredType(
             name: name, type: ObjectIdentifier(type),
             encode: { action, encoder in try (action as? Recorded)?.encode(to: encoder) },
             decode: { decoder in try Recorded(from: decoder) })
-        entries.withLock { entries in
-            if let registered = entries.byName[name], registered.type != entry.type {
+        registeredTypes.withLock { types in
+            if let earlier = types.byName[name], earlier.type != registered.type {
                 preconditionFailure(
                     "the action log already registers another type as \"\(name)\"; give \(Recorded.self) a name "
                         + "of its own")
             }
-            entries.byName[name] = entry
-            entries.byType[ObjectIdentifier(type)] = entry
+            types.byName[name] = registered
+            types.byType[ObjectIdentifier(type)] = registered
         }
     }
 
@@ -104,15 +105,15 @@ public final class ActionLog: Sendable {
     public func name(of action: any ActionProtocol) -> String? {
         if action is ActionBatch { return Self.batchName }
         if action is HistoryAction { return Self.moveName }
-        return entry(for: action)?.name
+        return registeredType(for: action)?.name
     }
 
-    func entry(for action: any ActionProtocol) -> Entry? {
-        entries.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
+    func registeredType(for action: any ActionProtocol) -> RegisteredType? {
+        registeredTypes.withLock { $0.byType[ObjectIdentifier(type(of: action))] }
     }
 
-    func entry(named name: String) -> Entry? {
-        entries.withLock { $0.byName[name] }
+    func registeredType(named name: String) -> RegisteredType? {
+        registeredTypes.withLock { $0.byName[name] }
     }
 
     /// Starts recording `store`'s committed actions: the recording holds every action dispatched
@@ -207,7 +208,7 @@ extension ActionLog {
     public final class Recording: Sendable {
         /// Handed-over actions that committed together, numbered in the order the store handed them
         /// over, with their timestamp.
-        private struct Batch {
+        private struct Handover {
             let number: Int
             let time: String
             let actions: StoreNotification.ActionList
@@ -217,11 +218,11 @@ extension ActionLog {
             /// The store's kernel, weakly: a recording does not keep its store alive.
             weak var kernel: StoreKernel?
             var isStopped = false
-            /// The lines of the batches written so far, in order.
+            /// The lines of the handovers written so far, in order.
             var lines = Data()
             var skipped = 0
-            /// Batches taken from the sink and not written yet: the numbers `nextToWrite...`.
-            var unwritten: [Batch] = []
+            /// Handovers taken from the sink and not written yet: the numbers `nextToWrite...`.
+            var unwritten: [Handover] = []
             var nextNumber = 0
             var nextToWrite = 0
             /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
@@ -239,11 +240,11 @@ extension ActionLog {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             progress = LockedValue(Progress(kernel: kernel, formatter: formatter))
-            if let context = ReducerContext.current, context.reducingKernel === kernel {
+            if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
                 // Ordered like a dispatch from here, so that the recording starts right after this
                 // action, ahead of the follow-ups it is about to dispatch (none if it fails).
-                if !context.isReplaying {
-                    context.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
+                if !scope.isReplaying {
+                    scope.deferDispatch(.command(StartRecording(sink: sink)), to: .queue(kernel))
                 }
             } else {
                 kernel.enqueue(.command(StartRecording(sink: sink)), .neverHeld)
@@ -287,7 +288,7 @@ extension ActionLog {
             }
             if !wasStopped, let kernel {
                 kernel.enqueue(.command(StopRecording(sink: sink)), .neverHeld)
-                if ReducerContext.current == nil { sink.waitUntilDetached() }
+                if StoreCodeScope.current == nil { sink.waitUntilDetached() }
             }
             return data
         }
@@ -298,11 +299,11 @@ extension ActionLog {
         /// `encode(to:)`, it encodes nothing and returns what is written.
         private func encodeRecorded() -> (lines: Data, skipped: Int) {
             let thisThread = pthread_self()
-            let pending = progress.withLock { log -> [Batch] in
+            let pending = progress.withLock { log -> [Handover] in
                 if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
                 for (time, actions) in sink.take() {
                     let stamp = log.formatter.string(from: time)
-                    log.unwritten.append(Batch(number: log.nextNumber, time: stamp, actions: actions))
+                    log.unwritten.append(Handover(number: log.nextNumber, time: stamp, actions: actions))
                     log.nextNumber += 1
                 }
                 if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
@@ -312,15 +313,15 @@ extension ActionLog {
             // Checked as snapshots are: a payload that would crash `JSONEncoder` (a cycle) or write what
             // cannot be read back (a `Decimal` NaN) is left out and counted, like any that throws.
             let encoder = SnapshotEncoder(sortingKeys: true)
-            let encoded = pending.map { batch in (batch.number, encode(batch, with: encoder)) }
+            let encoded = pending.map { handover in (handover.number, encode(handover, with: encoder)) }
             return progress.withLock { log in
                 if let index = log.encodingThreads.firstIndex(where: { pthread_equal($0, thisThread) != 0 }) {
                     log.encodingThreads.remove(at: index)
                 }
-                // Another reader may have written some of these batches meanwhile: write the rest.
-                for (number, batch) in encoded where number == log.nextToWrite {
-                    log.lines.append(batch.lines)
-                    log.skipped += batch.skipped
+                // Another reader may have written some of these handovers meanwhile: write the rest.
+                for (number, handover) in encoded where number == log.nextToWrite {
+                    log.lines.append(handover.lines)
+                    log.skipped += handover.skipped
                     log.nextToWrite += 1
                 }
                 log.unwritten.removeAll { $0.number < log.nextToWrite }
@@ -328,13 +329,15 @@ extension ActionLog {
             }
         }
 
-        /// The lines of one batch, and how many of its actions were left out.
-        private func encode(_ batch: Batch, with encoder: SnapshotEncoder) -> (lines: Data, skipped: Int) {
+        /// The lines of one handover, and how many of its actions were left out.
+        private func encode(_ handover: Handover, with encoder: SnapshotEncoder) -> (
+            lines: Data, skipped: Int
+        ) {
             var lines = Data()
             var skipped = 0
-            for run in batch.actions.runs {
+            for run in handover.actions.runs {
                 for entry in run.entries[run.range] {
-                    let (line, left) = logLine(for: entry, time: batch.time, with: encoder)
+                    let (line, left) = logLine(for: entry, time: handover.time, with: encoder)
                     skipped += left
                     guard let line else { continue }
                     lines.append(line)
@@ -346,7 +349,7 @@ extension ActionLog {
 
         /// The line of one committed entry, and how many of its actions were left out; a
         /// transaction's part, replayed or not, is marked as one.
-        private func logLine(for entry: PendingEntry, time: String, with encoder: SnapshotEncoder) -> (
+        private func logLine(for entry: QueueEntry, time: String, with encoder: SnapshotEncoder) -> (
             line: Data?, leftOut: Int
         ) {
             if let transaction = entry.transactionPart {

@@ -1,4 +1,4 @@
-/// The history: the journal of what the store's reducers committed, and the moves between its
+/// The history: the record of what the store's reducers committed, and the moves between its
 /// steps.
 ///
 /// Recording keeps each committed entry with the reducers that saw it, and every
@@ -6,13 +6,13 @@
 /// encodes or compares the state per action: a step costs one record. A move rebuilds the state
 /// of its target from the newest checkpoint before the first record that changes, re-applying the
 /// records that belong there, with the reducers that saw them, the way a rollback re-applies its
-/// log.
+/// replay list.
 ///
-/// `@unchecked Sendable`: everything but `published` is used only by the owner of the store's
-/// live state (the pipeline calls the journal there, one call at a time); `published` is guarded
-/// by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
+/// `@unchecked Sendable`: everything but `published` is used only by the holder of the store's
+/// live state (the pipeline calls the history recorder there, one call at a time); `published` is
+/// guarded by its lock. Unchecked exclusivity for the same reason: one thread at a time, and no access to
 /// a property calls out while it lasts, so the runtime's check on every action would never fire.
-final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked Sendable {
+final class HistoryRecorder<State: StateProtocol>: AnyHistoryRecorder, @unchecked Sendable {
     private let limit: HistoryLimit
     private let makesStep: @Sendable (any ActionProtocol) -> Bool
     /// `==` for an `Equatable` state, which lets undo and redo pass over steps that change nothing.
@@ -20,7 +20,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// The status, and how many checkpoints the history keeps (for tests).
     private let published = LockedValue(
         (HistoryStatus(steps: 1, position: 0, actionCount: 0), checkpoints: 1))
-    /// `nil` until the store starts the journal.
+    /// `nil` until the store starts the history recorder.
     @exclusivity(unchecked) private var steps: HistorySteps<State>?
     /// Where the records of the action in progress start: those before belong to earlier actions
     /// or to transactions.
@@ -39,18 +39,18 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// How many copies of the state the history keeps, as of the last `status`.
     var checkpointCount: Int { published.withLock { $0.checkpoints } }
 
-    /// Records the first step: the state when the store starts the journal, in queue order, so
+    /// Records the first step: the state when the store starts the history recorder, in queue order, so
     /// that a transaction committed before it is not part of step 0. From here on the store tells
     /// the recorder of every entry it commits.
-    func start(_ state: StatePointer) -> any ReductionJournal {
+    func start(_ state: StatePointer) -> any AnyHistoryRecorder {
         steps = HistorySteps(start: state.assuming(State.self).pointee)
         publish()
         return self
     }
 
-    // MARK: The journal
+    // MARK: As the pipeline's history recorder
 
-    func committed(_ entry: PendingEntry, reducers: [ErasedReducer], state: StatePointer) {
+    func committed(_ entry: QueueEntry, reducers: [ErasedReducer], state: StatePointer) {
         guard steps != nil else { return }
         if let transaction = entry.transactionPart {
             // Kept as the batch it applied: a record must not keep the transaction's machinery.
@@ -97,7 +97,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
 
     // MARK: Moving
 
-    func move(_ move: HistoryAction, state: StatePointer, context: ReducerContext) throws -> Bool {
+    func move(_ move: HistoryAction, state: StatePointer, scope: StoreCodeScope) throws -> Bool {
         guard steps != nil else { return false }
         // A move adds and drops no record of its own, but may forget steps: the next action's
         // records start where the move left them.
@@ -118,7 +118,7 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
         guard target != steps!.position else { return true }
         while true {
             let base = steps!.base(for: target)
-            let (rebuilt, newCheckpoints) = rebuild(to: target, from: base, context: context)
+            let (rebuilt, newCheckpoints) = rebuild(to: target, from: base, scope: scope)
             if move == .undo || move == .redo, let isEqual, isEqual(rebuilt, live.pointee) {
                 // The step changes nothing here (it changed nothing, or what it changed was
                 // overwritten since): forget it and move on to the next one.
@@ -147,12 +147,12 @@ final class HistoryRecorder<State: StateProtocol>: ReductionJournal, @unchecked 
     /// that made no step and needs a step this state leaves out, say) is left out of this state,
     /// and the rebuild starts over without it.
     private func rebuild(
-        to target: Int, from base: Int, context: ReducerContext
+        to target: Int, from base: Int, scope: StoreCodeScope
     ) -> (State, [HistoryCheckpoint<State>]) {
         let steps = self.steps!
-        let wasReplaying = context.isReplaying
-        context.isReplaying = true
-        defer { context.isReplaying = wasReplaying }
+        let wasReplaying = scope.isReplaying
+        scope.isReplaying = true
+        defer { scope.isReplaying = wasReplaying }
         let activeLimit = steps.activeLimit(at: target)
         let start = steps.checkpoints[base]
         var excluded = Set<Int>()

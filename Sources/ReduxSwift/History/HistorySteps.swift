@@ -1,7 +1,7 @@
 /// One entry the store's reducers committed, as a history keeps it to apply again.
 struct HistoryRecord {
     /// The entry: an action, or a batch (a transaction is kept as the batch it applied).
-    var entry: PendingEntry
+    var entry: QueueEntry
     /// The reducers that saw it; reducers registered later never see it again.
     var reducers: [ErasedReducer]
     /// The step the entry belongs to: `0` for an entry that made no step (a non-step action, a
@@ -88,7 +88,7 @@ struct HistorySteps<State> {
 
     // MARK: Recording
 
-    mutating func append(_ entry: PendingEntry, reducers: [ErasedReducer]) {
+    mutating func append(_ entry: QueueEntry, reducers: [ErasedReducer]) {
         records.append(HistoryRecord(entry: entry, reducers: reducers, owner: HistoryRecord.noStep))
     }
 

@@ -76,10 +76,10 @@ extension Store {
         makesStep: @escaping @Sendable (any ActionProtocol) -> Bool = { _ in true }
     ) -> StoreHistory<State> {
         let history = StoreHistory(store: self, limit: limit, makesStep: makesStep)
-        let entry = PendingEntry.command(StartJournal(start: history.recorder.start))
-        if let context = ReducerContext.current, context.reducingKernel === kernel {
+        let entry = QueueEntry.command(StartHistoryRecorder(start: history.recorder.start))
+        if let scope = StoreCodeScope.current, scope.reducingKernel === kernel {
             // Queued like a dispatch from here, as a registration is.
-            if !context.isReplaying { context.deferDispatch(entry, to: .queue(kernel)) }
+            if !scope.isReplaying { scope.deferDispatch(entry, to: .queue(kernel)) }
         } else {
             kernel.enqueue(entry)
         }

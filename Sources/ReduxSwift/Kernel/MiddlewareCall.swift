@@ -2,14 +2,14 @@
 /// the call it may use until it returns.
 ///
 /// Not `@Sendable`, for the same reason as ``ErasedReducer``: it captures only a `Sendable`
-/// closure and crosses threads only inside the store's lock-protected queue.
+/// closure and crosses threads only inside the store's mutex-guarded queue.
 typealias ErasedMiddleware = (any ActionProtocol, MiddlewareCall) throws -> Void
 
 /// What one middleware may do while it handles one action: read the live state, pass actions on,
 /// and learn how they ended. Valid only until the middleware returns.
 ///
-/// Confined to the owner of the store's live state, like the state it points to; debug builds
-/// check that every use comes from that owner's reducing thread, during the call.
+/// Confined to the holder of the store's live state, like the state it points to; debug builds
+/// check that every use comes from that holder's reducing thread, during the call.
 final class MiddlewareCall {
     /// The live state during a call; `nil` between calls, so that no pointer outlives its scope.
     private var state: StatePointer?
@@ -68,12 +68,12 @@ final class MiddlewareCall {
         return state!.assuming(State.self)
     }
 
-    /// Makes sure the call is still in progress, on the thread that owns the state.
+    /// Makes sure the call is still in progress, on the thread that holds the state.
     func checkActive() {
         precondition(passOn != nil, "a Middleware.Context was used after its middleware returned")
         #if DEBUG
         precondition(
-            ReducerContext.current?.reducingKernel === kernel,
+            StoreCodeScope.current?.reducingKernel === kernel,
             "a Middleware.Context was used on a thread that does not own the store's state")
         #endif
     }

@@ -1,33 +1,33 @@
 /// Something other than an action that a store's reducing queue carries, in order with the actions
-/// (see ``PendingEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
+/// (see ``QueueEntry/command(_:)``): a registration, a replayed action, a transaction's part, a
 /// failure to announce, an observer to start… Each kind is its own type, which handles itself when
-/// the owner of the state reaches it, so a feature that queues something new adds a type rather
+/// the holder of the state reaches it, so a feature that queues something new adds a type rather
 /// than an arm in the pipeline's loop.
 ///
 /// The pipeline ends the run of committed actions before a command (unless the command
-/// ``joinsRun(journaled:)``), lets it ``handle(_:at:of:state:context:into:)`` itself, and then
+/// ``joinsRun(recordingHistory:)``), lets it ``handle(_:at:of:state:scope:into:)`` itself, and then
 /// handles what it dispatched to its own store before the entries after it. A command that applies
-/// actions returns how they ended, and they are announced and logged for rollback as a plain
+/// actions returns how they ended, and they are announced and listed for rollback as a plain
 /// action would be; such a command also says how to apply them again (``reapply(_:upTo:state:)``)
 /// and what observers hear (``announcedAction``).
 ///
-/// Not `Sendable`, like ``PendingEntry``: a command crosses threads only inside the store's
+/// Not `Sendable`, like ``QueueEntry``: a command crosses threads only inside the store's
 /// lock-protected queue. A command's stored properties should fit an existential's inline buffer
 /// (three words), or it is boxed, like an `indirect` case, once per command.
 protocol PipelineCommand {
-    /// Handles the command, which is `batch[index]`, as the owner of the state at `state`.
+    /// Handles the command, which is `pass[index]`, as the holder of the state at `state`.
     ///
     /// - Returns: `nil` if it applied no action; otherwise how the actions it applied ended, which
-    ///   the pipeline announces, logs and follows up as it does a plain action's.
+    ///   the pipeline announces, lists for rollback and follows up as it does a plain action's.
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome?
 
     /// Whether the actions the command applies commit in the run of the actions before it instead
-    /// of starting a new one; `journaled` says whether a journal keeps the store's actions. False
-    /// by default: a command ends the run before it.
-    func joinsRun(journaled: Bool) -> Bool
+    /// of starting a new one; `recordingHistory` says whether a history recorder keeps the store's
+    /// actions. False by default: a command ends the run before it.
+    func joinsRun(recordingHistory: Bool) -> Bool
 
     /// The action observers hear about when the command's actions commit or fail. Only a command
     /// that applies actions, or announces a failure, has one.
@@ -47,7 +47,7 @@ protocol PipelineCommand {
 }
 
 extension PipelineCommand {
-    func joinsRun(journaled: Bool) -> Bool { false }
+    func joinsRun(recordingHistory: Bool) -> Bool { false }
 
     var announcedAction: any ActionProtocol {
         preconditionFailure("\(Self.self) applies no action, so it is never announced")
@@ -64,14 +64,14 @@ extension PipelineCommand {
 /// A command that only changes what the pipeline holds (its reducers, its middleware, its tap) and
 /// applies no action: it says what in ``apply(to:)``, and handles itself with that.
 protocol PipelineChange: PipelineCommand {
-    /// Makes the change, when the owner of the state reaches the command in the queue.
+    /// Makes the change, when the holder of the state reaches the command in the queue.
     func apply(to pipeline: inout ReductionPipeline)
 }
 
 extension PipelineChange {
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         apply(to: &pipeline)
         return nil

@@ -1,27 +1,27 @@
 extension ReductionPipeline {
-    /// Reduces the action or batch that is `batch[index]` on its own: through the middleware, or
-    /// straight to the reducers (or to the history, for a move) when only a journal wants each
+    /// Reduces the action or batch that is `pass[index]` on its own: through the middleware, or
+    /// straight to the reducers (or to the history, for a move) when only a history recorder wants each
     /// action on its own.
     ///
     /// Never inlined: inlined into the loop that reduces plain actions, it made each of them slower.
     @inline(never)
     mutating func passOn(
-        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext,
-        into result: inout ReducedBatch
+        at index: Int, of pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) {
-        let action = batch[index].announcedAction
+        let action = pass[index].announcedAction
         guard middleware.isEmpty else {
-            passThroughMiddleware(action, from: 0, state: state, context: context, into: &result)
+            passThroughMiddleware(action, from: 0, state: state, scope: scope, into: &result)
             return
         }
         if let move = action as? HistoryAction {
-            _ = self.move(move, state: state, context: context, into: &result)
+            _ = self.move(move, state: state, scope: scope, into: &result)
         } else {
-            // The entry needs no array of its own: the batch outlives the log and the notification
+            // The entry needs no array of its own: the pass outlives the replay list and the notification
             // that refer to it, as in a run of actions.
-            _ = reduce(at: index, of: batch, state: state, context: context, into: &result)
+            _ = reduce(at: index, of: pass, state: state, scope: scope, into: &result)
         }
-        finishPassingOn(action, context: context)
+        finishPassingOn(action, scope: scope)
     }
 
     /// Passes one queued action through the middleware from `position` on, then releases the
@@ -33,21 +33,21 @@ extension ReductionPipeline {
     /// during the pass.
     mutating func passThroughMiddleware(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) {
         let holdsAsyncActions = holdsAsyncActions(action)
-        context.isPassingThroughMiddleware = true
-        _ = forward(action, from: position, state: state, context: context, into: &result)
-        context.isPassingThroughMiddleware = false
+        scope.isPassingThroughMiddleware = true
+        _ = forward(action, from: position, state: state, scope: scope, into: &result)
+        scope.isPassingThroughMiddleware = false
         if holdsAsyncActions {
             for work in AsyncActionsHeldForLater.asyncActions(in: action) { work.run.endUnlessHeld() }
         }
-        if !context.releasedAsyncActions.isEmpty {
-            let released = context.releasedAsyncActions
-            context.releasedAsyncActions.removeAll()
+        if !scope.releasedAsyncActions.isEmpty {
+            let released = scope.releasedAsyncActions
+            scope.releasedAsyncActions.removeAll()
             for work in released { work.run.endUnlessHeld() }
         }
-        finishPassingOn(action, context: context)
+        finishPassingOn(action, scope: scope)
     }
 
     /// Whether `action` is an async action or a batch that holds one, at any depth.
@@ -56,40 +56,40 @@ extension ReductionPipeline {
         return actionTypes.isAsyncAction(action)
     }
 
-    /// Tells the journals that `action` is done, and applies what its reducers and middleware
+    /// Tells the historyRecorders that `action` is done, and applies what its reducers and middleware
     /// registered and dispatched.
-    private mutating func finishPassingOn(_ action: any ActionProtocol, context: ReducerContext) {
-        if !journals.isEmpty { tellJournalsFinished(action) }
-        if context.hasDeferredRegistrations {
-            for newReducers in context.takeRegistrations() { register(newReducers) }
+    private mutating func finishPassingOn(_ action: any ActionProtocol, scope: StoreCodeScope) {
+        if !historyRecorders.isEmpty { tellHistoryRecordersFinished(action) }
+        if scope.hasDeferredRegistrations {
+            for newReducers in scope.takeRegistrations() { register(newReducers) }
         }
-        _ = context.releaseDispatches()
+        _ = scope.releaseDispatches()
     }
 
     /// Runs the middleware at `position` on `action`, or the reducers past the last one.
     private mutating func forward(
         _ action: any ActionProtocol, from position: Int, state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> DispatchOutcome {
         guard position < middleware.count else {
-            return reduceForwarded(action, state: state, context: context, into: &result)
+            return reduceForwarded(action, state: state, scope: scope, into: &result)
         }
-        guard let kernel = context.reducingKernel else {
+        guard let kernel = scope.reducingKernel else {
             preconditionFailure("middleware runs only while a store reduces")
         }
         let handler = middleware[position].handler
         let slot = middleware[position].slot
         let call = reusableCall(at: position, kernel: kernel)
-        let mark = context.deferredDispatchCount
+        let mark = scope.deferredDispatchCount
         var committedDispatches: [Range<Int>] = []
         do {
             let passOn = { (next: any ActionProtocol) -> DispatchOutcome in
-                let start = context.deferredDispatchCount
+                let start = scope.deferredDispatchCount
                 let outcome = self.forward(
-                    next, from: position + 1, state: state, context: context, into: &result)
+                    next, from: position + 1, state: state, scope: scope, into: &result)
                 // What a committed action dispatched stands, even if this middleware throws later.
                 if case .committed = outcome {
-                    committedDispatches.append(start..<context.deferredDispatchCount)
+                    committedDispatches.append(start..<scope.deferredDispatchCount)
                 }
                 return outcome
             }
@@ -102,7 +102,7 @@ extension ReductionPipeline {
         } catch {
             // Like a reducer's: a middleware that throws loses the dispatches it made, but not
             // those of the actions it passed on that committed.
-            context.discardDispatches(from: mark, keeping: committedDispatches)
+            scope.discardDispatches(from: mark, keeping: committedDispatches)
             result.events.append(.failed(action, error, site: .middleware))
             tap?(action, error, state)
             return .failed(error)
@@ -125,40 +125,40 @@ extension ReductionPipeline {
     }
 
     /// Reduces an action that came out of the middleware chain, or hands a move to the history.
-    /// The action gets an entry array of its own, which the rollback log and the notification
+    /// The action gets an entry array of its own, which the replay list and the notification
     /// refer to.
     private mutating func reduceForwarded(
-        _ action: any ActionProtocol, state: StatePointer, context: ReducerContext,
-        into result: inout ReducedBatch
+        _ action: any ActionProtocol, state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) -> DispatchOutcome {
-        if !journals.isEmpty, let move = action as? HistoryAction {
-            return self.move(move, state: state, context: context, into: &result)
+        if !historyRecorders.isEmpty, let move = action as? HistoryAction {
+            return self.move(move, state: state, scope: scope, into: &result)
         }
-        var entry = PendingEntry.entry(for: action)
+        var entry = QueueEntry.entry(for: action)
         if case .action = entry, actionTypes.isAsyncAction(action) { entry = .asyncAction(action) }
-        return reduce(at: 0, of: [entry], state: state, context: context, into: &result)
+        return reduce(at: 0, of: [entry], state: state, scope: scope, into: &result)
     }
 
     /// Reduces the action or batch that is `entries[index]`, announces it as a run of its own, and
     /// applies the registrations its reducers made.
     private mutating func reduce(
-        at index: Int, of entries: [PendingEntry], state: StatePointer, context: ReducerContext,
-        into result: inout ReducedBatch
+        at index: Int, of entries: [QueueEntry], state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) -> DispatchOutcome {
-        let mark = context.deferredDispatchCount
+        let mark = scope.deferredDispatchCount
         let outcome: ReductionOutcome
         switch entries[index] {
-        case .batch: outcome = applyBatch(at: index, of: entries, state: state, context: context)
+        case .batch: outcome = applyBatch(at: index, of: entries, state: state, scope: scope)
         case .asyncAction(let action):
             guard let work = action as? any AsyncActionStarting else {
                 preconditionFailure("an entry for an async action holds another action")
             }
             outcome = refuse([work])
         case let entry:
-            outcome = apply(entry.announcedAction, at: index, of: entries, state: state, context: context)
+            outcome = apply(entry.announcedAction, at: index, of: entries, state: state, scope: scope)
         }
-        if context.hasDeferredRegistrations {
-            for newReducers in context.takeRegistrations() { register(newReducers) }
+        if scope.hasDeferredRegistrations {
+            for newReducers in scope.takeRegistrations() { register(newReducers) }
         }
         switch outcome {
         case .committed:
@@ -167,7 +167,7 @@ extension ReductionPipeline {
             tap?(entries[index].announcedAction, nil, state)
             return .committed
         case .failed(let error, let replayFailures, let site):
-            context.discardDispatches(from: mark)
+            scope.discardDispatches(from: mark)
             for failure in replayFailures {
                 result.changes += 1
                 result.events.append(.failed(failure.action, failure.error, site: failure.site))
@@ -180,7 +180,7 @@ extension ReductionPipeline {
     }
 
     /// Announces a committed run, in the same notification as the changes just before it.
-    private func appendChange(_ run: ActionRun, to result: inout ReducedBatch) {
+    private func appendChange(_ run: ActionRun, to result: inout ReducedPass) {
         result.events.appendChange([run])
     }
 }

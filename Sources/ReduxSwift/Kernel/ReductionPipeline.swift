@@ -3,12 +3,12 @@ enum ReductionOutcome {
     /// Every reducer returned; the change stands.
     case committed
     /// A reducer threw `error`; the state is as it was before the action. `replayFailures` lists
-    /// logged actions that threw when re-applied (only non-deterministic reducers do that): they
+    /// listed actions that threw when re-applied (only non-deterministic reducers do that): they
     /// are dropped from the state as well. `site` says which action of a batch threw.
     case failed(any Error, replayFailures: [ReplayFailure], site: FailureSite)
 }
 
-/// A logged action that threw when a rollback re-applied it, and which action of it threw.
+/// A listed action that threw when a rollback re-applied it, and which action of it threw.
 typealias ReplayFailure = (action: any ActionProtocol, error: any Error, site: FailureSite)
 
 /// Thrown by the reducers of a batch's action, with that action: which action of a batch failed
@@ -18,18 +18,18 @@ struct FailedInBatch: Error {
     let error: any Error
 }
 
-/// What reducing one batch produced.
-struct ReducedBatch {
+/// What reducing one pass produced.
+struct ReducedPass {
     /// Committed state changes.
     var changes = 0
     /// Notifications to post, in order.
     var events: [StoreEvent] = []
 }
 
-/// Consecutive actions of one batch committed since the checkpoint, all seen by the first
-/// `reducerCount` erased registrations. The log refers to the batch instead of copying each action.
-struct LoggedRun {
-    let entries: [PendingEntry]
+/// Consecutive actions of one pass committed since the checkpoint, all seen by the first
+/// `reducerCount` erased registrations. The replay list refers to the pass instead of copying each action.
+struct ReplayRun {
+    let entries: [QueueEntry]
     var range: Range<Int>
     let reducerCount: Int
 }
@@ -42,7 +42,7 @@ struct StateOperations {
     /// Replaces the state at the address with the checkpoint.
     let restore: (StatePointer) -> Void
     /// Encodes the state at the address as a snapshot does (its version is not used). Called by
-    /// the owner of the state, outside any reducer.
+    /// the holder of the state, outside any reducer.
     let encode: (StatePointer) -> Snapshot
 }
 
@@ -73,8 +73,8 @@ struct ReductionPipeline {
     /// One reusable call object per middleware position (see `reusableCall(at:kernel:)`).
     var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
-    private var log: [LoggedRun] = []
-    private(set) var loggedActions = 0
+    private var replayList: [ReplayRun] = []
+    private(set) var actionsToReplay = 0
     /// The action logs recording this store (see `ActionLog.Recording`); empty unless one records.
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
@@ -82,15 +82,16 @@ struct ReductionPipeline {
     /// Whether a change may be heard by an observer of notifications; when not, and nothing
     /// records the store, a pass keeps no change events, which nobody would read.
     var announcesChanges = true
-    /// The observers of values, which select from the state after every pass that changes it.
-    private var selections: [any LiveSelection] = []
-    /// How many observers of values make a new one sweep out the ended ones (cancelled, or whose
+    /// The state watchers still at work: value observers, which select from the state after every
+    /// pass that changes it (a place in the queue leaves once reached).
+    private var watchers: [any StateWatcher] = []
+    /// How many value observers make a new one sweep out the ended ones (cancelled, or whose
     /// owner is gone): twice as many as the last sweep left, so that the sweeps cost O(1) per
     /// observer, and the observers ended on a store that does not change (whose passes would drop
     /// them) stay a fraction of the live.
     private var sweepThreshold = 64
     /// What keeps every committed entry (a history); empty unless a history records this store.
-    private(set) var journals: [any ReductionJournal] = []
+    private(set) var historyRecorders: [any AnyHistoryRecorder] = []
     let checkpointInterval: Int
     let checkpoints: StateOperations
     /// Which action types are not ``AsyncAction``s, so that an async action that reaches the
@@ -148,45 +149,45 @@ struct ReductionPipeline {
         middleware.firstIndex { $0.slot > slot } ?? middleware.count
     }
 
-    /// Makes `journal` keep every entry that commits from here on, after those already keeping.
-    mutating func addJournal(_ journal: any ReductionJournal) {
-        journals.append(journal)
+    /// Makes `recorder` keep every entry that commits from here on, after those already keeping.
+    mutating func addHistoryRecorder(_ recorder: any AnyHistoryRecorder) {
+        historyRecorders.append(recorder)
     }
 
-    /// Forgets the log, after the caller made the current state the checkpoint.
-    mutating func clearLog() {
-        log.removeAll(keepingCapacity: true)
-        loggedActions = 0
+    /// Forgets the replay list, after the caller made the current state the checkpoint.
+    mutating func clearReplayList() {
+        replayList.removeAll(keepingCapacity: true)
+        actionsToReplay = 0
     }
 
-    /// Reduces a batch of queued entries in order, on the state at `state`.
+    /// Reduces a pass of queued entries in order, on the state at `state`.
     ///
     /// For each action it applies the registrations its reducers made, then releases the
     /// dispatches they made if it committed or discards them if it failed. Committed actions are
     /// announced as runs of their entry arrays, split around failures and registrations.
     ///
     /// What store code dispatches to this store while handling an entry (its *follow-ups*) is
-    /// handled right after that entry, before the rest of the batch, and their own follow-ups
+    /// handled right after that entry, before the rest of the pass, and their own follow-ups
     /// before their later siblings: the order of nested synchronous dispatches. The entries left
     /// wait on a stack of unfinished arrays rather than in recursion, so that no chain of
     /// follow-ups overflows the thread's stack; a chain of one follow-up each leaves nothing there.
     mutating func reduce(
-        _ batch: [PendingEntry], state: StatePointer, context: ReducerContext
-    ) -> ReducedBatch {
-        var result = ReducedBatch()
+        _ pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope
+    ) -> ReducedPass {
+        var result = ReducedPass()
         recordedEvents = EventPosition()
-        var unfinished: [(entries: [PendingEntry], next: Int)] = []
-        var entries = batch
+        var unfinished: [(entries: [QueueEntry], next: Int)] = []
+        var entries = pass
         var start = 0
         var followUpsHandled = 0
         while true {
-            if let stop = reduce(entries, from: start, state: state, context: context, into: &result) {
+            if let stop = reduce(entries, from: start, state: state, scope: scope, into: &result) {
                 if stop < entries.count {
                     unfinished.append((entries, stop))
                 } else {
                     releaseBatch(entries)
                 }
-                entries = context.takeFollowUps()
+                entries = scope.takeFollowUps()
                 start = 0
                 followUpsHandled = reportEndlessFollowUps(handled: followUpsHandled, adding: entries.count)
                 continue
@@ -196,7 +197,7 @@ struct ReductionPipeline {
             (entries, start) = resumed
         }
         if !recorders.isEmpty { feedRecorders(result.events) }
-        if result.changes > 0, !selections.isEmpty { select(from: state, context: context) }
+        if result.changes > 0, !watchers.isEmpty { select(from: state, scope: scope) }
         return result
     }
 
@@ -217,11 +218,11 @@ struct ReductionPipeline {
         return total
     }
 
-    /// Reduces `batch` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
+    /// Reduces `pass` from `start` on, until it ends (returns `nil`) or an entry leaves follow-ups,
     /// which are handled next (returns where to resume).
     private mutating func reduce(
-        _ batch: [PendingEntry], from start: Int, state: StatePointer, context: ReducerContext,
-        into result: inout ReducedBatch
+        _ pass: [QueueEntry], from start: Int, state: StatePointer, scope: StoreCodeScope,
+        into result: inout ReducedPass
     ) -> Int? {
         var runStart = start
         var runHasActions = false
@@ -232,18 +233,18 @@ struct ReductionPipeline {
             }
             guard runHasActions else { return }
             if announcesChanges || !recorders.isEmpty {
-                result.events.appendChange([ActionRun(entries: batch, range: runStart..<end)])
+                result.events.appendChange([ActionRun(entries: pass, range: runStart..<end)])
             }
             // With a tap, a run holds one action, so `state` is the state that action left.
-            if let tap { for index in runStart..<end { tap(batch[index].announcedAction, nil, state) } }
+            if let tap { for index in runStart..<end { tap(pass[index].announcedAction, nil, state) } }
         }
         // Checked once per array rather than per action; only a command in it changes it.
-        // A journal needs to hear where each action ends, and to handle moves: with one, actions
+        // A history recorder needs to hear where each action ends, and to handle moves: with one, actions
         // go one at a time, as through middleware.
         // A tap hears each action with the state it leaves: with one, runs hold one action.
-        var passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
+        var passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
         // Reading entries through the buffer borrows each action instead of retaining a copy.
-        let stop: Int? = batch.withUnsafeBufferPointer { entries in
+        let stop: Int? = pass.withUnsafeBufferPointer { entries in
             for index in start..<entries.count {
                 let outcome: ReductionOutcome
                 switch entries[index] {
@@ -251,47 +252,47 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = apply(action, at: index, of: batch, state: state, context: context)
+                    outcome = apply(action, at: index, of: pass, state: state, scope: scope)
                 case .batch:
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
-                    outcome = applyBatch(at: index, of: batch, state: state, context: context)
+                    outcome = applyBatch(at: index, of: pass, state: state, scope: scope)
                 case .asyncAction(let action):
                     closeRun(at: index)
                     runStart = index + 1
                     if passesOneByOne {
-                        passOn(at: index, of: batch, state: state, context: context, into: &result)
-                        if context.hasFollowUps { return index + 1 }
+                        passOn(at: index, of: pass, state: state, scope: scope, into: &result)
+                        if scope.hasFollowUps { return index + 1 }
                     } else {
                         refuse(action, into: &result)
                     }
                     continue
                 case .command(let command):
-                    if !command.joinsRun(journaled: !journals.isEmpty) { closeRun(at: index) }
+                    if !command.joinsRun(recordingHistory: !historyRecorders.isEmpty) { closeRun(at: index) }
                     guard
                         let applied = command.handle(
-                            &self, at: index, of: batch, state: state, context: context, into: &result)
+                            &self, at: index, of: pass, state: state, scope: scope, into: &result)
                     else {
                         // It applied no action: the next run starts after it. It may have changed
-                        // the middleware, the journals or the tap.
+                        // the middleware, the historyRecorders or the tap.
                         runStart = index + 1
-                        passesOneByOne = !middleware.isEmpty || !journals.isEmpty || tap != nil
-                        if context.hasFollowUps { return index + 1 }
+                        passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
+                        if scope.hasFollowUps { return index + 1 }
                         continue
                     }
                     outcome = applied
                 }
-                if context.hasDeferredRegistrations {
-                    for newReducers in context.takeRegistrations() {
+                if scope.hasDeferredRegistrations {
+                    for newReducers in scope.takeRegistrations() {
                         reducers.append(contentsOf: newReducers)
                     }
                 }
@@ -299,14 +300,14 @@ struct ReductionPipeline {
                 case .committed:
                     result.changes += 1
                     runHasActions = true
-                    if context.releaseDispatches() {
+                    if scope.releaseDispatches() {
                         closeRun(at: index + 1)
                         return index + 1
                     }
                     // A replayed action commits in a run even when actions pass on one by one.
                     if tap != nil { closeRun(at: index + 1) }
                 case .failed(let error, let replayFailures, let site):
-                    context.discardDispatches()
+                    scope.discardDispatches()
                     closeRun(at: index)
                     runStart = index + 1
                     for failure in replayFailures {
@@ -322,43 +323,43 @@ struct ReductionPipeline {
             return nil
         }
         guard stop == nil else { return stop }
-        closeRun(at: batch.count)
+        closeRun(at: pass.count)
         return nil
     }
 
-    /// Adds an observer of values; past the threshold, first drops the ended ones.
-    mutating func keep(_ selection: any LiveSelection) {
-        if selections.count >= sweepThreshold {
-            selections.removeAll { $0.hasEnded() }
-            sweepThreshold = max(64, selections.count * 2)
+    /// Adds a value observer; past the threshold, first drops the ended ones.
+    mutating func keep(_ watcher: any StateWatcher) {
+        if watchers.count >= sweepThreshold {
+            watchers.removeAll { $0.hasEnded() }
+            sweepThreshold = max(64, watchers.count * 2)
         }
-        selections.append(selection)
+        watchers.append(watcher)
     }
 
-    /// Lets every observer of values select from the changed state, and drops the cancelled ones.
-    private mutating func select(from state: StatePointer, context: ReducerContext) {
+    /// Lets every value observer select from the changed state, and drops the cancelled ones.
+    private mutating func select(from state: StatePointer, scope: StoreCodeScope) {
         // A selector cannot reach the pipeline: an observer it registers is queued like a dispatch.
-        Self.selecting(context) { selections.removeAll { !$0.select(from: state) } }
+        Self.selecting(scope) { watchers.removeAll { !$0.select(from: state) } }
     }
 
-    /// Ends every observer of values, when the store is freed: no value will come any more.
-    func endSelections() {
-        for selection in selections { selection.storeDidEnd() }
+    /// Ends every value observer, when the store is freed: no value will come any more.
+    func endWatchers() {
+        for watcher in watchers { watcher.storeDidEnd() }
     }
 
-    /// Runs selectors as the owner of the state, outside any reducer: a selector that reads a
+    /// Runs selectors as the holder of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
-    static func selecting(_ context: ReducerContext, _ body: () -> Void) {
-        ReducerContext(reducing: nil, owning: context.ownedEngine).install(body)
+    static func selecting(_ scope: StoreCodeScope, _ body: () -> Void) {
+        StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install(body)
     }
 
-    /// Runs every reducer on `action`, which is `batch[index]`, in registration order.
-    /// - Parameter context: Marked as replaying while a rollback re-applies actions, so that
+    /// Runs every reducer on `action`, which is `pass[index]`, in registration order.
+    /// - Parameter scope: Marked as replaying while a rollback re-applies actions, so that
     ///   re-entrant dispatches and registrations are not made twice.
     @inline(__always)
     mutating func apply(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext?
+        _ action: any ActionProtocol, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope?
     ) -> ReductionOutcome {
         do {
             // Through the buffer, each reducer is called without retaining and releasing it.
@@ -367,19 +368,19 @@ struct ReductionPipeline {
             }
         } catch {
             return .failed(
-                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context),
+                error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope),
                 site: .action)
         }
-        logCommitted(at: index, of: batch, state: state)
+        logCommitted(at: index, of: pass, state: state)
         return .committed
     }
 
-    /// Runs every reducer on each action of the batch that is `batch[index]`, in order, as one
+    /// Runs every reducer on each action of the batch that is `pass[index]`, in order, as one
     /// unit: if any reducer throws on any of them, the state is rebuilt as for one action.
     mutating func applyBatch(
-        at index: Int, of batch: [PendingEntry], state: StatePointer, context: ReducerContext?
+        at index: Int, of pass: [QueueEntry], state: StatePointer, scope: StoreCodeScope?
     ) -> ReductionOutcome {
-        if case .batch(let actions) = batch[index], actionTypes.holdsAsyncAction(actions) {
+        if case .batch(let actions) = pass[index], actionTypes.holdsAsyncAction(actions) {
             var asyncActions: [any AsyncActionStarting] = []
             var otherActions = 0
             _ = actions.takingOutAsyncActions(into: &asyncActions, counting: &otherActions)
@@ -387,33 +388,33 @@ struct ReductionPipeline {
         }
         do {
             try reducers.withUnsafeBufferPointer { reducers in
-                try Self.run(reducers, upTo: reducers.count, on: batch[index], state: state)
+                try Self.run(reducers, upTo: reducers.count, on: pass[index], state: state)
             }
         } catch {
             let (error, site) = FailureSite.unwrapping(error)
             return .failed(
-                error, replayFailures: restoreCheckpointAndReplay(state: state, context: context), site: site)
+                error, replayFailures: restoreCheckpointAndReplay(state: state, scope: scope), site: site)
         }
-        logCommitted(at: index, of: batch, state: state)
+        logCommitted(at: index, of: pass, state: state)
         return .committed
     }
 
     /// Applies an action an ``ActionLog`` replays with the reducers alone, and drops what they
-    /// dispatch: the log holds what those dispatches committed.
+    /// dispatch: the replay list holds what those dispatches committed.
     mutating func replay(
-        _ action: any ActionProtocol, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext
+        _ action: any ActionProtocol, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope
     ) -> ReductionOutcome {
         let outcome =
             ActionBatch.of(action) == nil
-            ? apply(action, at: index, of: batch, state: state, context: context)
-            : applyBatch(at: index, of: batch, state: state, context: context)
-        context.discardDispatches()
+            ? apply(action, at: index, of: pass, state: state, scope: scope)
+            : applyBatch(at: index, of: pass, state: state, scope: scope)
+        scope.discardDispatches()
         return outcome
     }
 
     /// Fails an async action that reached the reducers (see ``refuse(_:)``), and announces it.
-    func refuse(_ action: any ActionProtocol, into result: inout ReducedBatch) {
+    func refuse(_ action: any ActionProtocol, into result: inout ReducedPass) {
         guard let work = action as? any AsyncActionStarting else {
             preconditionFailure("an entry for an async action holds another action")
         }
@@ -435,7 +436,7 @@ struct ReductionPipeline {
     /// Applies the first `count` reducers to an entry's action, or to each action of its batch.
     /// A history re-applies its entries with this too.
     static func run(
-        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: PendingEntry,
+        _ reducers: UnsafeBufferPointer<ErasedReducer>, upTo count: Int, on entry: QueueEntry,
         state: StatePointer
     ) throws {
         switch entry {
@@ -490,103 +491,104 @@ struct ReductionPipeline {
         }
     }
 
-    /// Extends the last logged run when this action directly follows it in the same batch and was
+    /// Extends the last run of the replay list when this action directly follows it in the same pass and was
     /// seen by the same reducers; otherwise starts a new run. Runs never span a failed action.
     @inline(__always)
     private mutating func logCommitted(
-        at index: Int, of batch: [PendingEntry], state: StatePointer
+        at index: Int, of pass: [QueueEntry], state: StatePointer
     ) {
-        loggedActions += 1
-        if !journals.isEmpty { tellJournals(committed: batch[index], state: state) }
-        if let last = log.indices.last, log[last].reducerCount == reducers.count,
-            log[last].range.upperBound == index, log[last].entries.isSameBuffer(as: batch)
+        actionsToReplay += 1
+        if !historyRecorders.isEmpty { tellHistoryRecorders(committed: pass[index], state: state) }
+        if let last = replayList.indices.last, replayList[last].reducerCount == reducers.count,
+            replayList[last].range.upperBound == index, replayList[last].entries.isSameBuffer(as: pass)
         {
-            log[last].range = log[last].range.lowerBound..<(index + 1)
+            replayList[last].range = replayList[last].range.lowerBound..<(index + 1)
         } else {
-            log.append(LoggedRun(entries: batch, range: index..<(index + 1), reducerCount: reducers.count))
+            replayList.append(
+                ReplayRun(entries: pass, range: index..<(index + 1), reducerCount: reducers.count))
         }
-        if loggedActions >= checkpointInterval {
+        if actionsToReplay >= checkpointInterval {
             checkpoints.take(state)
-            clearLog()
+            clearReplayList()
         }
     }
 
-    /// Tells the journals that `entry` committed, with the reducers that saw it.
-    private func tellJournals(committed entry: PendingEntry, state: StatePointer) {
-        for journal in journals { journal.committed(entry, reducers: reducers, state: state) }
+    /// Tells the historyRecorders that `entry` committed, with the reducers that saw it.
+    private func tellHistoryRecorders(committed entry: QueueEntry, state: StatePointer) {
+        for recorder in historyRecorders { recorder.committed(entry, reducers: reducers, state: state) }
     }
 
-    /// Tells the journals that the pipeline is done with a dispatched action.
-    func tellJournalsFinished(_ action: any ActionProtocol) {
-        for journal in journals { journal.finished(action) }
+    /// Tells the historyRecorders that the pipeline is done with a dispatched action.
+    func tellHistoryRecordersFinished(_ action: any ActionProtocol) {
+        for recorder in historyRecorders { recorder.finished(action) }
     }
 
-    /// Tells the journals that the state changed in a way re-applying what they kept does not
+    /// Tells the historyRecorders that the state changed in a way re-applying what they kept does not
     /// give; all but `mover`, which made the change itself.
-    func tellJournalsDiverged(state: StatePointer, except mover: (any ReductionJournal)? = nil) {
-        for journal in journals where journal !== mover { journal.diverged(state: state) }
+    func tellHistoryRecordersDiverged(state: StatePointer, except mover: (any AnyHistoryRecorder)? = nil) {
+        for recorder in historyRecorders where recorder !== mover { recorder.diverged(state: state) }
     }
 
-    /// Lets the first journal (a history) move the state to another step, in place of the reducers:
+    /// Lets the first history recorder move the state to another step, in place of the reducers:
     /// the new state is one committed change, the base of later rollbacks, announced with `move`.
     mutating func move(
-        _ move: HistoryAction, state: StatePointer, context: ReducerContext, into result: inout ReducedBatch
+        _ move: HistoryAction, state: StatePointer, scope: StoreCodeScope, into result: inout ReducedPass
     ) -> DispatchOutcome {
-        let mover = journals[0]
+        let mover = historyRecorders[0]
         do {
-            guard try mover.move(move, state: state, context: context) else { return .dropped }
+            guard try mover.move(move, state: state, scope: scope) else { return .dropped }
         } catch {
             result.events.append(.failed(move, error))
             tap?(move, error, state)
             return .failed(error)
         }
         checkpoints.take(state)
-        clearLog()
-        tellJournalsDiverged(state: state, except: mover)
-        announceMove(move, state: state, context: context, into: &result)
+        clearReplayList()
+        tellHistoryRecordersDiverged(state: state, except: mover)
+        announceMove(move, state: state, scope: scope, into: &result)
         return .committed
     }
 
-    /// Tells the journals that the entry they heard of last was undone.
-    func tellJournalsRetracted(state: StatePointer) {
-        for journal in journals { journal.retractLast(state: state) }
+    /// Tells the historyRecorders that the entry they heard of last was undone.
+    func tellHistoryRecordersRetracted(state: StatePointer) {
+        for recorder in historyRecorders { recorder.retractLast(state: state) }
     }
 
-    /// Stops the log from keeping a large batch alive for the few actions it may replay: a run
-    /// that covers less than half of its batch is copied out. This costs at most
-    /// `checkpointInterval` copies per batch, and keeps memory after a burst at O(interval).
-    private mutating func releaseBatch(_ batch: [PendingEntry]) {
-        for position in log.indices where log[position].entries.isSameBuffer(as: batch) {
-            let run = log[position]
+    /// Stops the replay list from keeping a large pass alive for the few actions it may replay: a run
+    /// that covers less than half of its pass is copied out. This costs at most
+    /// `checkpointInterval` copies per pass, and keeps memory after a burst at O(interval).
+    private mutating func releaseBatch(_ pass: [QueueEntry]) {
+        for position in replayList.indices where replayList[position].entries.isSameBuffer(as: pass) {
+            let run = replayList[position]
             guard run.range.count * 2 < run.entries.count else { continue }
-            log[position] = LoggedRun(
+            replayList[position] = ReplayRun(
                 entries: Array(run.entries[run.range]), range: 0..<run.range.count,
                 reducerCount: run.reducerCount)
         }
     }
 
-    /// Rebuilds the state from the checkpoint and the log. A logged action that throws on replay
-    /// is removed from the log and the replay starts over, so this ends after at most
-    /// `loggedActions` restarts.
+    /// Rebuilds the state from the checkpoint and the replay list. A listed action that throws on replay
+    /// is removed from the replay list and the replay starts over, so this ends after at most
+    /// `actionsToReplay` restarts.
     private mutating func restoreCheckpointAndReplay(
-        state: StatePointer, context: ReducerContext?
+        state: StatePointer, scope: StoreCodeScope?
     ) -> [ReplayFailure] {
-        let wasReplaying = context?.isReplaying ?? false
-        context?.isReplaying = true
-        defer { context?.isReplaying = wasReplaying }
+        let wasReplaying = scope?.isReplaying ?? false
+        scope?.isReplaying = true
+        defer { scope?.isReplaying = wasReplaying }
         var failures: [ReplayFailure] = []
         while let failure = replayLog(state: state) {
             failures.append(failure)
         }
-        if !failures.isEmpty { tellJournalsDiverged(state: state) }
+        if !failures.isEmpty { tellHistoryRecordersDiverged(state: state) }
         return failures
     }
 
-    /// Re-applies the log to the checkpoint. If a logged action throws, removes it from the log and
+    /// Re-applies the replay list to the checkpoint. If a listed action throws, removes it from the replay list and
     /// returns it with the error; the state must then be rebuilt again.
     private mutating func replayLog(state: StatePointer) -> ReplayFailure? {
         checkpoints.restore(state)
-        for (position, run) in log.enumerated() {
+        for (position, run) in replayList.enumerated() {
             for index in run.range {
                 let entry = run.entries[index]
                 do {
@@ -603,14 +605,14 @@ struct ReductionPipeline {
         return nil
     }
 
-    /// Removes one action from the log by splitting its run around it.
+    /// Removes one action from the replay list by splitting its run around it.
     private mutating func dropLogged(_ index: Int, inRunAt position: Int) {
-        let run = log[position]
+        let run = replayList[position]
         let pieces = [run.range.lowerBound..<index, (index + 1)..<run.range.upperBound]
             .filter { !$0.isEmpty }
-            .map { LoggedRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
-        log.replaceSubrange(position...position, with: pieces)
-        loggedActions -= 1
+            .map { ReplayRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
+        replayList.replaceSubrange(position...position, with: pieces)
+        actionsToReplay -= 1
     }
 }
 
@@ -628,7 +630,7 @@ extension Array {
 /// An async action that reaches the reducers never runs, and the store reports it. A type is cast
 /// once and then recognized by its metadata: the type seen last with one comparison, the others
 /// seen before by a short scan. Each store keeps one under its lock, for dispatches from outside
-/// (which know their type statically), and the owner of its state keeps others, for what store
+/// (which know their type statically), and the holder of its state keeps others, for what store
 /// code dispatches and what reaches the reducers in a batch or from a middleware.
 struct ActionTypes {
     /// The type found plain last; `Never`, which no action is, until then.
@@ -668,15 +670,15 @@ struct ActionTypes {
         return false
     }
 
-    /// Makes `entry`, an action dispatched as `type`, ``PendingEntry/asyncAction(_:)`` if it holds
+    /// Makes `entry`, an action dispatched as `type`, ``QueueEntry/asyncAction(_:)`` if it holds
     /// an async action. In place, so that a plain action's entry is not copied.
     @inline(__always)
-    mutating func mark(_ entry: inout PendingEntry, dispatchedAs type: ObjectIdentifier) {
+    mutating func mark(_ entry: inout QueueEntry, dispatchedAs type: ObjectIdentifier) {
         if type != last { markIfAsync(&entry, type) }
     }
 
     @inline(never)
-    private mutating func markIfAsync(_ entry: inout PendingEntry, _ type: ObjectIdentifier) {
+    private mutating func markIfAsync(_ entry: inout QueueEntry, _ type: ObjectIdentifier) {
         guard case .action(let action) = entry, classify(action, type) else { return }
         entry = .asyncAction(action)
     }

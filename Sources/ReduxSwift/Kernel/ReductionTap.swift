@@ -2,7 +2,7 @@
 /// `TestStore` (in `ReduxSwiftTesting`) checks, whatever made the change (the middleware chain,
 /// a ``StoreTransaction``, an ``ActionLog`` replay, a history move, or async work that failed).
 ///
-/// Called on the store's queue, as the owner of the state, right where the store records the
+/// Called on the store's queue, as the holder of the state, right where the store records the
 /// announcement, so in the order observers hear them: `error` is `nil` for an action (or batch,
 /// transaction part or move) that committed, and the error for one that failed. A committed
 /// action is heard once, with the state right after it, even among replayed actions that would

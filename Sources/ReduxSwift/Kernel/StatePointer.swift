@@ -11,7 +11,7 @@ struct StatePointer {
     private let stateType: ObjectIdentifier
     private let scope: Scope
 
-    /// Whether the scope that produced a pointer is still running. Confined to the owner of the
+    /// Whether the scope that produced a pointer is still running. Confined to the holder of the
     /// state, like the pointer.
     private final class Scope {
         var isLive = true

@@ -7,7 +7,7 @@ import Foundation
 /// transition of the ``StoreMachine`` under the lock and then performs what the transition answers
 /// (one ``StoreMachine/Effects``) after releasing it: wake readers, unblock dispatchers, schedule a
 /// drain on the reducing queue or a delivery on the delivery queue, and say what the calling thread
-/// does next. The drain loop reduces with the store's ``AnyReductionEngine``; the delivery posts the
+/// does next. The drain loop reduces with the store's ``AnyLiveState``; the delivery posts the
 /// store's notifications to its ``StoreNotificationCenter``.
 ///
 /// Not generic on purpose. `Store` is generic over the client's state and runs unspecialized; from
@@ -15,16 +15,16 @@ import Foundation
 /// every dispatch, which cost more than the rest of the dispatch. A concrete class keeps every call
 /// on the dispatch path concrete.
 final class StoreKernel: @unchecked Sendable {
-    // `@unchecked Sendable`: the machine is guarded by its lock; `engine` is used only by the owner
-    // of the live state (ownership changes hands under that lock); `store` is written once, by
+    // `@unchecked Sendable`: the machine is guarded by its lock; `liveState` is used only by the holder
+    // of the live state (the state changes hands under that lock); `store` is written once, by
     // `attach(sender:)` in the store's initializer, before any other thread can see the kernel;
     // the other properties are immutable and `Sendable`.
 
-    typealias Machine = StoreMachine<PendingEntry, Waiter>
+    typealias Machine = StoreMachine<QueueEntry, Waiter>
 
     private let machine: LockedValue<Machine>
-    /// The live state, its reducers and middleware; touched only by the owner of the state.
-    let engine: any AnyReductionEngine
+    /// The live state, its reducers and middleware; touched only by the holder of the state.
+    let liveState: any AnyLiveState
     /// Where the store's notifications go.
     let notificationCenter: StoreNotificationCenter
     /// The store, while it exists: the sender of its notifications. Weak, since the store owns its kernel;
@@ -35,9 +35,9 @@ final class StoreKernel: @unchecked Sendable {
     let transactionGate = NSLock()
     private let reduceQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
-    /// The action types the owner of the state found not to be ``AsyncAction``s, for what store
-    /// code dispatches; touched only by the owner of the state, like `engine`.
-    @exclusivity(unchecked) var ownerActionTypes = ActionTypes()
+    /// The action types the holder of the state found not to be ``AsyncAction``s, for what store
+    /// code dispatches; touched only by the holder of the state, like `liveState`.
+    @exclusivity(unchecked) var holderActionTypes = ActionTypes()
     /// The kinds of action whose failure no observer heard was reported (see
     /// ``reportUnobserved(_:_:site:)``).
     let reportedFailureKinds = LockedValue<Set<String>>([])
@@ -47,13 +47,13 @@ final class StoreKernel: @unchecked Sendable {
     let storeFailureTap = LockedValue<(@Sendable (any Error) -> Void)?>(nil)
 
     init(
-        engine: any AnyReductionEngine, initialSnapshot: Snapshot,
+        liveState: any AnyLiveState, initialSnapshot: Snapshot,
         notificationCenter: StoreNotificationCenter,
         label: String
     ) {
         machine = LockedValue(Machine(initialSnapshot: initialSnapshot))
-        self.engine = engine
-        engine.checksOwnership = true
+        self.liveState = liveState
+        liveState.checksHolder = true
         self.notificationCenter = notificationCenter
         reduceQueue = DispatchQueue(
             label: label + ".reduce", qos: .userInitiated, autoreleaseFrequency: .workItem)
@@ -69,28 +69,28 @@ final class StoreKernel: @unchecked Sendable {
     // MARK: Dispatching
 
     /// Dispatches `action` from the calling thread: deferred until the current action commits when
-    /// called from store code (see ``ReducerContext``), queued otherwise. Its static type tells an
+    /// called from store code (see ``StoreCodeScope``), queued otherwise. Its static type tells an
     /// ``AsyncAction`` apart without a cast (see ``ActionTypes``); an existential is opened to it.
     @inline(__always)
     func dispatch<Action: ActionProtocol>(action: Action) {
-        let entry = PendingEntry.entry(for: action)
+        let entry = QueueEntry.entry(for: action)
         let type = ObjectIdentifier(Action.self)
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return }
         enqueue(entry, dispatchedAs: type)
     }
 
     /// Dispatches an entry that is not an action dispatched by the app (an action passed on later)
     /// like ``dispatch(action:)``.
-    func dispatch(_ entry: PendingEntry) {
-        if ReducerContext.deferIfReducing(entry, to: .queue(self)) { return }
+    func dispatch(_ entry: QueueEntry) {
+        if StoreCodeScope.deferIfReducing(entry, to: .queue(self)) { return }
         enqueue(entry)
     }
 
     /// Dispatches `entry` like ``dispatch(action:)``, but never waits for room: returns whether the
     /// queue is full, so that a caller holding a lock can release it before ``waitForRoom()``.
     /// (Waiting under a lock the drainer may need, as an async action's run lock, deadlocks.)
-    func dispatchWithoutWaitingForRoom(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
+    func dispatchWithoutWaitingForRoom(_ entry: QueueEntry, dispatchedAs type: ObjectIdentifier?) -> Bool {
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .queue(self)) { return false }
         var entry = Optional(entry)
         var effects = machine.withLock { machine in
             if let type { machine.actionTypes.mark(&entry!, dispatchedAs: type) }
@@ -105,7 +105,7 @@ final class StoreKernel: @unchecked Sendable {
     /// Queues `entry`; a dispatcher that filled the queue waits for room where it may. An action
     /// dispatched as `type` is told apart from an ``AsyncAction`` first, under the lock.
     func enqueue(
-        _ entry: consuming PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        _ entry: consuming QueueEntry, dispatchedAs type: ObjectIdentifier? = nil,
         _ admission: Machine.Admission = .pending
     ) {
         var entry = Optional(entry)
@@ -127,7 +127,7 @@ final class StoreKernel: @unchecked Sendable {
     /// middleware, an `encode(to:)`, a drain releasing the dispatches of an action) or on a
     /// delivery thread (see <doc:ThreadingModel>). The entry is queued already; only the return waits.
     func waitForRoom() {
-        guard ReducerContext.current == nil, !DeliveryThread.isCurrent else { return }
+        guard StoreCodeScope.current == nil, !DeliveringThreadFlag.isCurrent else { return }
         lendPriorityIfMainThread()
         if case .waitForRoom(let waiter) = perform(
             machine.withLock { $0.blockUntilTaken(makeWaiter: Waiter.init) })
@@ -162,9 +162,9 @@ final class StoreKernel: @unchecked Sendable {
 
     /// A snapshot that covers every entry enqueued before the call: the published one, one this
     /// thread encodes while the store is idle, or one the drainer publishes while this thread waits.
-    /// Inside store code it never waits (see ``ReducerContext``).
+    /// Inside store code it never waits (see ``StoreCodeScope``).
     func latestSnapshot() -> Snapshot {
-        let waiting = ReducerContext.current == nil
+        let waiting = StoreCodeScope.current == nil
         switch perform(machine.withLock { $0.beginRead(waiting: waiting, makeWaiter: Waiter.init) }) {
         case .read(let snapshot):
             return snapshot
@@ -181,7 +181,7 @@ final class StoreKernel: @unchecked Sendable {
         }
     }
 
-    /// Encodes the state as the snapshotter, the owner a read made of this thread, publishes it and
+    /// Encodes the state as the snapshotter, the holder a read made of this thread, publishes it and
     /// gives the state back.
     private func encodeAsSnapshotter(version: UInt64) -> Snapshot {
         let snapshot = encodeOwnedState(version: version)
@@ -192,9 +192,9 @@ final class StoreKernel: @unchecked Sendable {
     /// Returns once every entry queued before the call is reduced, except those a dispatch lock
     /// holds, as a read would wait, but without encoding the state; inside store code, at once.
     func waitUntilReduced() {
-        guard ReducerContext.current == nil else { return }
+        guard StoreCodeScope.current == nil else { return }
         let reached = DispatchSemaphore(value: 0)
-        enqueue(.command(StartObserving(selection: QueueMark { reached.signal() })), .neverHeld)
+        enqueue(.command(StartWatching(watcher: PlaceInQueue { reached.signal() })), .neverHeld)
         lendPriorityIfMainThread()
         reached.wait()
     }
@@ -205,7 +205,7 @@ final class StoreKernel: @unchecked Sendable {
     /// lock holds included), what they dispatched reduced too, no asynchronous work of an action
     /// running, and every delivery to the delivery thread made. Never blocks the calling thread.
     ///
-    /// Each round marks the end of the queue; when the owner of the state reaches the mark, and
+    /// Each round marks the end of the queue; when the holder of the state reaches the mark, and
     /// the drain that reached it has handed over its notifications, and the delivery thread has
     /// made every delivery scheduled before, the store is idle if nothing was queued since the
     /// mark and no asynchronous work runs. Otherwise another round starts.
@@ -254,12 +254,13 @@ final class StoreKernel: @unchecked Sendable {
             machine.withLock { machine in
                 machine.enqueueIdleMark(for: wait, isWanted: isWanted, reached: reached) { mark in
                     .command(
-                        StartObserving(selection: QueueMark { [weak self] in self?.idleMarkReached(mark) }))
+                        StartWatching(watcher: PlaceInQueue { [weak self] in self?.idleMarkReached(mark) })
+                    )
                 }
             })
     }
 
-    /// The owner of the state reached the mark of waits until idle `mark`.
+    /// The holder of the state reached the mark of waits until idle `mark`.
     private func idleMarkReached(_ mark: UInt64) {
         let (work, reached) = machine.withLock { $0.idleMarkReached(mark) }
         for call in reached { call(work) }
@@ -337,10 +338,10 @@ final class StoreKernel: @unchecked Sendable {
         machine.withLock { $0.version }
     }
 
-    /// Encodes the live state as its current owner, in a context without a reducing store, so that
+    /// Encodes the live state as its current holder, in a scope without a reducing store, so that
     /// `encode(to:)` may read stores without waiting and dispatch normally.
     private func encodeOwnedState(version: UInt64) -> Snapshot {
-        ReducerContext(reducing: nil, owning: engine).install { engine.encodeState(version: version) }
+        StoreCodeScope(reducing: nil, holding: liveState).install { liveState.encodeState(version: version) }
     }
 
     // MARK: Performing effects
@@ -380,27 +381,27 @@ final class StoreKernel: @unchecked Sendable {
     /// Runs `body` on the store's delivery thread, in order with its notifications.
     func onDeliveryThread(_ body: @escaping @Sendable () -> Void) {
         let store = store
-        deliveryQueue.async { withExtendedLifetime(store) { DeliveryThread.run(body) } }
+        deliveryQueue.async { withExtendedLifetime(store) { DeliveringThreadFlag.run(body) } }
     }
 
-    // MARK: Reducing (on the reducing queue, as the owner of the live state)
+    // MARK: Reducing (on the reducing queue, as the holder of the live state)
 
-    /// Reduces queued entries until none are left, then gives up ownership.
+    /// Reduces queued entries until none are left, then lets go of the state.
     private func drain() {
         var next = perform(machine.withLock { $0.startDrain() })
         guard case .reduce = next else { return }
-        let context = ReducerContext(reducing: self, owning: engine)
-        context.install {
+        let scope = StoreCodeScope(reducing: self, holding: liveState)
+        scope.install {
             while true {
                 switch next {
-                case .reduce(let batch):
+                case .reduce(let pass):
                     let announcing = notificationCenter.mayHearChanges
-                    engine.announcesChanges = announcing
-                    let reduced = engine.reduce(batch, context: context)
+                    liveState.announcesChanges = announcing
+                    let reduced = liveState.reduce(pass, scope: scope)
                     let events = announcing ? reduced.events : Self.withoutChanges(reduced.events)
                     next = perform(
                         machine.withLock {
-                            $0.finishPass(processed: batch.count, changes: reduced.changes, events: events)
+                            $0.finishPass(processed: pass.count, changes: reduced.changes, events: events)
                         })
                 case .encode(let version):
                     let snapshot = encodeOwnedState(version: version)
@@ -425,7 +426,7 @@ final class StoreKernel: @unchecked Sendable {
 
     /// Posts every undelivered event, in order, to the store's notification center.
     private func deliver() {
-        DeliveryThread.run {
+        DeliveringThreadFlag.run {
             let events = machine.withLock { $0.takeEvents() }
             guard let store else { return }
             for event in events {
@@ -499,7 +500,7 @@ final class Waiter: @unchecked Sendable {
     enum Resumption {
         /// Reads this snapshot.
         case read(Snapshot)
-        /// Owns the state: encodes this version and publishes it as the snapshotter.
+        /// Holds the state: encodes this version and publishes it as the snapshotter.
         case encode(version: UInt64)
     }
 
@@ -531,9 +532,9 @@ final class Waiter: @unchecked Sendable {
     }
 }
 
-/// A place in a store's queue: the owner of the state calls `reached` when it gets there, and
+/// A place in a store's queue: the holder of the state calls `reached` when it gets there, and
 /// forgets it. A thread that waits for the queue, and a wait until idle, mark their place so.
-final class QueueMark: LiveSelection {
+final class PlaceInQueue: StateWatcher {
     let reached: @Sendable () -> Void
 
     init(reached: @escaping @Sendable () -> Void) {

@@ -6,15 +6,15 @@ import Foundation
 /// drain, encode, wake readers, schedule a delivery) after releasing the lock. Keeping the rules
 /// here makes them testable without threads.
 ///
-/// The live state has exactly one **owner** at a time: nobody, the drainer (reducing on the
-/// store's queue) or a snapshotter (a reader encoding an idle store). Only the owner touches it.
+/// The live state has exactly one **holder** at a time: nobody, the drainer (reducing on the
+/// store's queue) or a snapshotter (a reader encoding an idle store). Only the holder touches it.
 /// Readers ask for a ``Snapshot`` that covers every entry enqueued before they asked; they use the
 /// published one when it is current, encode the state themselves when the store is idle, and
-/// otherwise wait for the owner to publish. A drainer that reaches a waiting reader encodes for
+/// otherwise wait for the holder to publish. A drainer that reaches a waiting reader encodes for
 /// it, or, when the state is large, hands it the state to encode itself (see
 /// ``readerEncodingThreshold``).
 struct StoreMachine<Entry, Waiter> {
-    enum Owner: Equatable {
+    enum Holder: Equatable {
         case nobody
         case drainer
         case snapshotter
@@ -24,9 +24,9 @@ struct StoreMachine<Entry, Waiter> {
     enum Next {
         /// Nothing: return.
         case nothing
-        /// Reduce this batch (the caller owns the state), then report ``finishPass(processed:changes:events:)``.
+        /// Reduce this pass (the caller holds the state), then report ``finishPass(processed:changes:events:)``.
         case reduce([Entry])
-        /// Encode the state (the caller owns it) at this version, then report
+        /// Encode the state (the caller holds it) at this version, then report
         /// ``drainerDidEncode(_:)`` or ``snapshotterDidEncode(_:)``.
         case encode(version: UInt64)
         /// A reader: this snapshot is current enough.
@@ -78,7 +78,7 @@ struct StoreMachine<Entry, Waiter> {
         var readers: [Waiter] = []
         var snapshot: Snapshot?
         var dispatchers: [Waiter] = []
-        /// A waiting reader that now owns the state, and the version it encodes before it reports
+        /// A waiting reader that now holds the state, and the version it encodes before it reports
         /// ``snapshotterDidEncode(_:)``.
         var encoder: (reader: Waiter, version: UInt64)?
         /// A failure of the store itself just announced, with no action: a lock freed without being
@@ -113,7 +113,7 @@ struct StoreMachine<Entry, Waiter> {
     private(set) var processedCount: UInt64 = 0
     /// Committed state changes.
     private(set) var version: UInt64 = 0
-    private(set) var owner = Owner.nobody
+    private(set) var holder = Holder.nobody
     private(set) var isDrainScheduled = false
     /// The newest encoded version.
     private(set) var published: Snapshot {
@@ -180,7 +180,7 @@ struct StoreMachine<Entry, Waiter> {
     /// Entries that only mark a place in the queue for a wait until the store is idle; they are
     /// not work, so that two such waits never keep each other waiting.
     private var idleBarriers: UInt64 = 0
-    /// Those marks still queued, not yet reached by the owner of the state.
+    /// Those marks still queued, not yet reached by the holder of the state.
     private var queuedIdleBarriers = 0
     /// Waits until the store is idle that found asynchronous work running or a delivery held, by
     /// wait: they look again once some work ends or starts waiting, or a held delivery is handed
@@ -301,7 +301,7 @@ struct StoreMachine<Entry, Waiter> {
     /// Whether the queue is full: a dispatcher that just queued an entry should call
     /// ``blockUntilTaken(makeWaiter:)``. Never while a lock holds the pending entries, which no
     /// wait could drain. While this holds, the pending entries are reducible, so a drain is
-    /// scheduled or an owner will take them when it is done.
+    /// scheduled or a holder will take them when it is done.
     var isFull: Bool { lockCount == 0 && pending.count >= highWaterMark }
 
     /// Blocks a dispatcher until the drainer takes the pending entries, if the queue is still full
@@ -376,26 +376,26 @@ struct StoreMachine<Entry, Waiter> {
         return effects
     }
 
-    /// Called by a scheduled drain: takes ownership and the pending entries (`next` is
-    /// ``Next/reduce(_:)``), unless another owner holds the state (it schedules a drain when it is
+    /// Called by a scheduled drain: takes the state and the pending entries (`next` is
+    /// ``Next/reduce(_:)``), unless another holder has the state (it schedules a drain when it is
     /// done) or nothing is pending.
     mutating func startDrain() -> Effects {
         isDrainScheduled = false
         var effects = Effects()
-        guard owner == .nobody, hasReducibleEntries else { return effects }
-        owner = .drainer
+        guard holder == .nobody, hasReducibleEntries else { return effects }
+        holder = .drainer
         effects.next = .reduce(takePending())
         effects.wakeUp(dispatchers: takeUnblockedDispatchers())
         return effects
     }
 
-    /// Records a reduced batch and says what the drainer does next.
+    /// Records a reduced pass and says what the drainer does next.
     /// - Parameters:
-    ///   - processed: Entries in the batch.
-    ///   - changes: State changes the batch committed.
+    ///   - processed: Entries in the pass.
+    ///   - changes: State changes the pass committed.
     ///   - events: Notifications to post, in order.
     mutating func finishPass(processed: Int, changes: Int, events: [StoreEvent]) -> Effects {
-        precondition(owner == .drainer, "finishPass called by a drainer that does not own the state")
+        precondition(holder == .drainer, "finishPass called by a drainer that does not hold the state")
         processedCount += UInt64(processed)
         version += UInt64(changes)
         var effects = Effects()
@@ -405,7 +405,7 @@ struct StoreMachine<Entry, Waiter> {
 
     /// Publishes what the drainer encoded and says what it does next.
     mutating func drainerDidEncode(_ snapshot: Snapshot) -> Effects {
-        precondition(owner == .drainer, "drainerDidEncode called by a drainer that does not own the state")
+        precondition(holder == .drainer, "drainerDidEncode called by a drainer that does not hold the state")
         published = snapshot
         guard case .failure(let error) = snapshot.result else { return continueDraining(Effects()) }
         return continueDraining(snapshotFailed(snapshot, error))
@@ -439,7 +439,7 @@ struct StoreMachine<Entry, Waiter> {
             }
             // The reader encodes and publishes as a snapshotter, and schedules a drain for what
             // is left.
-            owner = .snapshotter
+            holder = .snapshotter
             let wakeups = effects.wakeups ?? Wakeups()
             wakeups.encoder = (waiters.remove(at: reader).waiter, version)
             effects.wakeups = wakeups
@@ -450,7 +450,7 @@ struct StoreMachine<Entry, Waiter> {
             effects.wakeUp(dispatchers: takeUnblockedDispatchers())
             return effects
         }
-        owner = .nobody
+        holder = .nobody
         // What a burst left: released now, not when the next dispatch comes.
         if pending.isEmpty, pending.capacity > Self.retainedCapacity {
             pending = []
@@ -478,8 +478,8 @@ struct StoreMachine<Entry, Waiter> {
                 effects.next = .read(published)
                 return effects
             }
-            if owner == .nobody {
-                owner = .snapshotter
+            if holder == .nobody {
+                holder = .snapshotter
                 effects.next = .encode(version: version)
                 return effects
             }
@@ -493,9 +493,9 @@ struct StoreMachine<Entry, Waiter> {
     /// Publishes what a snapshotter encoded and gives the state back.
     mutating func snapshotterDidEncode(_ snapshot: Snapshot) -> Effects {
         precondition(
-            owner == .snapshotter, "snapshotterDidEncode called by a reader that does not own the state")
+            holder == .snapshotter, "snapshotterDidEncode called by a reader that does not hold the state")
         published = snapshot
-        owner = .nobody
+        holder = .nobody
         var effects = Effects()
         if case .failure(let error) = snapshot.result { effects = snapshotFailed(snapshot, error) }
         resumeSatisfiedWaiters(&effects)
@@ -542,7 +542,7 @@ struct StoreMachine<Entry, Waiter> {
     /// Queues the mark of the wait until idle `wait`, made from the work queued so far, behind
     /// every pending entry (held by the dispatch locks as they are), unless the wait has ended;
     /// when nothing was queued since the newest mark, the wait shares that one instead. `reached`
-    /// gets the work queued before the mark once the owner of the state reaches it;
+    /// gets the work queued before the mark once the holder of the state reaches it;
     /// `makeEntry` makes the mark's entry from its identifier, for ``idleMarkReached(_:)``.
     mutating func enqueueIdleMark(
         for wait: ObjectIdentifier, isWanted: () -> Bool, reached: @escaping @Sendable (UInt64) -> Void,
@@ -568,7 +568,7 @@ struct StoreMachine<Entry, Waiter> {
         return effects
     }
 
-    /// The owner of the state reached the mark `id`: returns the work queued before it and what
+    /// The holder of the state reached the mark `id`: returns the work queued before it and what
     /// the waits sharing it call.
     mutating func idleMarkReached(_ id: UInt64) -> (work: UInt64, reached: [@Sendable (UInt64) -> Void]) {
         queuedIdleBarriers -= 1
@@ -694,7 +694,7 @@ struct StoreMachine<Entry, Waiter> {
     }
 
     private mutating func scheduleDrainIfIdle() -> Bool {
-        guard owner == .nobody, !isDrainScheduled, hasReducibleEntries else { return false }
+        guard holder == .nobody, !isDrainScheduled, hasReducibleEntries else { return false }
         isDrainScheduled = true
         return true
     }
@@ -706,7 +706,7 @@ struct StoreMachine<Entry, Waiter> {
 
     /// Hands over the entries to reduce: exclusive ones first, then the pending ones unless a lock
     /// holds them, and unblocks the dispatchers waiting for room. The new queue starts with the
-    /// capacity of the batch taken (up to the high-water mark), so that a steady stream of
+    /// capacity of the pass taken (up to the high-water mark), so that a steady stream of
     /// dispatches does not regrow it from empty after every pass.
     private mutating func takePending() -> [Entry] {
         if !blockedDispatchers.isEmpty {
@@ -714,18 +714,18 @@ struct StoreMachine<Entry, Waiter> {
             blockedDispatchers.removeAll()
         }
         if !exclusive.isEmpty {
-            var batch: [Entry] = []
-            swap(&batch, &exclusive)
+            var pass: [Entry] = []
+            swap(&pass, &exclusive)
             if lockCount == 0 {
-                batch.append(contentsOf: pending)
+                pass.append(contentsOf: pending)
                 pending.removeAll(keepingCapacity: true)
             }
-            return batch
+            return pass
         }
-        var batch: [Entry] = []
-        batch.reserveCapacity(min(pending.count, highWaterMark))
-        swap(&batch, &pending)
-        return batch
+        var pass: [Entry] = []
+        pass.reserveCapacity(min(pending.count, highWaterMark))
+        swap(&pass, &pending)
+        return pass
     }
 
     /// Wakes every waiter whose target is processed, when the published snapshot is current.

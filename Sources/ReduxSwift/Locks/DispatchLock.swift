@@ -62,8 +62,8 @@ public final class DispatchLock: Sendable {
     /// store's own reducers, right after that action. Through a released lock, it is an ordinary
     /// dispatch.
     public func dispatch(_ action: any ActionProtocol) {
-        let (entry, type) = PendingEntry.dispatched(action)
-        if ReducerContext.deferIfReducing(entry, dispatchedAs: type, to: .passingLock(self)) { return }
+        let (entry, type) = QueueEntry.dispatched(action)
+        if StoreCodeScope.deferIfReducing(entry, dispatchedAs: type, to: .passingLock(self)) { return }
         send(entry, dispatchedAs: type)
     }
 
@@ -74,7 +74,7 @@ public final class DispatchLock: Sendable {
     /// counting as full). Through a released lock it is an ordinary dispatch, which may wait for room:
     /// that happens after `released` is unlocked, since the drainer may need it meanwhile (to send a
     /// dispatch a reducer made through this lock).
-    func send(_ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil) {
+    func send(_ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil) {
         let wasReleased = released.withLock { released in
             if !released { kernel.enqueue(entry, dispatchedAs: type, .passingLocks) }
             return released

@@ -119,7 +119,7 @@ extension AsyncAction {
         /// Dispatches an action to the store, unless the work was cancelled: then the action is
         /// dropped, and an ``AsyncAction`` in it ends without running.
         public func dispatch(_ action: any ActionProtocol) {
-            let (entry, type) = PendingEntry.dispatched(action)
+            let (entry, type) = QueueEntry.dispatched(action)
             run.dispatchIfNotCancelled(entry, dispatchedAs: type, to: store.kernel)
         }
 

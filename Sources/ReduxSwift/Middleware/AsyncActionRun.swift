@@ -91,7 +91,7 @@ final class AsyncActionRun: Sendable {
     /// An entry dropped because the work was cancelled never reaches the store: the async actions
     /// it holds end without running, so that their `finished()` returns.
     func dispatchIfNotCancelled(
-        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to kernel: StoreKernel
+        _ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil, to kernel: StoreKernel
     ) {
         let (dropped, isFull) = status.withLock { status -> (Bool, Bool) in
             guard !status.isCancelled else { return (true, false) }

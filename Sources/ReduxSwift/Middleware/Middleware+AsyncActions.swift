@@ -199,10 +199,10 @@ final class AsyncActionsHeldForLater: @unchecked Sendable {
     deinit {
         let left = pending.withLock { $0 }
         for work in left { work.run.hold(false) }
-        if let context = ReducerContext.current, context.isPassingThroughMiddleware {
+        if let scope = StoreCodeScope.current, scope.isPassingThroughMiddleware {
             // Let go of while an action passes through the chain, which may still pass these on:
             // they end after that pass if nothing started them.
-            context.releasedAsyncActions.append(contentsOf: left)
+            scope.releasedAsyncActions.append(contentsOf: left)
         } else {
             for work in left { work.run.endUnlessHeld() }
         }
@@ -219,7 +219,7 @@ final class AsyncActionsHeldForLater: @unchecked Sendable {
     }
 }
 
-extension PendingEntry {
+extension QueueEntry {
     /// Ends the async actions an entry holds that is dropped before it is reduced (what a failed
     /// action or a throwing middleware dispatched, or a dispatch made while actions are applied
     /// again): they will never run.

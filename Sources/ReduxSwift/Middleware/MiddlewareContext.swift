@@ -70,8 +70,8 @@ extension Middleware {
         /// discarded if this middleware throws.
         public func dispatch(_ action: any ActionProtocol) {
             call.checkActive()
-            let (entry, type) = PendingEntry.dispatched(action)
-            ReducerContext.current?.deferDispatch(entry, dispatchedAs: type, to: .queue(call.kernel))
+            let (entry, type) = QueueEntry.dispatched(action)
+            StoreCodeScope.current?.deferDispatch(entry, dispatchedAs: type, to: .queue(call.kernel))
         }
 
         /// Returns a function that dispatches an action to the store, like ReSwift's `dispatch`: the
@@ -117,7 +117,7 @@ extension Middleware {
                 // Held for the call, as the caller of `Store.dispatch(_:)` holds its store.
                 guard let kernel, let store = kernel.store else {
                     // Dropped: an async action in it will never run.
-                    PendingEntry.entry(for: action).endAsyncActions()
+                    QueueEntry.entry(for: action).endAsyncActions()
                     return
                 }
                 withExtendedLifetime(store) { kernel.dispatch(action: action) }

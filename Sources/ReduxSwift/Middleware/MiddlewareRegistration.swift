@@ -57,15 +57,15 @@ extension StoreKernel {
     /// another store's, into this store's queue once that action commits (dropped if it fails);
     /// otherwise now, in order (see ``enqueueChainChange(_:)``).
     func queueChainChange(_ change: some MiddlewareChainChange) {
-        let entry = PendingEntry.command(change)
-        if ReducerContext.deferIfReducing(entry, to: .chainChange(self)) { return }
+        let entry = QueueEntry.command(change)
+        if StoreCodeScope.deferIfReducing(entry, to: .chainChange(self)) { return }
         enqueueChainChange(entry)
     }
 
     /// Queues a chain change made outside store code so that it affects exactly the actions queued
     /// after it, those sent through a dispatch lock included (see
     /// ``StoreMachine/enqueueChainChange(_:)``).
-    func enqueueChainChange(_ entry: PendingEntry) {
+    func enqueueChainChange(_ entry: QueueEntry) {
         guard case .command(let command) = entry, let change = command as? any MiddlewareChainChange else {
             preconditionFailure("only a registration or a removal of middleware changes the chain")
         }

@@ -25,7 +25,7 @@ import Synchronization
 /// A call costs two atomic operations and one thread-local read; waiting is the rare path and
 /// takes a process-wide lock (``CallWaits``).
 ///
-/// Not final so that a plain observer's entry can be its own gate, which keeps the word in the
+/// Not final so that a plain center observer can be its own gate, which keeps the word in the
 /// cache line a post reads anyway. `@unchecked Sendable`: the only stored property is the word,
 /// an atomic (or a `LockedValue`); subclasses answer for their own properties.
 class CallGate: @unchecked Sendable {
@@ -117,7 +117,7 @@ class CallGate: @unchecked Sendable {
     /// reducer or an `encode(to:)`, this returns at once, like a read there, because the call under
     /// way may be waiting for that store.
     final func waitForCallsOnOtherThreads() {
-        guard callsUnderWay > 0, ReducerContext.current == nil else { return }
+        guard callsUnderWay > 0, StoreCodeScope.current == nil else { return }
         CallWaits.shared.wait(for: self)
     }
 
@@ -127,7 +127,7 @@ class CallGate: @unchecked Sendable {
     }
 }
 
-/// The gates whose calls are under way on the current thread, one entry per call, in a buffer
+/// The gates whose calls are under way on the current thread, one element per call, in a buffer
 /// each thread allocates once and reaches through one thread-local read.
 ///
 /// Only the owning thread reads or writes its buffer; it is freed when the thread exits.

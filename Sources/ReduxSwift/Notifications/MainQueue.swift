@@ -54,7 +54,7 @@ public struct MainQueue: Sendable {
 /// `@unchecked Sendable`: a `Handover` is created in `MainQueue.adapt`'s block, which the store
 /// runs on the main queue, and read only by `MainActor.assumeIsolated`, which runs its body
 /// synchronously, in that same call, before returning: the value is never used anywhere else at
-/// the same time. (Selector observers keep their last value to compare with the next one, but with
+/// the same time. (Value observers keep their last value to compare with the next one, but with
 /// a queue they select, compare and deliver on that queue, here the main queue, which is serial,
 /// so those uses never overlap the block's either.)
 private struct Handover<Value>: @unchecked Sendable {

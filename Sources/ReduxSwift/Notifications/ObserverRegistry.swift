@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 
-/// One observed sender, shared by every entry that observes it, so that a post checks the sender
+/// One observed sender, shared by every observer that observes it, so that a post checks the sender
 /// with one weak load instead of one per observer.
 ///
 /// `@unchecked Sendable`: `object` is a weak reference written once in `init` (weak loads are atomic
@@ -9,7 +9,7 @@ import Foundation
 final class SenderBox: @unchecked Sendable {
     let id: ObjectIdentifier
     private(set) weak var object: AnyObject?
-    /// Registered entries that observe this sender. Unchecked exclusivity: only touched under the
+    /// The observers of this sender. Unchecked exclusivity: only touched under the
     /// registry's lock, which already makes each access exclusive.
     @exclusivity(unchecked) var observers = 0
 
@@ -27,7 +27,7 @@ struct BucketKey: Hashable {
 
 /// Observers of one ``BucketKey``, in registration order.
 ///
-/// Entries are appended with increasing ids, so `ids` stays sorted; a removal finds its slot by
+/// Observers are appended with increasing ids, so `ids` stays sorted; a removal finds its slot by
 /// binary search and leaves a `nil` tombstone (its id stays, so the search still works), and both
 /// arrays are compacted when half the slots are tombstones. Adding and removing cost O(log n)
 /// amortized, and a post iterates the slots in order without sorting.
@@ -39,22 +39,22 @@ struct BucketKey: Hashable {
 /// reads before the write (they come after the post released it), only the array's reference
 /// count would, and the thread sanitizer cannot see that.
 ///
-/// A class so that entries can refer to their bucket. It is only used under the registry's lock,
+/// A class so that observers can refer to their bucket. It is only used under the registry's lock,
 /// which already makes every access exclusive, so its properties skip the runtime's dynamic
 /// exclusivity checks (`@exclusivity(unchecked)`), which cost more than the work itself.
 final class ObserverBucket {
-    @exclusivity(unchecked) private var slots: [ObserverEntry?] = []
+    @exclusivity(unchecked) private var slots: [CenterObserver?] = []
     /// Whether a post may be walking the storage of `slots`, which must then not be written.
     @exclusivity(unchecked) private var isShared = false
-    /// The sender of the last entry added, so that a burst of additions finds its box without a lookup.
+    /// The sender of the last observer added, so that a burst of additions finds its box without a lookup.
     @exclusivity(unchecked) private(set) var sender: SenderBox?
     @exclusivity(unchecked) private var ids: [UInt64] = []
     @exclusivity(unchecked) private var tombstones = 0
 
     var isEmpty: Bool { slots.count == tombstones }
 
-    /// The slots, in registration order, for a post to walk after the lock is released.
-    var snapshot: [ObserverEntry?] {
+    /// The slots, in the order the observers were added, shared with a post that walks them after the lock is released.
+    var sharedSlots: [CenterObserver?] {
         isShared = true
         return slots
     }
@@ -64,28 +64,28 @@ final class ObserverBucket {
     private func unshare(reservingExtra extra: Int) {
         guard isShared else { return }
         isShared = false
-        var copy: [ObserverEntry?] = []
+        var copy: [CenterObserver?] = []
         copy.reserveCapacity(slots.count + extra)
         copy.append(contentsOf: slots)
         slots = copy
     }
 
-    func append(_ entry: ObserverEntry) {
+    func append(_ observer: CenterObserver) {
         unshare(reservingExtra: slots.count / 2 + 1)
-        slots.append(entry)
-        ids.append(entry.id)
-        sender = entry.sender
+        slots.append(observer)
+        ids.append(observer.id)
+        sender = observer.sender
     }
 
-    /// Removes `entry`; returns whether the bucket is now empty.
-    func remove(_ entry: ObserverEntry) -> Bool {
+    /// Removes `observer`; returns whether the bucket is now empty.
+    func remove(_ observer: CenterObserver) -> Bool {
         var low = 0
         var high = ids.count
         while low < high {
             let middle = (low + high) / 2
-            if ids[middle] < entry.id { low = middle + 1 } else { high = middle }
+            if ids[middle] < observer.id { low = middle + 1 } else { high = middle }
         }
-        if low < ids.count, ids[low] == entry.id, slots[low] != nil {
+        if low < ids.count, ids[low] == observer.id, slots[low] != nil {
             unshare(reservingExtra: 0)
             slots[low] = nil
             tombstones += 1
@@ -120,16 +120,16 @@ struct ObserverRegistry {
         queue: DispatchQueue?,
         gate: CallGate?,
         block: @escaping @Sendable (StoreNotification) -> Void
-    ) -> ObserverEntry {
+    ) -> CenterObserver {
         nextID += 1
         var sender: SenderBox?
         if let object {
             sender = senderBox(for: object)
             sender?.observers += 1
         }
-        let entry = ObserverEntry(
+        let observer = CenterObserver(
             id: nextID, name: name, sender: sender, queue: queue, gate: gate, block: block)
-        let key = entry.bucketKey
+        let key = observer.bucketKey
         let bucket: ObserverBucket
         if let lastAddition, lastAddition.key == key {
             bucket = lastAddition.bucket
@@ -140,31 +140,31 @@ struct ObserverRegistry {
             buckets[key] = bucket
         }
         lastAddition = (key, bucket)
-        bucket.append(entry)
-        entry.bucket = bucket
+        bucket.append(observer)
+        observer.bucket = bucket
         count += 1
-        return entry
+        return observer
     }
 
-    /// Removes `entry`; returns whether it was registered (a second removal finds nothing).
+    /// Removes `observer`; returns whether it was registered (a second removal finds nothing).
     @discardableResult
-    mutating func remove(_ entry: ObserverEntry) -> Bool {
-        guard let bucket = entry.bucket else { return false }
-        entry.bucket = nil
+    mutating func remove(_ observer: CenterObserver) -> Bool {
+        guard let bucket = observer.bucket else { return false }
+        observer.bucket = nil
         count -= 1
-        if let sender = entry.sender {
+        if let sender = observer.sender {
             sender.observers -= 1
             if sender.observers == 0, senders[sender.id] === sender { senders[sender.id] = nil }
         }
-        if bucket.remove(entry) {
-            buckets[entry.bucketKey] = nil
+        if bucket.remove(observer) {
+            buckets[observer.bucketKey] = nil
             if lastAddition?.bucket === bucket { lastAddition = nil }
         }
         return true
     }
 
     /// The box observers of `object` share, made on first use; the last box of a freed object at
-    /// the same address is replaced, so its stale entries never match the new object.
+    /// the same address is replaced, so its stale observers never match the new object.
     private mutating func senderBox(for object: any AnyObject & Sendable) -> SenderBox {
         let id = ObjectIdentifier(object)
         if let box = lastAddition?.bucket.sender, box.id == id, box.object === object { return box }
@@ -182,17 +182,17 @@ struct ObserverRegistry {
 
     /// The observer lists that can match a notification, at most four (name and sender, name only,
     /// sender only, neither), each in registration order.
-    func candidates(name: Notification.Name, objectID: ObjectIdentifier?) -> [[ObserverEntry?]] {
-        var lists: [[ObserverEntry?]] = []
+    func candidates(name: Notification.Name, objectID: ObjectIdentifier?) -> [[CenterObserver?]] {
+        var lists: [[CenterObserver?]] = []
         lists.reserveCapacity(4)
         if let objectID, let bucket = buckets[BucketKey(name: name, objectID: objectID)] {
-            lists.append(bucket.snapshot)
+            lists.append(bucket.sharedSlots)
         }
-        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.snapshot) }
+        if let bucket = buckets[BucketKey(name: name, objectID: nil)] { lists.append(bucket.sharedSlots) }
         if let objectID, let bucket = buckets[BucketKey(name: nil, objectID: objectID)] {
-            lists.append(bucket.snapshot)
+            lists.append(bucket.sharedSlots)
         }
-        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.snapshot) }
+        if let bucket = buckets[BucketKey(name: nil, objectID: nil)] { lists.append(bucket.sharedSlots) }
         return lists
     }
 }

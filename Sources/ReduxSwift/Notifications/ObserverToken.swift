@@ -2,7 +2,7 @@
 ///
 /// Call ``cancel()`` to stop observing, or simply release the token: its `deinit` cancels, except
 /// for an observer tied to an owner (`observe(_:owner:queue:fileID:line:column:using:)`), which
-/// lives as long as its owner unless cancelled or replaced. ``cancel()`` is the primary way to stop;
+/// lives as long as its holder unless cancelled or replaced. ``cancel()`` is the primary way to stop;
 /// ``StoreNotificationCenter/removeObserver(_:)`` does the same, in `NotificationCenter`'s words.
 ///
 /// ```swift
@@ -21,15 +21,17 @@
 ///
 /// A token keeps neither its store nor its observer's sender alive.
 public final class ObserverToken: Sendable {
-    /// The center the observer was added to; `nil` for observers of values, which the store keeps.
+    /// The center the observer was added to; `nil` for value observers, which the store keeps.
     let center: StoreNotificationCenter?
-    private let entry: any ObserverRegistration
+    private let observer: any CancellableObserver
     /// Whether releasing the token cancels; not for observers tied to an owner's life.
     private let cancelsOnRelease: Bool
 
-    init(center: StoreNotificationCenter?, entry: any ObserverRegistration, cancelsOnRelease: Bool = true) {
+    init(
+        center: StoreNotificationCenter?, observer: any CancellableObserver, cancelsOnRelease: Bool = true
+    ) {
         self.center = center
-        self.entry = entry
+        self.observer = observer
         self.cancelsOnRelease = cancelsOnRelease
     }
 
@@ -38,7 +40,7 @@ public final class ObserverToken: Sendable {
     ///
     /// Once `cancel()` returns, the observer's block is not called again, not even for
     /// notifications that were already queued for it, and no call is under way on another thread:
-    /// a call that had already begun there is waited for. (For selector and key-path observers,
+    /// a call that had already begun there is waited for. (For value observers,
     /// the call is the call of your block; their waiting for the store and decoding are not waited
     /// for.) Called from inside the block, `cancel()` returns at once, and the call under way runs
     /// to its end.
@@ -49,31 +51,31 @@ public final class ObserverToken: Sendable {
     /// reducer or an `encode(to:)`, `cancel()` never waits (the call under way may be waiting for
     /// that store); there a call that had already begun may still be running when it returns.
     public func cancel() {
-        entry.cancel(removingFrom: center)
+        observer.cancel(removingFrom: center)
     }
 
     /// Removes the observer without waiting for a call under way on another thread; for observers
     /// of the library whose late calls change nothing (an `AsyncStream` drops what is yielded after
     /// it ends).
     func cancelWithoutWaiting() {
-        if entry.deactivate() { entry.remove(from: center) }
+        if observer.deactivate() { observer.remove(from: center) }
     }
 
     /// Whether the observer may still be called: it was not cancelled or replaced, and the store
     /// has not yet found its owner freed (tests check which registrations are live).
-    var isActive: Bool { entry.gate.isOpen }
+    var isActive: Bool { observer.gate.isOpen }
 
     /// Whether a thread has waited for a call under way, such as a ``cancel()`` from another thread
     /// (tests check that it waits).
-    var wasWaitedFor: Bool { entry.gate.wasWaitedFor }
+    var wasWaitedFor: Bool { observer.gate.wasWaitedFor }
 
     /// Releasing cancels, and waits like ``cancel()`` only when the release is what removes the
     /// observer: a token cancelled before (perhaps deliberately without waiting, by an
     /// `AsyncStream`'s termination handler, which may run while Swift holds a lock that the
     /// delivering thread needs) is not waited for again by whichever thread frees it.
     deinit {
-        guard cancelsOnRelease, entry.deactivate() else { return }
-        entry.remove(from: center)
-        entry.gate.waitForCallsOnOtherThreads()
+        guard cancelsOnRelease, observer.deactivate() else { return }
+        observer.remove(from: center)
+        observer.gate.waitForCallsOnOtherThreads()
     }
 }

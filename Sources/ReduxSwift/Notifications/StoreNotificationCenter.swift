@@ -69,8 +69,8 @@ public final class StoreNotificationCenter: Sendable {
         queue: DispatchQueue?,
         using block: @escaping @Sendable (StoreNotification) -> Void
     ) -> ObserverToken {
-        let entry = register(forName: name, object: object, queue: queue, using: block)
-        return ObserverToken(center: self, entry: entry)
+        let observer = register(forName: name, object: object, queue: queue, using: block)
+        return ObserverToken(center: self, observer: observer)
     }
 
     /// Registers a main-actor block to run on the main queue for matching notifications.
@@ -103,9 +103,9 @@ public final class StoreNotificationCenter: Sendable {
         addObserver(forName: name, object: object, queue: DispatchQueue.main, using: MainQueue.adapt(block))
     }
 
-    /// Adds an observer and returns its entry, for callers that manage its removal themselves.
+    /// Adds an observer and returns it, for callers that manage its removal themselves.
     ///
-    /// - Parameter gate: `nil` to run each call of `block` through the entry, its own gate; or the gate
+    /// - Parameter gate: `nil` to run each call of `block` through the observer, its own gate; or the gate
     ///   that `block` itself passes around the user's code (observers that wait for the store or
     ///   decode first, which must not make a cancelling thread wait for that).
     func register(
@@ -114,7 +114,7 @@ public final class StoreNotificationCenter: Sendable {
         queue: DispatchQueue?,
         gate: CallGate? = nil,
         using block: @escaping @Sendable (StoreNotification) -> Void
-    ) -> ObserverEntry {
+    ) -> CenterObserver {
         // Counted before the observer can be reached, so that an action dispatched after this
         // returns finds it counted.
         if Self.canHearChanges(name) { changeListeners.add(1) }
@@ -140,9 +140,11 @@ public final class StoreNotificationCenter: Sendable {
         case 0:
             return
         case 1:
-            for case let entry? in lists[0] { entry.deliver(notification, sender: sender) }
+            for case let observer? in lists[0] { observer.deliver(notification, sender: sender) }
         default:
-            Self.forEachInRegistrationOrder(lists) { entry in entry.deliver(notification, sender: sender) }
+            Self.forEachInRegistrationOrder(lists) { observer in
+                observer.deliver(notification, sender: sender)
+            }
         }
     }
 
@@ -159,9 +161,9 @@ public final class StoreNotificationCenter: Sendable {
         registry.withLock { $0.count }
     }
 
-    func remove(_ entry: ObserverEntry) {
-        let removed = registry.withLock { $0.remove(entry) }
-        if removed, Self.canHearChanges(entry.name) { changeListeners.add(-1) }
+    func remove(_ observer: CenterObserver) {
+        let removed = registry.withLock { $0.remove(observer) }
+        if removed, Self.canHearChanges(observer.name) { changeListeners.add(-1) }
     }
 
     /// Whether an observer may hear a ``Foundation/NSNotification/Name/stateDidChange`` now.
@@ -174,23 +176,23 @@ public final class StoreNotificationCenter: Sendable {
         name == nil || name == .stateDidChange
     }
 
-    /// Merges lists that are each sorted by id, calling `body` once per live entry in id order.
+    /// Merges lists that are each sorted by id, calling `body` once per live observer in id order.
     private static func forEachInRegistrationOrder(
-        _ lists: [[ObserverEntry?]], _ body: (ObserverEntry) -> Void
+        _ lists: [[CenterObserver?]], _ body: (CenterObserver) -> Void
     ) {
         var positions = [Int](repeating: 0, count: lists.count)
         while true {
-            var next: (list: Int, entry: ObserverEntry)?
+            var next: (list: Int, observer: CenterObserver)?
             for list in lists.indices {
                 var position = positions[list]
                 while position < lists[list].count, lists[list][position] == nil { position += 1 }
                 positions[list] = position
-                guard position < lists[list].count, let entry = lists[list][position] else { continue }
-                if next == nil || entry.id < next!.entry.id { next = (list, entry) }
+                guard position < lists[list].count, let observer = lists[list][position] else { continue }
+                if next == nil || observer.id < next!.observer.id { next = (list, observer) }
             }
-            guard let (list, entry) = next else { return }
+            guard let (list, observer) = next else { return }
             positions[list] += 1
-            body(entry)
+            body(observer)
         }
     }
 }

@@ -77,7 +77,7 @@ public final class ObservedValue<State: StateProtocol, Value: Equatable & Sendab
         // The main thread never runs store code, so the first value was delivered here.
         guard let first = relay.first else { preconditionFailure("the first value was not delivered") }
         current = first
-        token = ObserverToken(center: nil, entry: observer)
+        token = ObserverToken(center: nil, observer: observer)
         relay.onValue = { [weak self] in self?.current = $0 }
     }
 }

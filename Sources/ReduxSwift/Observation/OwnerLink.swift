@@ -4,25 +4,25 @@ import Foundation
 /// The part of an ``OwnerLink`` that does not depend on the owner's type.
 protocol OwnerBinding: AnyObject, Sendable {
     /// Names the observer that lives with the owner; called once, by the observer's initializer.
-    func attach(_ observer: any ObserverRegistration)
+    func attach(_ observer: any CancellableObserver)
     /// Whether the owner is still alive.
     var isOwnerAlive: Bool { get }
 }
 
-/// Ties an observer of values to an owner without keeping the owner alive.
+/// Ties a value observer to an owner without keeping the owner alive.
 ///
 /// `@unchecked Sendable`: `owner` and `observer` are weak references; `observer` is written once
 /// by `attach`, in the observer's initializer, before the store's queue or a deliverer can see the
-/// observer (its registration is queued under the store's lock, which orders the write first).
+/// observer (its registration is queued under the store's mutex, which orders the write first).
 final class OwnerLink<Owner: AnyObject>: OwnerBinding, @unchecked Sendable {
     private(set) weak var owner: Owner?
-    private weak var observer: (any ObserverRegistration)?
+    private weak var observer: (any CancellableObserver)?
 
     init(_ owner: Owner) {
         self.owner = owner
     }
 
-    func attach(_ observer: any ObserverRegistration) {
+    func attach(_ observer: any CancellableObserver) {
         self.observer = observer
     }
 

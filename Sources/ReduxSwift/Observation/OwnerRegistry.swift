@@ -16,13 +16,13 @@ struct CodePlace: Hashable, Sendable {
 /// from the same place with the same owner replaces the earlier registration (as ReSwift replaces
 /// the subscription of a subscriber that subscribes again).
 ///
-/// Holds neither owners nor observers: an entry whose owner is freed or whose observer is gone or
-/// cancelled is dead, and a sweep drops the dead entries whenever the table has doubled since the
+/// Holds neither owners nor observers: a bound observer whose owner is freed or whose observer is
+/// gone or cancelled is dead, and a sweep drops the dead ones whenever the table has doubled since the
 /// last one, so the table stays within twice the live registrations (and at least
 /// ``sweepThreshold``) however many owners come and go, at a constant cost per registration.
 ///
-/// An address can be reused once its object is freed, so an entry found under a new owner's
-/// identifier may be a dead owner's: its weak reference is `nil` then, and replacing it stops
+/// An address can be reused once its object is freed, so a bound observer found under a new
+/// owner's identifier may be a dead owner's: its weak reference is `nil` then, and replacing it stops
 /// nothing (that observer ends by itself at the store's next change, having no owner).
 final class OwnerRegistry: Sendable {
     /// The smallest table that is swept.
@@ -33,14 +33,14 @@ final class OwnerRegistry: Sendable {
         let place: CodePlace
     }
 
-    private struct Entry {
+    private struct BoundObserver {
         weak var owner: AnyObject?
-        weak var observer: (any ObserverRegistration)?
+        weak var observer: (any CancellableObserver)?
     }
 
     private struct Table {
-        var entries: [Key: Entry] = [:]
-        /// The size at which the next new entry sweeps the table first.
+        var bound: [Key: BoundObserver] = [:]
+        /// The size at which the next new observer sweeps the table first.
         var sweepAt = OwnerRegistry.sweepThreshold
     }
 
@@ -49,20 +49,20 @@ final class OwnerRegistry: Sendable {
     /// Makes `observer` the registration of `owner` at `place`; returns the earlier one it
     /// replaces, for the caller to cancel, or `nil` when there is none still tied to `owner`.
     func register(
-        _ observer: any ObserverRegistration, owner: AnyObject, at place: CodePlace
-    ) -> (any ObserverRegistration)? {
+        _ observer: any CancellableObserver, owner: AnyObject, at place: CodePlace
+    ) -> (any CancellableObserver)? {
         let key = Key(owner: ObjectIdentifier(owner), place: place)
         // Strong references taken under the lock are released after it: dropping the last one
         // could run an owner's or an observer's `deinit`, which is user code.
-        let (replaced, swept) = table.withLock { table -> ((any ObserverRegistration)?, [AnyObject]) in
-            let new = Entry(owner: owner, observer: observer)
-            if let earlier = table.entries.updateValue(new, forKey: key) {
+        let (replaced, swept) = table.withLock { table -> ((any CancellableObserver)?, [AnyObject]) in
+            let new = BoundObserver(owner: owner, observer: observer)
+            if let earlier = table.bound.updateValue(new, forKey: key) {
                 // The same identifier with a live owner is the same owner; a dead one was freed
                 // and its address reused.
                 guard earlier.owner === owner else { return (nil, []) }
                 return (earlier.observer, [])
             }
-            guard table.entries.count > table.sweepAt else { return (nil, []) }
+            guard table.bound.count > table.sweepAt else { return (nil, []) }
             let swept = Self.sweep(&table)
             return (nil, swept)
         }
@@ -70,23 +70,24 @@ final class OwnerRegistry: Sendable {
         return replaced
     }
 
-    /// Drops the dead entries and sets the size of the next sweep; returns the objects it held
-    /// strongly while looking, for the caller to release after the lock.
+    /// Drops the dead bound observers and sets the size of the next sweep; returns the objects
+    /// it held strongly while looking, for the caller to release after the lock.
     private static func sweep(_ table: inout Table) -> [AnyObject] {
         var held: [AnyObject] = []
-        held.reserveCapacity(table.entries.count * 2)
-        table.entries = table.entries.filter { _, entry in
-            guard let owner = entry.owner, let observer = entry.observer else { return false }
+        held.reserveCapacity(table.bound.count * 2)
+        table.bound = table.bound.filter { _, bound in
+            guard let owner = bound.owner, let observer = bound.observer else { return false }
             held.append(owner)
             held.append(observer)
             return observer.gate.isOpen
         }
-        table.sweepAt = max(sweepThreshold, 2 * table.entries.count)
+        table.sweepAt = max(sweepThreshold, 2 * table.bound.count)
         return held
     }
 
-    /// How many entries the table holds, dead ones not yet swept included (tests check its bound).
+    /// How many bound observers the table holds, dead ones not yet swept included (tests check its
+    /// bound).
     var count: Int {
-        table.withLock { $0.entries.count }
+        table.withLock { $0.bound.count }
     }
 }

@@ -21,12 +21,12 @@ extension Store {
     public func values<Value: Sendable>(
         of select: @escaping @Sendable (State) -> Value
     ) -> AsyncStream<Value> {
-        let observer = Observer(
+        let observer = ValueObserver(
             kernel: kernel, select: select, isDuplicate: Equality.of(Value.self), target: .iterator,
             deliver: { _ in })
         observer.start(firstValueHere: false)
         // The sequence owns the token: releasing the sequence removes the observer.
-        let token = ObserverToken(center: nil, entry: observer)
+        let token = ObserverToken(center: nil, observer: observer)
         return AsyncStream(
             unfolding: {
                 _ = token
@@ -57,16 +57,16 @@ extension Store {
     public func notifications(
         named name: Notification.Name = .stateDidChange, bufferingNewest limit: Int = 256
     ) -> AsyncStream<StoreNotification> {
-        let delivery = Delivery(target: .iterator, kernel: nil, items: MergedNotifications(limit: limit))
+        let mailbox = Mailbox(target: .iterator, kernel: nil, contents: MergedNotifications(limit: limit))
         let token = notificationCenter.addObserver(forName: name, object: self, queue: nil) { notification in
-            delivery.offer(notification)
+            mailbox.offer(notification)
         }
         // The sequence owns the token: releasing the sequence removes the observer. A notification
-        // offered after the delivery is closed is dropped, so ending it need not wait for one.
+        // offered after the mailbox is closed is dropped, so ending it need not wait for one.
         return AsyncStream(
             unfolding: {
                 _ = token
-                return await delivery.next()
+                return await mailbox.next()
             },
             onCancel: { token.cancelWithoutWaiting() })
     }

@@ -57,7 +57,7 @@ extension Store {
         using block: @escaping @Sendable (Value) -> Void
     ) -> ObserverToken {
         ObserverToken(
-            center: nil, entry: startObserver(select, queue: queue, owner: nil, deliver: block),
+            center: nil, observer: startObserver(select, queue: queue, owner: nil, deliver: block),
             cancelsOnRelease: true)
     }
 
@@ -117,7 +117,7 @@ extension Store {
     /// }
     /// ```
     ///
-    /// **What counts as unchanged.** As for every observer of values: when `Value` is
+    /// **What counts as unchanged.** As for every value observer: when `Value` is
     /// `Equatable`, a value equal to the previous one is not delivered. A value that is not
     /// `Equatable` is delivered after every pass of committed actions, whether or not they changed
     /// it (the store does not compare states), and never after a pass whose actions all failed;
@@ -188,7 +188,7 @@ extension Store {
             observer, owner: owner, at: CodePlace(fileID: fileID, line: line, column: column))
         replaced?.cancel(removingFrom: nil)
         observer.start(firstValueHere: queue == nil)
-        return ObserverToken(center: nil, entry: observer, cancelsOnRelease: false)
+        return ObserverToken(center: nil, observer: observer, cancelsOnRelease: false)
     }
 
     /// Observes a value derived from the state on the main actor for as long as `owner` lives;
@@ -244,7 +244,7 @@ extension Store {
             using: MainQueue.adapt(block))
     }
 
-    /// Starts an observer of values delivered on `queue`, or on the delivery thread. With
+    /// Starts a value observer delivered on `queue`, or on the delivery thread. With
     /// `firstValueHere` (the default without a queue), the first value is delivered on this
     /// thread before the call returns.
     func startObserver<Value: Sendable>(
@@ -253,20 +253,20 @@ extension Store {
         owner: (any OwnerBinding)?,
         firstValueHere: Bool? = nil,
         deliver: @escaping @Sendable (Value) -> Void
-    ) -> Observer<State, Value> {
+    ) -> ValueObserver<State, Value> {
         let observer = makeObserver(select, queue: queue, owner: owner, deliver: deliver)
         observer.start(firstValueHere: firstValueHere ?? (queue == nil))
         return observer
     }
 
-    /// An observer of values delivered on `queue`, or on the delivery thread, not yet started.
+    /// A value observer delivered on `queue`, or on the delivery thread, not yet started.
     private func makeObserver<Value: Sendable>(
         _ select: @escaping @Sendable (State) -> Value,
         queue: DispatchQueue?,
         owner: (any OwnerBinding)?,
         deliver: @escaping @Sendable (Value) -> Void
-    ) -> Observer<State, Value> {
-        Observer(
+    ) -> ValueObserver<State, Value> {
+        ValueObserver(
             kernel: kernel, select: select, isDuplicate: Equality.of(Value.self),
             target: queue.map { .queue($0) } ?? .deliveryThread, owner: owner, deliver: deliver)
     }

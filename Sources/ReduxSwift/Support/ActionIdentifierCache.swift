@@ -30,7 +30,7 @@ func defaultIdentifier<Action: ActionProtocol>(of action: Action) -> String {
 /// `customMirror`; the lock only guards the table. Two threads that miss at once both build the
 /// same string, and the first to store it wins.
 ///
-/// The table holds one entry per type and case read, which a program declares in finite number, so
+/// The table holds one identifier per type and case read, which a program declares in finite number, so
 /// it needs no eviction; `maximumCount` still bounds it, for programs that instantiate generic
 /// action types without end. Past it, new pairs are built on every read that misses.
 final class ActionIdentifierCache: Sendable {
@@ -63,9 +63,9 @@ final class ActionIdentifierCache: Sendable {
 /// The identifiers the current thread read last, in a small direct-mapped table that needs no lock.
 ///
 /// A store reduces on one thread, and every reducer there asks for the identifier of the same
-/// action, so a few entries catch nearly every read; the shared cache's lock would cost as much as
+/// action, so a few identifiers catch nearly every read; the shared cache's lock would cost as much as
 /// the rest of a lookup. Each thread's table is allocated on its first read and freed when the
-/// thread exits; an entry refers to the shared cache's string, so the table holds no copies.
+/// thread exits; each refers to the shared cache's string, so the table holds no copies.
 struct RecentIdentifiers {
     private struct Slot {
         var key: IdentifierTable.Key?
@@ -124,7 +124,7 @@ private let threadKey: pthread_key_t = {
 
 /// The shared table from a type and case to its identifier, bounded by `maximumCount`.
 ///
-/// Only a thread's miss in its `RecentIdentifiers` reaches it, so a plain dictionary serves. Entries
+/// Only a thread's miss in its `RecentIdentifiers` reaches it, so a plain dictionary serves. Identifiers
 /// are never removed, and need not be: type metadata lives as long as the process, so a key never
 /// comes to name another type.
 struct IdentifierTable {
@@ -135,7 +135,7 @@ struct IdentifierTable {
         let caseTag: UInt32?
     }
 
-    /// The most entries kept; inserting past it does nothing.
+    /// The most identifiers kept; inserting past it does nothing.
     let maximumCount: Int
     private var identifiers: [Key: String] = [:]
 

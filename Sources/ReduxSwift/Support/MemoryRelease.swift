@@ -6,7 +6,7 @@ import Foundation
 /// `JSONEncoder` builds a tree of the whole state before it writes the bytes: for a state of
 /// 15 MB of JSON, about 60 MB of small blocks, freed when the encoding ends. glibc's allocator
 /// keeps freed blocks in the arena of the thread that freed them, and a store encodes on whichever
-/// thread owns the state at the time, so each thread's arena kept a tree's worth of memory
+/// thread holds the state at the time, so each thread's arena kept a tree's worth of memory
 /// resident, and `JSONDecoder`'s work space stayed in the reading thread's: after a launch and one
 /// action, the process held 1.8 times the memory of a `JSONEncoder` and `JSONDecoder` round trip
 /// of the same state (1.17 times with this). Apple platforms' allocator returns such memory by

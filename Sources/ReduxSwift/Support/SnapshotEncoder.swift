@@ -17,7 +17,7 @@ import Foundation
 /// the calling thread's stack is encoded again on a thread with a deep stack (see ``DeepStack``);
 /// one whose calls nest deeper than ``DeepStack/callerCallLimit`` is decoded there too.
 ///
-/// Not thread-safe per call: one instance serves one caller at a time, as the store's owner uses it.
+/// Not thread-safe per call: one instance serves one caller at a time, as the holder of the state uses it.
 final class SnapshotEncoder {
     /// Thrown inside an encoding that must start again (see ``SnapshotChecker``).
     struct StartAgain: Error {}

@@ -65,7 +65,7 @@ public struct StoreTransaction: Sendable {
     ///   ``TransactionError/Kind/calledFromStoreCode`` when called where a store would wait for
     ///   the caller.
     public func commit() throws(TransactionError) {
-        guard ReducerContext.current == nil else { throw TransactionError(.calledFromStoreCode) }
+        guard StoreCodeScope.current == nil else { throw TransactionError(.calledFromStoreCode) }
         guard !parts.isEmpty else { return }
         for (index, part) in parts.enumerated() {
             if let work = ActionBatch(part.actions).firstAsyncAction {

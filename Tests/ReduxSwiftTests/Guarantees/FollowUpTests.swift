@@ -199,7 +199,7 @@ private func storeWithFollowUps(_ followUps: @escaping @Sendable (String) -> [St
             }
         ])
         handle.store = store
-        (store.kernel.engine as? ReductionEngine<TestState>)?.followUpWarningThreshold = 1_000
+        (store.kernel.liveState as? LiveState<TestState>)?.followUpWarningThreshold = 1_000
         store.dispatch(TestAction.add(1))
         #expect(store.currentState().counter == 5_000)
         #expect(warnings.count == 1)

@@ -128,7 +128,7 @@ private let trackedReducer: Reducer<TrackedState> = { state, action in
         // Registered on a thread of its own, which `observe` holds while it delivers the first value.
         Thread {
             token.value = store.observe(\.counter, queue: nil) { counter in
-                heard.append((counter, DeliveryThread.isCurrent))
+                heard.append((counter, DeliveringThreadFlag.isCurrent))
                 guard counter == 0 else { return }
                 firstRunning.open()
                 // A slow first value: released once the wait below has parked or returned.

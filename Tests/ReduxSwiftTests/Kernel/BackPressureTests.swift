@@ -199,7 +199,7 @@ import Testing
         let hook = DispatchingOnEncode.hook
         hook.set { for _ in 0..<50 { store.dispatch(TestAction.increment) } }
         store.dispatch(TestAction.increment)
-        // The read encodes the state, which dispatches 50 increments while the reader owns it.
+        // The read encodes the state, which dispatches 50 increments while the reader holds it.
         try #require(finishes { _ = store.currentState() })
         hook.set(nil)
         #expect(eventually { store.currentState().counter == 51 })

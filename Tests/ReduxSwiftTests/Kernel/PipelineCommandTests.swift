@@ -10,8 +10,8 @@ private struct ReadLog: PipelineCommand {
     let seen: Seen
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         seen.logs.append(state.assuming(TestState.self).pointee.log)
         return nil
@@ -23,10 +23,10 @@ private struct ApplyAppend: PipelineCommand {
     let entry: String
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
-        pipeline.apply(TestAction.append(entry), at: index, of: batch, state: state, context: context)
+        pipeline.apply(TestAction.append(entry), at: index, of: pass, state: state, scope: scope)
     }
 
     var announcedAction: any ActionProtocol { TestAction.append(entry) }
@@ -40,15 +40,15 @@ private struct ApplyAppend: PipelineCommand {
 @Suite(.offThePool) struct PipelineCommandTests {
     @Test func aNewCommandRunsInTheQueuesOrderAndEndsTheRunOfActionsBeforeIt() {
         let seen = ReadLog.Seen()
-        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        let reduced = engine.reduce(
+        let liveState = LiveState(state: TestState(), reducers: [testReducer])
+        let reduced = liveState.reduce(
             [
                 .action(TestAction.append("a")), .command(ReadLog(seen: seen)),
                 .action(TestAction.append("b")),
                 .action(TestAction.append("c")),
-            ], context: ReducerContext(reducing: nil, owning: engine))
+            ], scope: StoreCodeScope(reducing: nil, holding: liveState))
         #expect(seen.logs == [["a"]])
-        #expect(engine.state.log == ["a", "b", "c"])
+        #expect(liveState.state.log == ["a", "b", "c"])
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {
             Issue.record("expected one change, got \(reduced.events)")
             return
@@ -58,15 +58,15 @@ private struct ApplyAppend: PipelineCommand {
 
     @Test(arguments: [1, 2, 100])
     func aNewCommandThatAppliesAnActionIsAnnouncedAndSurvivesARollback(interval: Int) {
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = engine.reduce(
+        let reduced = liveState.reduce(
             [
                 .action(TestAction.append("a")), .command(ApplyAppend(entry: "x")), .action(TestAction.fail),
                 .action(TestAction.append("b")),
-            ], context: ReducerContext(reducing: nil, owning: engine))
-        #expect(engine.state.log == ["a", "x", "b"])
-        #expect(engine.state.counter == 0)
+            ], scope: StoreCodeScope(reducing: nil, holding: liveState))
+        #expect(liveState.state.log == ["a", "x", "b"])
+        #expect(liveState.state.counter == 0)
         #expect(reduced.changes == 3)
         let described = reduced.events.map { event -> String in
             switch event {

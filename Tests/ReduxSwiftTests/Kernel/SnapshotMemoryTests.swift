@@ -34,7 +34,7 @@ import Testing
         // The initializer's encoding, then the one the read asked for.
         #expect(threads.count == 2)
         #expect(threads.values.last == reader.values.first, "the waiting reader encoded version 1")
-        #expect(store.kernel.inspect(\.owner) == .nobody)
+        #expect(store.kernel.inspect(\.holder) == .nobody)
     }
 
     @Test func theEncodingOfANewVersionStartsAfterThePreviousRollbackBaseIsReleased() {

@@ -11,7 +11,7 @@ import Testing
         let lock = machine.lock()
         #expect(machine.enqueue("held").scheduleDrain == false)
         #expect(machine.enqueue("passes", .passingLocks).scheduleDrain == true)
-        #expect(machine.startDrain().batch == ["passes"])
+        #expect(machine.startDrain().pass == ["passes"])
         var waiterCount = 0
         let read = machine.beginRead(waiting: true) {
             waiterCount += 1
@@ -37,7 +37,7 @@ import Testing
             return
         }
         #expect(machine.unlock(lock).scheduleDrain == true)
-        #expect(machine.startDrain().batch == ["held"])
+        #expect(machine.startDrain().pass == ["held"])
     }
 
     @Test func entriesQueuedBeforeTheFirstLockAreStillReduced() {
@@ -46,10 +46,10 @@ import Testing
         let lock = machine.lock()
         #expect(machine.enqueue("after").scheduleDrain == false)
         #expect(machine.enqueue("through", .passingLocks).scheduleDrain == false)
-        #expect(machine.startDrain().batch == ["before", "through"])
+        #expect(machine.startDrain().pass == ["before", "through"])
         _ = machine.finishPass(processed: 2, changes: 2, events: [])
         #expect(machine.unlock(lock).scheduleDrain == true)
-        #expect(machine.startDrain().batch == ["after"])
+        #expect(machine.startDrain().pass == ["after"])
     }
 
     @Test func releasingAnOlderLockLetsThroughWhatOnlyItHeld() {
@@ -63,10 +63,10 @@ import Testing
         #expect(machine.unlock(second).scheduleDrain == false, "first still holds x, y and z")
         #expect(machine.unlock(first).scheduleDrain == true)
         #expect(machine.lockCount == 1)
-        #expect(machine.startDrain().batch == ["x", "y"])
+        #expect(machine.startDrain().pass == ["x", "y"])
         _ = machine.finishPass(processed: 2, changes: 2, events: [])
         #expect(machine.unlock(third).scheduleDrain == true)
-        #expect(machine.startDrain().batch == ["z"])
+        #expect(machine.startDrain().pass == ["z"])
     }
 
     @Test(arguments: 0..<20)
@@ -94,19 +94,19 @@ import Testing
                 waiting["plain \(step)"] = enqueued
             }
             enqueued += 1
-            var batch = machine.startDrain().batch ?? []
-            while !batch.isEmpty {
-                for entry in batch {
+            var pass = machine.startDrain().pass ?? []
+            while !pass.isEmpty {
+                for entry in pass {
                     let index = waiting.removeValue(forKey: entry)
                     #expect(
                         index.map { $0 < 0 || mayPass($0) } == true, "seed \(seed): \(entry) passed a lock")
                 }
                 guard
                     case .reduce(let next) = machine.finishPass(
-                        processed: batch.count, changes: batch.count, events: []
+                        processed: pass.count, changes: pass.count, events: []
                     ).next
                 else { break }
-                batch = next
+                pass = next
             }
             let stuck = waiting.filter { $0.value < 0 || mayPass($0.value) }.keys.sorted()
             guard stuck.isEmpty else {
@@ -131,9 +131,9 @@ import Testing
         var visible: Set<Int> = []
         var hidden: Set<Int> = []
         func drain() {
-            var batch = machine.startDrain().batch ?? []
-            while !batch.isEmpty {
-                for entry in batch {
+            var pass = machine.startDrain().pass ?? []
+            while !pass.isEmpty {
+                for entry in pass {
                     let parts = entry.split(separator: " ")
                     let key = Int(parts[1]) ?? -1
                     switch parts[0] {
@@ -149,10 +149,10 @@ import Testing
                 }
                 guard
                     case .reduce(let next) = machine.finishPass(
-                        processed: batch.count, changes: 0, events: []
+                        processed: pass.count, changes: 0, events: []
                     ).next
                 else { break }
-                batch = next
+                pass = next
             }
         }
         for step in 0..<300 {

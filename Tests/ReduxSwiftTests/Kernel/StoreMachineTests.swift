@@ -22,15 +22,15 @@ import Testing
         let first = machine.enqueue("a").scheduleDrain
         let second = machine.enqueue("b").scheduleDrain
         #expect(first && !second)
-        let batch = machine.startDrain().batch
-        #expect(batch == ["a", "b"])
-        #expect(machine.owner == .drainer)
+        let pass = machine.startDrain().pass
+        #expect(pass == ["a", "b"])
+        #expect(machine.holder == .drainer)
         // While draining, the drainer picks up new entries itself.
         let third = machine.enqueue("c").scheduleDrain
         #expect(!third)
         let step = machine.finishPass(processed: 2, changes: 2, events: []).next
         guard case .reduce(let next) = step else {
-            Issue.record("expected another batch, got \(step)")
+            Issue.record("expected another pass, got \(step)")
             return
         }
         #expect(next == ["c"])
@@ -39,7 +39,7 @@ import Testing
             Issue.record("expected the drain to finish, got \(last)")
             return
         }
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
         #expect(machine.processedCount == 3)
         #expect(machine.version == 3)
     }
@@ -63,7 +63,7 @@ import Testing
             return
         }
         #expect(version == 1)
-        #expect(machine.owner == .snapshotter)
+        #expect(machine.holder == .snapshotter)
         guard case .waitForSnapshot(let waiter) = machine.beginRead(waiting: true, makeWaiter: { 2 }).next
         else {
             Issue.record("expected the second reader to wait")
@@ -73,7 +73,7 @@ import Testing
         let effects = machine.snapshotterDidEncode(Self.snapshot(1))
         #expect(effects.resumed == [2])
         #expect(effects.snapshot?.version == 1)
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
     }
 
     @Test func aReaderWaitsForQueuedEntriesAndTheDrainerEncodesForIt() {
@@ -122,7 +122,7 @@ import Testing
         #expect(effects.handedOver?.reader == 7)
         #expect(effects.handedOver?.version == 1)
         #expect(effects.resumed.isEmpty)
-        #expect(machine.owner == .snapshotter)
+        #expect(machine.holder == .snapshotter)
 
         // Another reader waits for the one that encodes; an entry queued meanwhile waits for it too.
         guard case .waitForSnapshot(let second) = machine.beginRead(waiting: true, makeWaiter: { 8 }).next
@@ -136,7 +136,7 @@ import Testing
         #expect(published.resumed == [8])
         #expect(published.snapshot?.version == 1)
         #expect(published.scheduleDrain)
-        #expect(machine.owner == .nobody)
+        #expect(machine.holder == .nobody)
     }
 
     @Test func aReaderInsideAReducerNeverWaits() {
@@ -157,11 +157,11 @@ import Testing
         _ = machine.finishPass(processed: 1, changes: 1, events: [])
         _ = machine.beginRead(waiting: true, makeWaiter: { 1 }).next  // becomes the snapshotter
         let scheduled = machine.enqueue("b").scheduleDrain
-        #expect(!scheduled)  // no drain while a reader owns the state
+        #expect(!scheduled)  // no drain while a reader holds the state
         let effects = machine.snapshotterDidEncode(Self.snapshot(1))
         #expect(effects.scheduleDrain)
-        let batch = machine.startDrain().batch
-        #expect(batch == ["b"])
+        let pass = machine.startDrain().pass
+        #expect(pass == ["b"])
     }
 
     @Test func consecutiveChangesAreCoalescedButFailuresKeepTheirPlace() {
@@ -197,7 +197,7 @@ import Testing
         #expect(machine.isFull)
         #expect(machine.blockUntilTaken(makeWaiter: { 1 }).roomWaiter == 1)
         let drained = machine.startDrain()
-        #expect(drained.batch == ["a", "b", "c"])
+        #expect(drained.pass == ["a", "b", "c"])
         #expect(drained.unblocked == [1])
         #expect(!machine.isFull)
         #expect(machine.blockUntilTaken(makeWaiter: { 2 }).roomWaiter == nil)
@@ -207,7 +207,7 @@ import Testing
         let effects = machine.finishPass(processed: 3, changes: 3, events: [])
         let step = effects.next
         guard case .reduce(let next) = step else {
-            Issue.record("expected another batch, got \(step)")
+            Issue.record("expected another pass, got \(step)")
             return
         }
         #expect(next == ["d", "e", "f"])
@@ -224,7 +224,7 @@ import Testing
         _ = machine.lock()
         // The entries before the lock are still reduced, and taking them wakes the dispatcher.
         let drained = machine.startDrain()
-        #expect(drained.batch == ["a", "b"])
+        #expect(drained.pass == ["a", "b"])
         #expect(drained.unblocked == [1])
         // Held entries could not drain however long a dispatcher waited.
         for entry in ["c", "d", "e"] { _ = machine.enqueue(entry) }
@@ -257,15 +257,15 @@ import Testing
         let lock = machine.lock()
         for index in 0..<100 { _ = machine.enqueue("\(index)") }
         _ = machine.unlock(lock)
-        #expect(machine.startDrain().batch?.count == 100)
+        #expect(machine.startDrain().pass?.count == 100)
         #expect(machine.pendingCapacity < 100)
     }
 }
 
 extension StoreMachine.Effects {
-    /// The batch to reduce next, if the transition handed one over.
-    var batch: [Entry]? {
-        if case .reduce(let batch) = next { return batch }
+    /// The pass to reduce next, if the transition handed one over.
+    var pass: [Entry]? {
+        if case .reduce(let pass) = next { return pass }
         return nil
     }
 

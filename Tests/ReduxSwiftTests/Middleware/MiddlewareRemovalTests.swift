@@ -160,33 +160,33 @@ import Testing
     }
 
     @Test func withNoMiddlewareLeftThePipelineReducesInRunsAgain() {
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer],
             middleware: [Middleware("kept") { action, context in context.next(action) }])
         let first = MiddlewareKey()
         let second = MiddlewareKey()
         let passThrough = Middleware<TestState>("pass") { action, context in context.next(action) }.erased
-        let context = ReducerContext(reducing: nil, owning: engine)
-        _ = engine.reduce(
+        let scope = StoreCodeScope(reducing: nil, holding: liveState)
+        _ = liveState.reduce(
             [
                 .command(RegisterMiddleware(middleware: [passThrough, passThrough], key: first)),
                 .command(RegisterMiddleware(middleware: [passThrough], key: second)),
-            ], context: context)
-        #expect(engine.middlewareCount == 4)
-        _ = engine.reduce(
-            [.command(RemoveMiddleware(key: first)), .command(RemoveMiddleware(key: first))], context: context
+            ], scope: scope)
+        #expect(liveState.middlewareCount == 4)
+        _ = liveState.reduce(
+            [.command(RemoveMiddleware(key: first)), .command(RemoveMiddleware(key: first))], scope: scope
         )
-        #expect(engine.middlewareCount == 2, "the store's own middleware stay")
+        #expect(liveState.middlewareCount == 2, "the store's own middleware stay")
 
         // Without the store's own middleware, removing the last registration in the middle of a
         // pass sends the actions after it to the reducers in one run, as if there had never been any.
-        let plain = ReductionEngine(state: TestState(), reducers: [testReducer])
+        let plain = LiveState(state: TestState(), reducers: [testReducer])
         let reduced = plain.reduce(
             [
                 .command(RegisterMiddleware(middleware: [passThrough], key: first)),
                 .command(RemoveMiddleware(key: first)),
                 .action(TestAction.increment), .action(TestAction.append("a")),
-            ], context: ReducerContext(reducing: nil, owning: plain))
+            ], scope: StoreCodeScope(reducing: nil, holding: plain))
         #expect(plain.middlewareCount == 0)
         #expect(plain.state == TestState(counter: 1, log: ["a"]))
         guard reduced.events.count == 1, case .changed(let runs) = reduced.events[0] else {

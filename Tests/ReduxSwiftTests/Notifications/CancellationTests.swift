@@ -77,7 +77,7 @@ import Testing
     }
 
     /// The center-level shape of the same race: entries whose calls pass a gate of their own
-    /// choosing (as selector observers' do) make no synchronizing write on the posting thread when
+    /// choosing (as value observers' do) make no synchronizing write on the posting thread when
     /// they have nothing to deliver, so only the registry's storage orders a post against a removal.
     @Test func removingGatedEntriesBetweenPostsNeverWritesToTheListAPostWalked() {
         let center = StoreNotificationCenter()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReduxSwift
 
-/// Observers of values never hold a lock while they call the block or release a value, so
+/// Value observers never hold a lock while they call the block or release a value, so
 /// re-entrant posts, reads and dispatches cannot deadlock them.
 @Suite(.offThePool) struct ObserverReentrancyTests {
     @Test func aSelectedValueWhoseDeinitPostsMayBeReplacedWhileWaitingForDelivery() throws {

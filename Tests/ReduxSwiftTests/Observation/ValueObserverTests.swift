@@ -48,7 +48,7 @@ extension EncodeCountedState {
     }
 }
 
-/// The promises of observers of values (`observe(_:)`, owner-bound `observe`, `values(of:)`):
+/// The promises of value observers (`observe(_:)`, owner-bound `observe`, `values(of:)`):
 /// where selectors run, what counts as a repeat, what the first value reflects, and where it comes.
 @Suite(.offThePool) struct ValueObserverTests {
     @Test func aSelectorRunsOnTheLiveStateWithoutEncodingIt() {
@@ -126,7 +126,7 @@ extension EncodeCountedState {
             guard case .append("observe")? = action as? TestAction else { return }
             tokens.append(
                 handle.store.observe(\.counter) { value in
-                    deliveries.append((value, DeliveryThread.isCurrent, ReducerContext.current != nil))
+                    deliveries.append((value, DeliveringThreadFlag.isCurrent, StoreCodeScope.current != nil))
                 })
             registered.open()
         }

@@ -151,7 +151,7 @@ final class DeinitProbe: Sendable {
 }
 
 /// Opens its gate when freed. Captured by a selector, it shows when the store lets go of the
-/// observer: cancelling an observer of values releases its selector.
+/// observer: cancelling a value observer releases its selector.
 final class ReleaseWitness: Sendable {
     private let released: Gate
 

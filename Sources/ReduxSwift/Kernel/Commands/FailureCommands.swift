@@ -7,8 +7,8 @@ struct AnnounceFailure: PipelineCommand {
     let error: any Error
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         result.events.append(.failed(action, error))
         pipeline.tap?(action, error, state)

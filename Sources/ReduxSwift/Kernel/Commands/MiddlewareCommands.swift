@@ -71,11 +71,11 @@ struct ResumeAction: PipelineCommand {
     let slot: Int
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.passThroughMiddleware(
-            action, from: pipeline.position(afterSlot: slot), state: state, context: context, into: &result)
+            action, from: pipeline.position(afterSlot: slot), state: state, scope: scope, into: &result)
         return nil
     }
 

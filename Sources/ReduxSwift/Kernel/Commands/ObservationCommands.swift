@@ -1,17 +1,17 @@
-/// Starts an observer of values at this point of the queue: the owner of the state selects its
+/// Starts a value observer at this point of the queue: the holder of the state selects its
 /// first value here, outside any reducer, and the observer then selects again after every pass
-/// that changes the state (unless it ended at once). A ``QueueMark`` uses it to learn that the
+/// that changes the state (unless it ended at once). A ``PlaceInQueue`` uses it to learn that the
 /// queue got this far.
-struct StartObserving: PipelineCommand {
-    let selection: any LiveSelection
+struct StartWatching: PipelineCommand {
+    let watcher: any StateWatcher
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         var keeps = false
-        ReductionPipeline.selecting(context) { keeps = selection.activate(on: state) }
-        if keeps { pipeline.keep(selection) }
+        ReductionPipeline.selecting(scope) { keeps = watcher.activate(on: state) }
+        if keeps { pipeline.keep(watcher) }
         return nil
     }
 }

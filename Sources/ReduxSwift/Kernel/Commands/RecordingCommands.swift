@@ -4,8 +4,8 @@ struct StartRecording: PipelineCommand {
     let sink: RecordingSink
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.feedRecorders(result.events)
         pipeline.recorders.append(sink)
@@ -19,8 +19,8 @@ struct StopRecording: PipelineCommand {
     let sink: RecordingSink
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.feedRecorders(result.events)
         pipeline.recorders.removeAll { $0 === sink }

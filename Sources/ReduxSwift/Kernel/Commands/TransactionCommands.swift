@@ -7,16 +7,16 @@ struct TakePartInTransaction: PipelineCommand {
     let participant: TransactionParticipant
 
     func handle(
-        _ pipeline: inout ReductionPipeline, at index: Int, of batch: [PendingEntry], state: StatePointer,
-        context: ReducerContext, into result: inout ReducedBatch
+        _ pipeline: inout ReductionPipeline, at index: Int, of pass: [QueueEntry], state: StatePointer,
+        scope: StoreCodeScope, into result: inout ReducedPass
     ) -> ReductionOutcome? {
         pipeline.checkpoints.take(state)
-        pipeline.clearLog()
-        let entries = [PendingEntry.command(self)]
-        let mark = context.deferredDispatchCount
-        switch pipeline.applyBatch(at: 0, of: entries, state: state, context: context) {
+        pipeline.clearReplayList()
+        let entries = [QueueEntry.command(self)]
+        let mark = scope.deferredDispatchCount
+        switch pipeline.applyBatch(at: 0, of: entries, state: state, scope: scope) {
         case .failed(let error, _, _):
-            context.discardDispatches(from: mark)
+            scope.discardDispatches(from: mark)
             participant.reportPrepared(error)
             _ = participant.awaitDecision()
             result.events.append(.failed(participant.batch, error, site: .transaction))
@@ -27,16 +27,16 @@ struct TakePartInTransaction: PipelineCommand {
                 result.changes += 1
                 result.events.appendChange([ActionRun(entries: entries, range: 0..<1)])
                 pipeline.tap?(participant.batch, nil, state)
-                _ = context.releaseDispatches()
+                _ = scope.releaseDispatches()
             } else {
                 pipeline.checkpoints.restore(state)
-                pipeline.clearLog()
-                pipeline.tellJournalsRetracted(state: state)
-                context.discardDispatches(from: mark)
+                pipeline.clearReplayList()
+                pipeline.tellHistoryRecordersRetracted(state: state)
+                scope.discardDispatches(from: mark)
             }
         }
-        if context.hasDeferredRegistrations {
-            for newReducers in context.takeRegistrations() { pipeline.register(newReducers) }
+        if scope.hasDeferredRegistrations {
+            for newReducers in scope.takeRegistrations() { pipeline.register(newReducers) }
         }
         return nil
     }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 
-/// What waits for an observer's deliverer.
-protocol PendingItems: SendableMetatype {
+/// What waits in a mailbox for the observer's deliverer, and how a new item joins it: its policy
+/// (``NewestValue`` or ``MergedNotifications``).
+protocol MailboxContents: SendableMetatype {
     associatedtype Item: Sendable
     init()
     /// Adds an item; returns one it displaced, which the caller releases after the lock (its
@@ -15,7 +16,7 @@ protocol PendingItems: SendableMetatype {
 }
 
 /// The newest value offered and not yet delivered: a newer one replaces it (latest wins).
-struct NewestValue<Value: Sendable>: PendingItems {
+struct NewestValue<Value: Sendable>: MailboxContents {
     private var value: Value?
 
     init() {}
@@ -41,7 +42,7 @@ struct NewestValue<Value: Sendable>: PendingItems {
 ///
 /// At most `limit` notifications wait: beyond it the oldest is dropped, which only notifications
 /// that cannot merge (failures, notifications posted by hand) can cause.
-struct MergedNotifications: PendingItems {
+struct MergedNotifications: MailboxContents {
     private enum Waiting {
         case single(StoreNotification)
         /// A change notification and the runs of the ones merged into it.
@@ -85,8 +86,9 @@ struct MergedNotifications: PendingItems {
     }
 }
 
-/// The one delivery algorithm of every observer: items wait in `Items`, one thread at a time
-/// delivers them, in order, and nothing is delivered once the observer is cancelled.
+/// The one delivery algorithm of every observer, a mailbox: items wait in its `Contents` (the
+/// newest value, or notifications merged in order), one thread at a time delivers them, in order,
+/// and nothing is delivered once the observer is cancelled.
 ///
 /// The thread that offers an item while no delivery is under way starts one on the target (a
 /// dispatch queue, the store's delivery thread, or a waiting iterator); the deliverer takes items
@@ -97,7 +99,7 @@ struct MergedNotifications: PendingItems {
 /// `@unchecked Sendable`: `box` is a `LockedValue`; `kernel` is a weak reference assigned once, in
 /// `init`; `deliver` is touched only by the deliverer, which the lock hands from thread to thread;
 /// the other properties are immutable and `Sendable`.
-final class Delivery<Items: PendingItems>: @unchecked Sendable {
+final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
     /// Where deliveries run.
     enum Target {
         /// On a dispatch queue (the main queue for main-actor observers).
@@ -109,11 +111,11 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
     }
 
     private struct Box {
-        var items = Items()
+        var items = Contents()
         /// Whether a deliverer is at work or scheduled; it takes items until none is left.
         var isDelivering = false
         /// An iterator waiting for the next item.
-        var waiter: CheckedContinuation<Items.Item?, Never>?
+        var waiter: CheckedContinuation<Contents.Item?, Never>?
         /// Whether the observer is cancelled: nothing is kept or delivered any more.
         var isClosed = false
         /// Whether nothing more will be offered: an iterator gets what waits, then the end.
@@ -130,17 +132,17 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
     private let target: Target
     private weak var kernel: StoreKernel?
     /// Delivers one item; set once, before the first offer.
-    private var deliver: (Items.Item) -> Void = { _ in }
+    private var deliver: (Contents.Item) -> Void = { _ in }
 
-    /// A delivery to `target`; `items` holds what waits, with the limits it keeps.
-    init(target: Target, kernel: StoreKernel?, items: Items = Items()) {
-        box = LockedValue(Box(items: items))
+    /// A mailbox that delivers to `target`; `contents` holds what waits, with the limits it keeps.
+    init(target: Target, kernel: StoreKernel?, contents: Contents = Contents()) {
+        box = LockedValue(Box(items: contents))
         self.target = target
         self.kernel = kernel
     }
 
     /// Sets what delivers one item; called once, before anything is offered.
-    func onDelivery(_ deliver: @escaping (Items.Item) -> Void) {
+    func onDelivery(_ deliver: @escaping (Contents.Item) -> Void) {
         self.deliver = deliver
     }
 
@@ -170,9 +172,9 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
 
     /// Offers an item: hands it to a waiting iterator, or leaves it for the deliverer under way,
     /// or starts a delivery on the target.
-    func offer(_ item: Items.Item) {
-        var displaced: Items.Item?
-        var waiter: CheckedContinuation<Items.Item?, Never>?
+    func offer(_ item: Contents.Item) {
+        var displaced: Contents.Item?
+        var waiter: CheckedContinuation<Contents.Item?, Never>?
         let mustSchedule = box.withLock { box -> Bool in
             guard !box.isClosed else { return false }
             if let waiting = box.waiter {
@@ -229,7 +231,7 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
     /// Delivers the waiting items, oldest first, until none is left, then stops being the
     /// deliverer. Only the deliverer calls it.
     func deliverAll() {
-        while let item = box.withLock({ box -> Items.Item? in
+        while let item = box.withLock({ box -> Contents.Item? in
             guard let item = box.items.take() else {
                 box.isDelivering = false
                 return nil
@@ -242,10 +244,10 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
 
     /// The next item for an asynchronous iterator; `nil` once its task is cancelled or the
     /// observer is.
-    func next() async -> Items.Item? {
+    func next() async -> Contents.Item? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = box.withLock { box -> Items.Item?? in
+                let ready = box.withLock { box -> Contents.Item?? in
                     if box.isClosed { return .some(nil) }
                     if let item = box.items.take() { return .some(item) }
                     if box.isFinished { return .some(nil) }
@@ -264,7 +266,7 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
     func finish() {
         let waiter = box.withLock { box in
             box.isFinished = true
-            guard box.items.isEmpty else { return nil as CheckedContinuation<Items.Item?, Never>? }
+            guard box.items.isEmpty else { return nil as CheckedContinuation<Contents.Item?, Never>? }
             defer { box.waiter = nil }
             return box.waiter
         }
@@ -277,7 +279,7 @@ final class Delivery<Items: PendingItems>: @unchecked Sendable {
         let (dropped, waiter) = box.withLock { box in
             box.isClosed = true
             defer {
-                box.items = Items()
+                box.items = Contents()
                 box.waiter = nil
             }
             return (box.items, box.waiter)

@@ -5,7 +5,7 @@ import Testing
 
 /// The invariants behind the store's unsafe code check themselves in debug builds: each misuse
 /// stops the program (run in a child process, so that the stop can be observed).
-@Suite(.offThePool) struct OwnershipCheckTests {
+@Suite(.offThePool) struct StateHolderCheckTests {
     #if DEBUG
     @Test func aStatePointerUsedAfterItsScopeStopsTheProgram() async {
         await #expect(processExitsWith: .failure) {
@@ -26,15 +26,15 @@ import Testing
     @Test func aThreadThatDoesNotOwnTheStateCannotReduceIt() async {
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
-            _ = store.kernel.engine.reduce(
-                [.action(TestAction.increment)], context: ReducerContext(reducing: nil, owning: nil))
+            _ = store.kernel.liveState.reduce(
+                [.action(TestAction.increment)], scope: StoreCodeScope(reducing: nil, holding: nil))
         }
     }
 
     @Test func aThreadThatDoesNotOwnTheStateCannotEncodeIt() async {
         await #expect(processExitsWith: .failure) {
             let store = makeStore()
-            _ = store.kernel.engine.encodeState(version: 1)
+            _ = store.kernel.liveState.encodeState(version: 1)
         }
     }
     #endif
@@ -57,7 +57,7 @@ import Testing
         }
     }
 
-    @Test func theOwnerOfTheStateReducesAndEncodesWithoutStopping() {
+    @Test func theHolderOfTheStateReducesAndEncodesWithoutStopping() {
         let store = makeStore()
         store.dispatch(TestAction.increment)
         #expect(store.currentState().counter == 1)

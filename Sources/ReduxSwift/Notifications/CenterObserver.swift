@@ -1,27 +1,28 @@
 import Dispatch
 import Foundation
 
-/// One registered observer: its filter, where it is delivered, and the gate its calls pass.
+/// One observer of a ``StoreNotificationCenter``: its filter, where it is delivered, and the gate
+/// its calls pass.
 ///
 /// `@unchecked Sendable`: `bucket` is read and written only while the registry's lock is held, and
 /// every other stored property is a `let` of a `Sendable` type.
-final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
+final class CenterObserver: CallGate, CancellableObserver, @unchecked Sendable {
     let id: UInt64
     let name: Notification.Name?
     let objectID: ObjectIdentifier?
-    /// The sender this entry observes, shared by every entry that observes it.
+    /// The sender this observer listens to, shared by every observer of it.
     let sender: SenderBox?
     let queue: DispatchQueue?
     /// The gate that `block` itself passes around the call of the user's code only (selector and
     /// key-path observers, which wait for the store and decode before they call it); `nil` when
-    /// the entry is the gate of its block's calls.
+    /// the observer is the gate of its block's calls.
     private let sharedGate: CallGate?
     private let block: @Sendable (StoreNotification) -> Void
     /// Delivers on the observer's queue, merging the notifications that wait; `nil` without a
     /// queue.
-    private let delivery: Delivery<MergedNotifications>?
-    /// The bucket that holds this entry while it is registered, so removal needs no lookup. The
-    /// cycle it forms with the bucket ends when the entry is removed, which every token does.
+    private let mailbox: Mailbox<MergedNotifications>?
+    /// The bucket that holds this observer while it is registered, so removal needs no lookup. The
+    /// cycle it forms with the bucket ends when the observer is removed, which every token does.
     /// Unchecked exclusivity: only touched under the registry's lock, which makes each access
     /// exclusive already.
     @exclusivity(unchecked) var bucket: ObserverBucket?
@@ -40,11 +41,11 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         self.sender = sender
         self.queue = queue
         sharedGate = gate
-        delivery = queue.map { Delivery(target: .queue($0), kernel: nil) }
+        mailbox = queue.map { Mailbox(target: .queue($0), kernel: nil) }
         self.block = block
         super.init()
-        // Weak: a delivery queued on the observer's queue may outlive the entry.
-        delivery?.onDelivery { [weak self] notification in self?.invoke(notification) }
+        // Weak: a delivery queued on the observer's queue may outlive the observer.
+        mailbox?.onDelivery { [weak self] notification in self?.invoke(notification) }
     }
 
     /// Every call of the observer's code passes it; cancelling closes it.
@@ -53,10 +54,10 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     var bucketKey: BucketKey { BucketKey(name: name, objectID: objectID) }
 
     /// Stops future calls and drops the notifications waiting for the queue; returns whether the
-    /// entry was still active. Calls under way are not waited for.
+    /// observer was still active. Calls under way are not waited for.
     func deactivate() -> Bool {
         guard gate.close() else { return false }
-        delivery?.close()
+        mailbox?.close()
         return true
     }
 
@@ -67,12 +68,12 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
     /// Delivers `notification` now (no queue) or on the observer's queue.
     ///
     /// `sender` is the box of the notification's object, or `nil` when that object has no
-    /// observers of its own. An address can be reused after its object is freed, so an entry that
+    /// observers of its own. An address can be reused after its object is freed, so an observer that
     /// filters on a sender matches by box, never by address.
     ///
     /// Each call passes the gate on the thread that makes it, so no call begins after the gate is
     /// closed, including calls already queued. With a queue, notifications go through the
-    /// ``Delivery`` every observer shares: one deliverer at a time, in order, and notifications
+    /// ``Mailbox`` every observer shares: one deliverer at a time, in order, and notifications
     /// that arrive while others wait merge into them (see ``MergedNotifications``). A
     /// notification that comes from a sender the observer does not observe is not its own.
     @inline(__always)
@@ -80,8 +81,8 @@ final class ObserverEntry: CallGate, ObserverRegistration, @unchecked Sendable {
         if let observed = self.sender {
             guard observed === sender else { return }
         }
-        if let delivery {
-            delivery.offer(notification)
+        if let mailbox {
+            mailbox.offer(notification)
         } else {
             invoke(notification)
         }

@@ -6,7 +6,7 @@
 /// concrete, specialized code whatever `State` is.
 ///
 /// Not `@Sendable`: an erased reducer captures only a `Reducer<State>` (which is `Sendable`) and the
-/// `State` metatype, and it crosses threads only inside the store's lock-protected queue.
+/// `State` metatype, and it crosses threads only inside the store's mutex-guarded queue.
 typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 
 /// Something queued for a store's reducing queue, in one total order.
@@ -16,7 +16,7 @@ typealias ErasedReducer = (StatePointer, any ActionProtocol) throws -> Void
 /// itself, carried by ``command(_:)``, so that a new kind of entry adds a type, not a case here.
 /// No payload is larger than an existential: a larger entry made every dispatch of a plain action
 /// slower.
-enum PendingEntry {
+enum QueueEntry {
     /// A plain action: reduced in runs, straight through the reducers when nothing needs to see
     /// each action on its own.
     case action(any ActionProtocol)
@@ -32,14 +32,14 @@ enum PendingEntry {
     case command(any PipelineCommand)
 }
 
-/// Consecutive committed actions of one batch, announced together without copying each action.
+/// Consecutive committed actions of one pass, announced together without copying each action.
 /// A run never contains a registration or a failed action: both end it.
 struct ActionRun {
-    let entries: [PendingEntry]
+    let entries: [QueueEntry]
     let range: Range<Int>
 }
 
-extension PendingEntry {
+extension QueueEntry {
     /// The action observers hear about: the action, or the batch as one action.
     var announcedAction: any ActionProtocol {
         switch self {
@@ -57,13 +57,13 @@ extension PendingEntry {
     }
 }
 
-extension PendingEntry {
+extension QueueEntry {
     /// The queue entry for `action`, with the type it was dispatched as (an existential is opened
     /// to the type it holds), which tells an ``AsyncAction`` apart (see ``ActionTypes``).
     @inline(__always)
     static func dispatched<Dispatched: ActionProtocol>(
         _ action: Dispatched
-    ) -> (entry: PendingEntry, type: ObjectIdentifier) {
+    ) -> (entry: QueueEntry, type: ObjectIdentifier) {
         (entry(for: action), ObjectIdentifier(Dispatched.self))
     }
 
@@ -73,7 +73,7 @@ extension PendingEntry {
     /// Generic so that the question is one comparison of type metadata; an existential argument is
     /// opened, so its dynamic type is compared.
     @inline(__always)
-    static func entry<Dispatched: ActionProtocol>(for action: Dispatched) -> PendingEntry {
+    static func entry<Dispatched: ActionProtocol>(for action: Dispatched) -> QueueEntry {
         if ObjectIdentifier(Dispatched.self) == ObjectIdentifier(ActionBatch.self),
             let batch = action as? ActionBatch
         {

@@ -2,81 +2,81 @@ import Testing
 
 @testable import ReduxSwift
 
-@Suite(.offThePool) struct ReductionEngineTests {
+@Suite(.offThePool) struct LiveStateTests {
     @Test func everyReducerSeesEveryActionInRegistrationOrder() {
         let first: Reducer<TestState> = { state, action in state.log.append("first:\(action.identifier)") }
         let second: Reducer<TestState> = { state, action in state.log.append("second:\(action.identifier)") }
-        let engine = ReductionEngine(state: TestState(), reducers: [first, second])
-        _ = engine.apply(Action("a"), context: nil)
-        _ = engine.apply(Action("b"), context: nil)
-        #expect(engine.state.log == ["first:a", "second:a", "first:b", "second:b"])
+        let liveState = LiveState(state: TestState(), reducers: [first, second])
+        _ = liveState.apply(Action("a"), scope: nil)
+        _ = liveState.apply(Action("b"), scope: nil)
+        #expect(liveState.state.log == ["first:a", "second:a", "first:b", "second:b"])
     }
 
     @Test func registeredReducersSeeOnlyLaterActions() {
-        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        _ = engine.apply(TestAction.increment, context: nil)
-        engine.register([{ state, _ in state.log.append("late") }])
-        _ = engine.apply(TestAction.increment, context: nil)
-        #expect(engine.state.counter == 2)
-        #expect(engine.state.log == ["late"])
+        let liveState = LiveState(state: TestState(), reducers: [testReducer])
+        _ = liveState.apply(TestAction.increment, scope: nil)
+        liveState.register([{ state, _ in state.log.append("late") }])
+        _ = liveState.apply(TestAction.increment, scope: nil)
+        #expect(liveState.state.counter == 2)
+        #expect(liveState.state.log == ["late"])
     }
 
     @Test func aThrowingReducerLeavesTheStateExactlyAsBeforeTheAction() {
         let before: Reducer<TestState> = { state, _ in state.log.append("seen") }
-        let engine = ReductionEngine(state: TestState(), reducers: [before, testReducer])
-        _ = engine.apply(TestAction.add(5), context: nil)
-        let expected = engine.state
-        guard case .failed(let error, let replayFailures, _) = engine.apply(TestAction.fail, context: nil)
+        let liveState = LiveState(state: TestState(), reducers: [before, testReducer])
+        _ = liveState.apply(TestAction.add(5), scope: nil)
+        let expected = liveState.state
+        guard case .failed(let error, let replayFailures, _) = liveState.apply(TestAction.fail, scope: nil)
         else {
             Issue.record("expected the action to fail")
             return
         }
         #expect(error as? TestFailure == TestFailure())
         #expect(replayFailures.isEmpty)
-        #expect(engine.state == expected)
+        #expect(liveState.state == expected)
     }
 
     @Test(arguments: [1, 2, 3, 7, 100])
     func rollbackIsExactWhateverTheCheckpointInterval(interval: Int) {
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
         var expected = TestState()
         for step in 0..<25 {
             if step % 4 == 3 {
-                _ = engine.apply(TestAction.fail, context: nil)
+                _ = liveState.apply(TestAction.fail, scope: nil)
             } else {
-                _ = engine.apply(TestAction.append("\(step)"), context: nil)
+                _ = liveState.apply(TestAction.append("\(step)"), scope: nil)
                 expected.log.append("\(step)")
             }
-            #expect(engine.state == expected)
-            #expect(engine.actionsSinceCheckpoint < interval)
+            #expect(liveState.state == expected)
+            #expect(liveState.actionsSinceCheckpoint < interval)
         }
     }
 
     @Test func aCheckpointEmptiesTheReplayLog() {
-        let engine = ReductionEngine(state: TestState(), reducers: [testReducer])
-        for _ in 0..<10 { _ = engine.apply(TestAction.increment, context: nil) }
-        #expect(engine.actionsSinceCheckpoint == 10)
-        engine.takeCheckpoint()
-        #expect(engine.actionsSinceCheckpoint == 0)
-        _ = engine.apply(TestAction.fail, context: nil)
-        #expect(engine.state.counter == 10)
+        let liveState = LiveState(state: TestState(), reducers: [testReducer])
+        for _ in 0..<10 { _ = liveState.apply(TestAction.increment, scope: nil) }
+        #expect(liveState.actionsSinceCheckpoint == 10)
+        liveState.takeCheckpoint()
+        #expect(liveState.actionsSinceCheckpoint == 0)
+        _ = liveState.apply(TestAction.fail, scope: nil)
+        #expect(liveState.state.counter == 10)
     }
 
     @Test func replayIsMarkedOnTheContextWhileItRuns() {
-        let context = ReducerContext(reducing: nil, owning: nil)
+        let scope = StoreCodeScope(reducing: nil, holding: nil)
         let sawReplay = Recorder<Bool>()
         let probe: Reducer<TestState> = { _, _ in
-            sawReplay.append(ReducerContext.current?.isReplaying ?? false)
+            sawReplay.append(StoreCodeScope.current?.isReplaying ?? false)
         }
-        let engine = ReductionEngine(state: TestState(), reducers: [probe, testReducer])
-        context.install {
-            _ = engine.apply(TestAction.increment, context: context)
-            _ = engine.apply(TestAction.fail, context: context)
+        let liveState = LiveState(state: TestState(), reducers: [probe, testReducer])
+        scope.install {
+            _ = liveState.apply(TestAction.increment, scope: scope)
+            _ = liveState.apply(TestAction.fail, scope: scope)
         }
         // increment (live), fail (live), increment again (replay).
         #expect(sawReplay.values == [false, false, true])
-        #expect(context.isReplaying == false)
+        #expect(scope.isReplaying == false)
     }
 
     @Test func anActionThatFailsOnlyOnReplayIsDroppedAndReported() {
@@ -88,16 +88,16 @@ import Testing
             if calls.count > 1 { throw TestFailure(reason: "flaky") }
             state.log.append("flaky")
         }
-        let engine = ReductionEngine(state: TestState(), reducers: [flaky, testReducer])
-        _ = engine.apply(TestAction.append("a"), context: nil)
-        _ = engine.apply(Action("flaky"), context: nil)
-        _ = engine.apply(TestAction.append("b"), context: nil)
-        guard case .failed(_, let replayFailures, _) = engine.apply(TestAction.fail, context: nil) else {
+        let liveState = LiveState(state: TestState(), reducers: [flaky, testReducer])
+        _ = liveState.apply(TestAction.append("a"), scope: nil)
+        _ = liveState.apply(Action("flaky"), scope: nil)
+        _ = liveState.apply(TestAction.append("b"), scope: nil)
+        guard case .failed(_, let replayFailures, _) = liveState.apply(TestAction.fail, scope: nil) else {
             Issue.record("expected the action to fail")
             return
         }
         #expect(replayFailures.map(\.action.identifier) == ["flaky"])
-        #expect(engine.state.log == ["a", "b"])
+        #expect(liveState.state.log == ["a", "b"])
     }
 
     @Test(arguments: [1, 2, 3, 5, 4096])
@@ -105,17 +105,17 @@ import Testing
         let seen: Reducer<TestState> = { state, action in
             if case .append(let entry)? = action as? TestAction { state.log.append("seen \(entry)") }
         }
-        let batch: [PendingEntry] = [
+        let batch: [QueueEntry] = [
             .action(TestAction.append("0")), .action(TestAction.append("1")),
-            .command(RegisterReducers(reducers: ReductionEngine<TestState>.erase([seen]))),
+            .command(RegisterReducers(reducers: LiveState<TestState>.erase([seen]))),
             .action(TestAction.append("2")), .action(TestAction.fail), .action(TestAction.append("3")),
             .action(TestAction.fail), .action(TestAction.append("4")),
         ]
-        let engine = ReductionEngine(
+        let liveState = LiveState(
             state: TestState(), reducers: [testReducer], checkpointInterval: interval)
-        let reduced = engine.reduce(batch, context: ReducerContext(reducing: nil, owning: nil))
-        #expect(engine.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
-        #expect(engine.state.counter == 0)
+        let reduced = liveState.reduce(batch, scope: StoreCodeScope(reducing: nil, holding: nil))
+        #expect(liveState.state.log == ["0", "1", "2", "seen 2", "3", "seen 3", "4", "seen 4"])
+        #expect(liveState.state.counter == 0)
         #expect(reduced.changes == 5)
         let described = reduced.events.map { event -> String in
             switch event {
@@ -134,6 +134,6 @@ import Testing
                 #"append("0"),append("1"),append("2")"#, "failed fail", #"append("3")"#, "failed fail",
                 #"append("4")"#,
             ])
-        #expect(engine.actionsSinceCheckpoint < interval)
+        #expect(liveState.actionsSinceCheckpoint < interval)
     }
 }

@@ -19,7 +19,7 @@ enum DispatchRoute {
     case chainChange(StoreKernel)
 
     /// Whether the entry goes to the store whose kernel is `kernel`: then it is that store's own
-    /// follow-up, handled next (see ``ReducerContext/releaseDispatches()``).
+    /// follow-up, handled next (see ``StoreCodeScope/releaseDispatches()``).
     func leadsTo(_ kernel: StoreKernel?) -> Bool {
         switch self {
         case .queue(let target), .chainChange(let target): return target === kernel
@@ -28,7 +28,7 @@ enum DispatchRoute {
     }
 
     /// Queues `entry` as if it had been dispatched outside any store code.
-    func send(_ entry: PendingEntry) {
+    func send(_ entry: QueueEntry) {
         switch self {
         case .queue(let kernel): kernel.enqueue(entry)
         case .passingLock(let lock): lock.send(entry)
@@ -39,29 +39,29 @@ enum DispatchRoute {
 
 /// What the current thread is doing inside a store, so that re-entrant calls keep their promises.
 ///
-/// A context is installed on a thread for the duration of a drain pass (reducers run) or of a
+/// A scope is installed on a thread for the duration of a drain pass (reducers run) or of a
 /// snapshot encode (user `encode(to:)` runs). The rules it enables:
 /// - `dispatch` from a reducer is deferred until that action commits, and dropped if it fails;
 ///   once it commits, a dispatch to the same store is that store's *follow-up*, which the pipeline
 ///   handles next, before any other queued entry; a dispatch to another store joins its queue;
 /// - `dispatch` and `register` while an action is *replayed* for a rollback are ignored, because
 ///   their first run already took effect;
-/// - `currentState()` never waits while a context is installed, so no reducer or encoder can wait
+/// - `currentState()` never waits while a scope is installed, so no reducer or encoder can wait
 ///   for a store that is waiting for it.
 ///
-/// Contexts are confined to the thread that installed them; they are never shared.
-final class ReducerContext {
+/// Scopes are confined to the thread that installed them; they are never shared.
+final class StoreCodeScope {
     /// The kernel of the store whose reducers run on this thread, or `nil` while only encoding.
     let reducingKernel: StoreKernel?
-    /// The engine whose live state this thread owns (the drainer's, or a reader's that encodes an
-    /// idle store), for debug builds' ownership checks; `nil` for contexts that own no state.
-    let ownedEngine: AnyObject?
-    // Unchecked exclusivity on the properties below: a context is used by the one thread that
+    /// The live state this thread holds (the drainer's, or a reader's that encodes an idle store),
+    /// for debug builds' checks of who holds the state; `nil` for scopes that hold no state.
+    let heldLiveState: AnyObject?
+    // Unchecked exclusivity on the properties below: a scope is used by the one thread that
     // installed it, and none of its methods calls out while holding an access to a property
     // (`releaseDispatches` empties the list before it calls the targets), so the runtime's dynamic
     // check, which ran on every action, can never fire.
 
-    /// True while the store re-applies logged actions to restore a checkpoint.
+    /// True while the store re-applies the replay list to restore a checkpoint.
     @exclusivity(unchecked) var isReplaying = false
     /// True while an action passes through the middleware chain.
     @exclusivity(unchecked) var isPassingThroughMiddleware = false
@@ -69,26 +69,26 @@ final class ReducerContext {
     /// chain: they end after it unless something started them or holds them.
     @exclusivity(unchecked) var releasedAsyncActions: [any AsyncActionStarting] = []
     /// Dispatches made by the action being reduced, released when it commits.
-    @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: PendingEntry)] = []
-    /// What committed actions dispatched to this context's own store, for the pipeline to handle
+    @exclusivity(unchecked) private var deferredDispatches: [(route: DispatchRoute, entry: QueueEntry)] = []
+    /// What committed actions dispatched to this scope's own store, for the pipeline to handle
     /// next (see ``releaseDispatches()``).
-    @exclusivity(unchecked) private var followUps: [PendingEntry] = []
+    @exclusivity(unchecked) private var followUps: [QueueEntry] = []
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
-    init(reducing kernel: StoreKernel?, owning engine: AnyObject?) {
+    init(reducing kernel: StoreKernel?, holding liveState: AnyObject?) {
         reducingKernel = kernel
-        ownedEngine = engine
+        heldLiveState = liveState
     }
 
     /// Defers `entry` until the current action commits; an action dispatched as `type` is told
     /// apart from an ``AsyncAction`` first (see ``ActionTypes``).
     func deferDispatch(
-        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil, to route: DispatchRoute
+        _ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil, to route: DispatchRoute
     ) {
         var entry = entry
         if let type, let kernel = reducingKernel {
-            kernel.ownerActionTypes.mark(&entry, dispatchedAs: type)
+            kernel.holderActionTypes.mark(&entry, dispatchedAs: type)
         }
         deferredDispatches.append((route, entry))
     }
@@ -99,15 +99,15 @@ final class ReducerContext {
     /// first run already dispatched it).
     @inline(__always)
     static func deferIfReducing(
-        _ entry: PendingEntry, dispatchedAs type: ObjectIdentifier? = nil,
+        _ entry: QueueEntry, dispatchedAs type: ObjectIdentifier? = nil,
         to route: @autoclosure () -> DispatchRoute
     ) -> Bool {
-        guard let context = current, context.reducingKernel != nil else { return false }
-        if context.isReplaying {
+        guard let scope = current, scope.reducingKernel != nil else { return false }
+        if scope.isReplaying {
             // Made again by an action applied again: its first run's dispatch stands.
             entry.endAsyncActions()
         } else {
-            context.deferDispatch(entry, dispatchedAs: type, to: route())
+            scope.deferDispatch(entry, dispatchedAs: type, to: route())
         }
         return true
     }
@@ -155,7 +155,7 @@ final class ReducerContext {
     var hasFollowUps: Bool { !followUps.isEmpty }
 
     /// Hands over the follow-ups released so far, in the order they were dispatched.
-    func takeFollowUps() -> [PendingEntry] {
+    func takeFollowUps() -> [QueueEntry] {
         defer { followUps = [] }
         return followUps
     }
@@ -191,13 +191,13 @@ final class ReducerContext {
         return key
     }()
 
-    /// The context installed on the calling thread, if any.
-    static var current: ReducerContext? {
+    /// The scope installed on the calling thread, if any.
+    static var current: StoreCodeScope? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<ReducerContext>.fromOpaque(pointer).takeUnretainedValue()
+        return Unmanaged<StoreCodeScope>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    /// Runs `body` with `self` installed on the calling thread, restoring the previous context after.
+    /// Runs `body` with `self` installed on the calling thread, restoring the previous scope after.
     func install<Result>(_ body: () throws -> Result) rethrows -> Result {
         let previous = pthread_getspecific(Self.key)
         pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
@@ -205,3 +205,6 @@ final class ReducerContext {
         return try body()
     }
 }
+
+/// ``StoreCodeScope`` under the name the persistence service still uses for it.
+typealias ReducerContext = StoreCodeScope

@@ -11,7 +11,7 @@ import Android
 /// Marks a thread while a store delivers notifications on it, so that a dispatch made there (by an
 /// observer with no queue) never waits for room in a full queue: the delivery thread must keep
 /// going whatever the store it dispatches to is doing.
-enum DeliveryThread {
+enum DeliveringThreadFlag {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let error = pthread_key_create(&key, nil)

@@ -1,19 +1,19 @@
 import Dispatch
 import Foundation
 
-/// A registration a token can end: an observer of values or of notifications.
-protocol ObserverRegistration: AnyObject, Sendable {
+/// An observer a token can end: a value observer or a center observer (of notifications).
+protocol CancellableObserver: AnyObject, Sendable {
     /// Every call of the user's code passes it; cancelling closes it.
     var gate: CallGate { get }
-    /// Stops future calls; returns whether the registration was still active. Calls under way are
-    /// not waited for.
+    /// Stops future calls; returns whether the observer was still active. Calls under way are not
+    /// waited for.
     func deactivate() -> Bool
-    /// Forgets the registration where it is registered, after ``deactivate()`` returned `true`.
+    /// Removes the observer from where it is kept, after ``deactivate()`` returned `true`.
     func remove(from center: StoreNotificationCenter?)
 }
 
-extension ObserverRegistration {
-    /// Ends the registration with the promise of ``ObserverToken/cancel()``: once this returns, no
+extension CancellableObserver {
+    /// Ends the observer with the promise of ``ObserverToken/cancel()``: once this returns, no
     /// call of the user's code begins, and none is under way on another thread (with that
     /// method's exceptions: a call on this thread, and store code, which never waits).
     func cancel(removingFrom center: StoreNotificationCenter?) {
@@ -22,12 +22,12 @@ extension ObserverRegistration {
     }
 }
 
-/// What the owner of a store's live state runs at a place in the queue, and after each change while
-/// it asks to: an observer of values, or a `QueueMark` a thread waits for. Not generic, so that
-/// the store's pipeline keeps a plain list of them.
-protocol LiveSelection: AnyObject {
-    /// Selects the first value from the live state, at the registration's place in the queue;
-    /// returns whether to go on selecting after each change.
+/// A state watcher: what the holder of a store's live state runs at a place in the queue, and after
+/// each change while it asks to: a value observer, or a `PlaceInQueue` a thread waits for. Not
+/// generic, so that the store's pipeline keeps a plain list of them.
+protocol StateWatcher: AnyObject {
+    /// Selects the first value from the live state, at the watcher's place in the queue; returns
+    /// whether to go on selecting after each change.
     func activate(on state: StatePointer) -> Bool
     /// Selects from the live state after a pass that changed it, and offers the value; returns
     /// `false` once the observer is cancelled, so that the pipeline drops it.
@@ -35,15 +35,15 @@ protocol LiveSelection: AnyObject {
     /// The store is gone: no value will come any more.
     func storeDidEnd()
     /// Whether the observer has ended: it was cancelled, or its owner is gone (then it ends now),
-    /// so that the pipeline may drop it before it selects again. Called by the owner of the
+    /// so that the pipeline may drop it before it selects again. Called by the holder of the
     /// state, while any thread may cancel.
     func hasEnded() -> Bool
 }
 
-/// The one observer of values behind every observing form: `observe(_:)` with or without an
+/// The one value observer behind every observing form: `observe(_:)` with or without an
 /// owner, `values(of:)` and `ObservedValue`.
 ///
-/// **Selecting.** The owner of the store's live state (the drainer, on the store's queue) selects
+/// **Selecting.** The holder of the store's live state (the drainer, on the store's queue) selects
 /// each value from the live state itself, at the registration's place in the queue and then after
 /// every pass that committed a change: no JSON, no copy of the state, a cost proportional to what
 /// the selector reads. The value is `Sendable`, so nothing handed out shares mutable storage with
@@ -51,18 +51,18 @@ protocol LiveSelection: AnyObject {
 /// Swift value does. When `Value` is `Equatable`, a value equal to the last one selected is not
 /// offered at all, so an unrelated change costs one selection and one comparison.
 ///
-/// **Delivering.** Through ``Delivery``, the algorithm every observer shares, with a one-slot
+/// **Delivering.** Through ``Mailbox``, the algorithm every observer shares, with a one-slot
 /// mailbox where a newer value replaces an older one not yet delivered. The deliverer skips a value
 /// equal to the last one delivered (an older value can come back after a newer one was replaced).
 /// Every call of the user's block passes ``gate``, which gives ``ObserverToken/cancel()`` its
 /// promise.
 ///
 /// `@unchecked Sendable`: `closures` is a `LockedValue`; `lastOffered` is touched only by the
-/// owner of the store's live state, which the store's lock hands from thread to thread;
-/// `lastDelivered` only by the deliverer, which the delivery's lock hands over (for an iterator,
+/// holder of the store's live state, which the store's mutex hands from thread to thread;
+/// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
 /// other properties are immutable and `Sendable`.
-final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, ObserverRegistration,
+final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, CancellableObserver,
     @unchecked Sendable
 {
     /// The user's code, released when the observer is cancelled.
@@ -77,7 +77,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// store's next change, whether or not its value changed.
     private let owner: (any OwnerBinding)?
     private let closures: LockedValue<Closures?>
-    private let delivery: Delivery<NewestValue<Value>>
+    private let mailbox: Mailbox<NewestValue<Value>>
     /// Signalled once the first value is offered, for a registering thread that delivers it.
     private let activated = DispatchSemaphore(value: 0)
     let gate = CallGate()
@@ -88,7 +88,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         kernel: StoreKernel,
         select: @escaping @Sendable (State) -> Value,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
-        target: Delivery<NewestValue<Value>>.Target,
+        target: Mailbox<NewestValue<Value>>.Target,
         owner: (any OwnerBinding)? = nil,
         deliver: @escaping @Sendable (Value) -> Void
     ) {
@@ -96,9 +96,9 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         self.owner = owner
         self.isDuplicate = isDuplicate
         closures = LockedValue(Closures(select: select, deliver: deliver))
-        delivery = Delivery(target: target, kernel: kernel)
+        mailbox = Mailbox(target: target, kernel: kernel)
         // Weak: a delivery scheduled on a queue may outlive the observer.
-        delivery.onDelivery { [weak self] value in self?.deliverValue(value) }
+        mailbox.onDelivery { [weak self] value in self?.deliverValue(value) }
         owner?.attach(self)
     }
 
@@ -110,16 +110,16 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// to the target, as later ones do.
     func start(firstValueHere: Bool) {
         guard let kernel else { return }
-        let deliversFirst = firstValueHere && ReducerContext.current == nil
-        if deliversFirst { delivery.claim() }
-        kernel.enqueue(.command(StartObserving(selection: self)), .neverHeld)
+        let deliversFirst = firstValueHere && StoreCodeScope.current == nil
+        if deliversFirst { mailbox.claim() }
+        kernel.enqueue(.command(StartWatching(watcher: self)), .neverHeld)
         guard deliversFirst else { return }
         kernel.lendPriorityIfMainThread()
         activated.wait()
-        delivery.deliverFirst()
+        mailbox.deliverFirst()
     }
 
-    // MARK: Selecting (as the owner of the live state)
+    // MARK: Selecting (as the holder of the live state)
 
     func activate(on state: StatePointer) -> Bool {
         let isActive = select(from: state)
@@ -145,7 +145,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
             if let lastOffered, isDuplicate(lastOffered, value) { return true }
             lastOffered = value
         }
-        delivery.offer(value)
+        mailbox.offer(value)
         return true
     }
 
@@ -163,7 +163,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
     /// The next value for an asynchronous iterator: the first one, then each new one; `nil` once
     /// the task is cancelled or the observer is.
     func next() async -> Value? {
-        while let value = await delivery.next() {
+        while let value = await mailbox.next() {
             if let isDuplicate {
                 if let lastDelivered, isDuplicate(lastDelivered, value) { continue }
                 lastDelivered = value
@@ -183,7 +183,7 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
         }
         // Released after the lock: the user's closures may run user code in `deinit`.
         _ = released
-        delivery.close()
+        mailbox.close()
         return true
     }
 
@@ -193,6 +193,6 @@ final class Observer<State: StateProtocol, Value: Sendable>: LiveSelection, Obse
 
     func storeDidEnd() {
         // A `values(of:)` loop gets the value that waits, if any, then ends.
-        delivery.finish()
+        mailbox.finish()
     }
 }
