@@ -205,6 +205,3 @@ final class StoreCodeScope {
         return try body()
     }
 }
-
-/// ``StoreCodeScope`` under the name the persistence service still uses for it.
-typealias ReducerContext = StoreCodeScope

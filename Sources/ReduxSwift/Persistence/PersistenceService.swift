@@ -290,7 +290,7 @@ private final class Saver<State: StateProtocol>: Sendable {
     func saveLatest() throws(PersistenceError) {
         // Store code gets a snapshot without waiting, so an old one (the last a reader happened to
         // read), never the action under way: saving it would lose that action and everything since.
-        guard ReducerContext.current == nil else {
+        guard StoreCodeScope.current == nil else {
             scheduleDeferredSave()
             return
         }
