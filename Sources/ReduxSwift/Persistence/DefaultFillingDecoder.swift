@@ -42,17 +42,28 @@ enum DefaultFilling {
         /// The deepest level looked at, in coding-path components.
         static let depth = 48
 
-        /// Whether element `index` of `count` is looked at: of a dictionary (no `count`), one of
-        /// the first values; of an array, one of the first or last pairs or of the pairs spread
-        /// over it.
-        static func includes(_ index: Int, of count: Int?) -> Bool {
-            guard let count else { return index < first }
+        /// Whether element `index` of an array of `count` is looked at: one of the first or last
+        /// pairs, or of the pairs spread over it.
+        static func includes(_ index: Int, of count: Int) -> Bool {
             let pair = index / 2
             let pairs = (count + 1) / 2
             // The last pairs too: elements an app appends are the newest, and hold the newest members.
             if pair < first || pair >= pairs - first { return true }
             guard pairs > first + spread else { return false }
             return pair % (pairs / spread) == 0
+        }
+
+        /// Whether the value for `key` of a dictionary of `count` values is looked at: about
+        /// `first + spread` of them, chosen by their keys, so that every launch looks at the same
+        /// ones (`JSONDecoder` hands a dictionary's values over in an order that changes from one
+        /// process to the next); every value of a dictionary of no more.
+        static func includes(key: String, of count: Int) -> Bool {
+            let stride = count / (first + spread)
+            guard stride > 1 else { return true }
+            // FNV-1a, which every launch computes alike (`Hasher` is seeded per process).
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return hash % UInt64(stride) == 0
         }
     }
 
@@ -469,10 +480,10 @@ final class FillSession: @unchecked Sendable {
 
     /// Whether a checking decode leaves the value at element `index` of `count` (`nil` for one
     /// that is not an element) and `depth` to `JSONDecoder` alone; never in a filling decode.
-    func decodesNatively(index: Int?, of count: Int? = nil, depth: @autoclosure () -> Int) -> Bool {
+    func decodesNatively(sampled: @autoclosure () -> Bool = true, depth: @autoclosure () -> Int) -> Bool {
         guard mode == .checking else { return false }
         if objectsLeft <= 0 { return true }
-        if let index, !DefaultFilling.Sample.includes(index, of: count) { return true }
+        if !sampled() { return true }
         return depth() >= DefaultFilling.Sample.depth
     }
 
@@ -797,8 +808,6 @@ final class FilledMembers {
     /// The objects inside this one that the type read through nested keyed containers (an enum
     /// case's associated values), each with its place and its view of every member it holds.
     var nested: [(members: FilledMembers, codingPath: [any CodingKey], raw: RawView)] = []
-    /// How many values of a dictionary have been decoded, for a checking decode's sample.
-    private var valuesDecoded = 0
     /// The coding keys of the type's first keyed container, which tell the members it knows.
     var knownKeys: (any CodingKey.Type)?
 
@@ -838,12 +847,6 @@ final class FilledMembers {
     func tracksReads(with keys: any CodingKey.Type) -> Bool {
         guard let knownKeys else { return false }
         return ObjectIdentifier(knownKeys) != ObjectIdentifier(keys)
-    }
-
-    /// The position of the next value of a dictionary this object is.
-    func nextValueIndex() -> Int {
-        defer { valuesDecoded += 1 }
-        return valuesDecoded
     }
 
     /// The members the object lacks so far: filled, then optionals read as `nil`.
@@ -919,6 +922,8 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let tracksReads: Bool
     /// Whether the container reads a dictionary, whose values a checking decode samples.
     let isDictionary: Bool
+    /// How many values the dictionary holds, when it is one.
+    let dictionaryCount: Int
 
     init(
         base: KeyedDecodingContainer<Key>, session: FillSession, members: FilledMembers, raw: RawView,
@@ -930,6 +935,7 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.raw = raw
         self.tracksReads = tracksReads
         isDictionary = session.mode == .checking && session.isDictionaryKeyType(Key.self)
+        dictionaryCount = isDictionary ? base.allKeys.count : 0
     }
 
     var codingPath: [any CodingKey] { base.codingPath }
@@ -1003,8 +1009,9 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     throw error
                 }
             }
-            let index = isDictionary ? members.nextValueIndex() : nil
-            if session.decodesNatively(index: index, depth: base.codingPath.count) {
+            let sampled =
+                !isDictionary || DefaultFilling.Sample.includes(key: key.stringValue, of: dictionaryCount)
+            if session.decodesNatively(sampled: sampled, depth: base.codingPath.count) {
                 return try base.decode(type, forKey: key)
             }
             return try session.decode(T.self, from: base.superDecoder(forKey: key))
@@ -1128,7 +1135,11 @@ struct FillingUnkeyedContainer: UnkeyedDecodingContainer {
                 throw error
             }
         }
-        if session.decodesNatively(index: base.currentIndex, of: base.count, depth: base.codingPath.count) {
+        let index = base.currentIndex
+        let sampled =
+            base.count.map { DefaultFilling.Sample.includes(index, of: $0) }
+            ?? (index < 2 * DefaultFilling.Sample.first)
+        if session.decodesNatively(sampled: sampled, depth: base.codingPath.count) {
             return try base.decode(type)
         }
         return try session.decode(T.self, from: base.superDecoder())
@@ -1186,7 +1197,7 @@ struct FillingSingleValueContainer: SingleValueDecodingContainer {
                 throw error
             }
         }
-        if session.decodesNatively(index: nil, depth: base.codingPath.count) { return try base.decode(type) }
+        if session.decodesNatively(depth: base.codingPath.count) { return try base.decode(type) }
         return try session.decode(T.self, from: decoder)
     }
 }

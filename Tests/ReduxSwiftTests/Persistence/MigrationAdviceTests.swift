@@ -410,6 +410,31 @@ enum ExpensesV2 {
             ])
     }
 
+    @Test func aLaunchThatNeedsNothingElseLooksAtEveryValueOfASmallDictionaryWhateverTheirOrder() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var byName: [String: Item] }
+        for holder in 0..<16 {
+            let values = (0..<16).map { index in
+                #""k\#(index)":{"id":\#(index)\#(index == holder ? #","note":"n""# : "")}"#
+            }
+            try write(#"{"byName":{\#(values.joined(separator: ","))}}"#)
+            let error = migrationError { _ = try StateArchive<State>(file: url).load() }
+            #expect(error?.migrationProblems.count == 1, "the note of value \(holder)")
+        }
+    }
+
+    @Test func aLargeDictionaryIsSampledByItsKeysAloneSoEveryLaunchLooksAtTheSameValues() {
+        let keys = (0..<1_000).map { "key \($0)" }
+        let sampled = keys.filter { DefaultFilling.Sample.includes(key: $0, of: keys.count) }
+        #expect((8...40).contains(sampled.count), "\(sampled.count) of 1,000")
+        #expect(keys.filter { DefaultFilling.Sample.includes(key: $0, of: keys.count) } == sampled)
+        // FNV-1a of the key's UTF-8, which no process seeds: these are the values every launch takes.
+        #expect(Array(sampled.prefix(3)) == ["key 80", "key 125", "key 251"])
+    }
+
     @Test func aRenameInsideADictionaryKeyedByStructsNeverOffersAMemberOfTheKeys() throws {
         struct Key: Codable, Hashable {
             var x: Int
