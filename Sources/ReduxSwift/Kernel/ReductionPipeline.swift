@@ -350,7 +350,7 @@ struct ReductionPipeline {
     /// Runs selectors as the holder of the state, outside any reducer: a selector that reads a
     /// store gets its published snapshot without waiting, and one that dispatches queues normally.
     static func selecting(_ scope: StoreCodeScope, _ body: () -> Void) {
-        StoreCodeScope(reducing: nil, holding: scope.heldLiveState).install(body)
+        scope.selecting.install(body)
     }
 
     /// Runs every reducer on `action`, which is `pass[index]`, in registration order.

@@ -76,9 +76,22 @@ final class StoreCodeScope {
     /// Reducer arrays registered by the action being reduced, added after it finishes.
     @exclusivity(unchecked) private var deferredRegistrations: [[ErasedReducer]] = []
 
+    /// The scope selectors run in, made by the first pass that selects (see ``selecting``).
+    @exclusivity(unchecked) private var selectingScope: StoreCodeScope?
+
     init(reducing kernel: StoreKernel?, holding liveState: AnyObject?) {
         reducingKernel = kernel
         heldLiveState = liveState
+    }
+
+    /// The scope selectors run in: the same live state held, no store reducing. Made once per
+    /// scope, since selectors run after every pass that changes the state, and a scope that
+    /// reduces nothing keeps nothing from one pass to the next.
+    var selecting: StoreCodeScope {
+        if let made = selectingScope { return made }
+        let made = StoreCodeScope(reducing: nil, holding: heldLiveState)
+        selectingScope = made
+        return made
     }
 
     /// Defers `entry` until the current action commits; an action dispatched as `type` is told

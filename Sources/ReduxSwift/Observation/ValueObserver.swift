@@ -66,9 +66,16 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
     @unchecked Sendable
 {
     /// The user's code, released when the observer is cancelled.
-    private struct Closures {
+    /// A class, so that taking it out of its lock copies a reference: a closure taken out through
+    /// the lock's generic result is re-wrapped, an allocation on every delivery.
+    private final class Closures: Sendable {
         let select: @Sendable (State) -> Value
         let deliver: @Sendable (Value) -> Void
+
+        init(select: @escaping @Sendable (State) -> Value, deliver: @escaping @Sendable (Value) -> Void) {
+            self.select = select
+            self.deliver = deliver
+        }
     }
 
     private let isDuplicate: (@Sendable (Value, Value) -> Bool)?
@@ -135,7 +142,7 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
     }
 
     func select(from state: StatePointer) -> Bool {
-        guard gate.isOpen, let select = closures.withLock({ $0?.select }) else { return false }
+        guard gate.isOpen, let select = closures.withLock({ $0 })?.select else { return false }
         if let owner, !owner.isOwnerAlive {
             _ = deactivate()
             return false
@@ -156,7 +163,7 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
             if let lastDelivered, isDuplicate(lastDelivered, value) { return }
             lastDelivered = value
         }
-        guard let deliver = closures.withLock({ $0?.deliver }) else { return }
+        guard let deliver = closures.withLock({ $0 })?.deliver else { return }
         _ = gate.run { deliver(value) }
     }
 
