@@ -40,10 +40,10 @@ public final class ObserverToken: Sendable {
     ///
     /// Once `cancel()` returns, the observer's block is not called again, not even for
     /// notifications that were already queued for it, and no call is under way on another thread:
-    /// a call that had already begun there is waited for. (For value observers,
-    /// the call is the call of your block; their waiting for the store and decoding are not waited
-    /// for.) Called from inside the block, `cancel()` returns at once, and the call under way runs
-    /// to its end.
+    /// a call that had already begun there is waited for. (For value observers, the call is the
+    /// call of your block; a selector running on the store's queue is not waited for, and its value
+    /// is never delivered.) Called from inside the block, `cancel()` returns at once, and the call
+    /// under way runs to its end.
     ///
     /// Because it may wait, do not call it while holding something the block waits for: a block
     /// that runs `DispatchQueue.main.sync` must not be cancelled from the main thread while it
