@@ -320,11 +320,16 @@ final class FillSession: @unchecked Sendable {
     /// dictionary (see ``someOtherElementHolds(_:at:)``).
     var archive: Data?
     private var archiveTree: JSONValue??
+    /// ``archive`` parsed, the first time it is needed; `nil` when there is none or it is no JSON.
+    private var tree: JSONValue? {
+        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        return archiveTree ?? nil
+    }
     /// Per array or dictionary, by place: each different set of members its elements hold.
-    private var elementMembers: [String: Set<Set<String>>] = [:]
+    private var elementKinds: [String: Set<Set<String>>] = [:]
     /// Per place, every array position and dictionary key standing for all: each different set
     /// of members its objects hold, with a value of each (see ``placeKinds(at:)``).
-    private var placeMembers: [String: [Set<String>: [String: JSONValue]]] = [:]
+    private var kindsByPlace: [String: [Set<String>: [String: JSONValue]]] = [:]
 
     private enum Defaults {
         /// The JSON, and the scope its members are kept under.
@@ -356,14 +361,13 @@ final class FillSession: @unchecked Sendable {
         guard let last = codingPath.last, MemberPath.isPosition(last) || MemberPath.isDictionaryKey(last)
         else { return false }
         let parent = Array(codingPath.dropLast())
-        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
         let place = DefaultFilling.place(parent).joined()
         let kinds: Set<Set<String>>
-        if let known = elementMembers[place] {
+        if let known = elementKinds[place] {
             kinds = known
         } else {
             var found: Set<Set<String>> = []
-            switch archiveTree??.value(at: parent) {
+            switch tree?.value(at: parent) {
             case .array(let elements)?:
                 for case .object(let members) in elements { found.insert(Set(members.keys)) }
             case .object(let values)?:
@@ -371,7 +375,7 @@ final class FillSession: @unchecked Sendable {
             default:
                 break
             }
-            elementMembers[place] = found
+            elementKinds[place] = found
             kinds = found
         }
         let reference = referenceMembers(at: codingPath)
@@ -394,8 +398,7 @@ final class FillSession: @unchecked Sendable {
     /// The members of the archived object at `codingPath`, which the objects beside it are told
     /// apart by (see ``isAlike(_:_:)``); `nil` when it is no object or holds no member.
     private func referenceMembers(at codingPath: [any CodingKey]) -> Set<String>? {
-        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
-        guard case .object(let members)? = archiveTree??.value(at: codingPath), !members.isEmpty else {
+        guard case .object(let members)? = tree?.value(at: codingPath), !members.isEmpty else {
             return nil
         }
         return Set(members.keys)
@@ -442,8 +445,7 @@ final class FillSession: @unchecked Sendable {
         let steps = Self.placeSteps(codingPath)
         guard steps.contains(.each) else { return [:] }
         let place = Self.placeKey(codingPath)
-        if let kinds = placeMembers[place] { return kinds }
-        if archiveTree == nil { archiveTree = archive.flatMap { try? JSONValue(parsing: $0) } }
+        if let kinds = kindsByPlace[place] { return kinds }
         var kinds: [Set<String>: [String: JSONValue]] = [:]
         func collect(_ value: JSONValue, _ steps: ArraySlice<MemberPath.Step>) {
             guard let step = steps.first else {
@@ -468,8 +470,8 @@ final class FillSession: @unchecked Sendable {
                 break
             }
         }
-        if let tree = archiveTree ?? nil { collect(tree, steps[...]) }
-        placeMembers[place] = kinds
+        if let tree { collect(tree, steps[...]) }
+        kindsByPlace[place] = kinds
         return kinds
     }
 
@@ -478,8 +480,9 @@ final class FillSession: @unchecked Sendable {
         (try? probe.decode([Value].self, from: Data("[\(json.description)]".utf8))) != nil
     }
 
-    /// Whether a checking decode leaves the value at element `index` of `count` (`nil` for one
-    /// that is not an element) and `depth` to `JSONDecoder` alone; never in a filling decode.
+    /// Whether a checking decode leaves a value at `depth` to `JSONDecoder` alone: one its sample
+    /// does not take (`sampled`, see ``DefaultFilling/Sample``), one too deep, or any once the
+    /// sample is full; never in a filling decode.
     func decodesNatively(sampled: @autoclosure () -> Bool = true, depth: @autoclosure () -> Int) -> Bool {
         guard mode == .checking else { return false }
         if objectsLeft <= 0 { return true }
