@@ -6,8 +6,11 @@ import Foundation
 /// The path names objects from the state down: `""` is the state itself, `"cart"` its member
 /// `cart`, `"cart.lines[]"` every element of the array `cart.lines`, and `"orders[].lines[]"` every
 /// line of every order. `[]` after a member stands for every element of an array, or every value of
-/// a dictionary. Where the path leads to nothing (a member that is absent, `null`, or not an
-/// object), the migration does nothing.
+/// a dictionary. A dictionary whose keys are neither strings nor integers is archived as an array
+/// of keys and values: there `[values]` stands for its values alone and `[keys]` for its keys
+/// alone (`"byKey[values]"`); on a dictionary archived as an object, `[values]` is every value and
+/// `[keys]` finds no object. Where the path leads to nothing (a member that is absent, `null`, or
+/// not an object), the migration does nothing.
 ///
 /// ```swift
 /// let archive = StateArchive<AppState>(
@@ -32,7 +35,7 @@ extension ArchiveMigration {
     /// An object without `old` is left as it is; in one that has both, `old`'s value replaces `new`'s.
     ///
     /// - Precondition: `path` is well formed: names separated by `.`, each followed by any number
-    ///   of `[]`. The program stops otherwise.
+    ///   of `[]`, `[values]` or `[keys]`. The program stops otherwise.
     public init(from version: Int, renaming old: String, to new: String, in path: String = "") {
         self.init(
             from: version, at: MemberPath.parse(path),
@@ -156,11 +159,42 @@ extension ArchiveMigration {
 
 /// The paths of the member migrations: `cart.lines[]`.
 enum MemberPath {
-    enum Step: Equatable {
+    enum Step: Hashable {
         /// The member of this name.
         case member(String)
-        /// Every element of an array, or every value of an object.
+        /// Every element of an array, or every value of an object: `[]`.
         case each
+        /// The values of a dictionary archived as an array of keys and values (the elements at odd
+        /// positions), or every value of an object: `[values]`.
+        case values
+        /// The keys of a dictionary archived as an array of keys and values (the elements at even
+        /// positions); nothing of an object, whose keys are strings: `[keys]`.
+        case keys
+
+        /// The step as the path syntax writes it, after a member name.
+        var bracket: String {
+            switch self {
+            case .member: ""
+            case .each: "[]"
+            case .values: "[values]"
+            case .keys: "[keys]"
+            }
+        }
+
+        /// Whether the step is a member's rather than one of elements.
+        var isMember: Bool {
+            if case .member = self { true } else { false }
+        }
+
+        /// Whether the step takes the element at `index` of an array.
+        func takes(_ index: Int) -> Bool {
+            switch self {
+            case .member: false
+            case .each: true
+            case .values: index % 2 == 1
+            case .keys: index % 2 == 0
+            }
+        }
     }
 
     /// The steps of `path`; stops the program when it is malformed.
@@ -168,7 +202,7 @@ enum MemberPath {
         guard let steps = steps(of: path) else {
             preconditionFailure(
                 "\"\(path)\" is not a member path: write names separated by \".\", each followed by any "
-                    + "number of \"[]\", such as \"cart.lines[]\"")
+                    + "number of \"[]\", \"[values]\" or \"[keys]\", such as \"cart.lines[]\"")
         }
         return steps
     }
@@ -180,32 +214,46 @@ enum MemberPath {
         var characters = path.makeIterator()
         var name = ""
         var hasName = false
-        var each = 0
+        var brackets: [Step] = []
         var isFirst = true
         /// Ends the part read so far; `false` when it is malformed.
         func endPart() -> Bool {
-            // Only the first part may be `[]` alone: the values of the state itself.
-            if !hasName && (!isFirst || each == 0) { return false }
+            // Only the first part may be brackets alone: the values of the state itself.
+            if !hasName && (!isFirst || brackets.isEmpty) { return false }
             if hasName { steps.append(.member(name)) }
-            steps.append(contentsOf: repeatElement(.each, count: each))
-            (name, hasName, each, isFirst) = ("", false, 0, false)
+            steps += brackets
+            (name, hasName, brackets, isFirst) = ("", false, [], false)
             return true
         }
         while let character = characters.next() {
             switch character {
             case "\\":
-                guard each == 0, let escaped = characters.next() else { return nil }
+                guard brackets.isEmpty, let escaped = characters.next() else { return nil }
                 name.append(escaped)
                 hasName = true
             case ".":
                 guard endPart() else { return nil }
             case "[":
-                guard characters.next() == "]" else { return nil }
-                each += 1
+                var inside = ""
+                var isClosed = false
+                while let next = characters.next() {
+                    if next == "]" {
+                        isClosed = true
+                        break
+                    }
+                    inside.append(next)
+                }
+                guard isClosed else { return nil }
+                switch inside {
+                case "": brackets.append(.each)
+                case "values": brackets.append(.values)
+                case "keys": brackets.append(.keys)
+                default: return nil
+                }
             case "]":
                 return nil
             default:
-                guard each == 0 else { return nil }
+                guard brackets.isEmpty else { return nil }
                 name.append(character)
                 hasName = true
             }
@@ -252,12 +300,12 @@ enum MemberPath {
             try visit(&child, rest, body)
             object[name] = child
             value = object
-        case .each:
+        case .each, .values, .keys:
             if var array = value as? [Any] {
                 value = 0
-                for index in array.indices { try visit(&array[index], rest, body) }
+                for index in array.indices where step.takes(index) { try visit(&array[index], rest, body) }
                 value = array
-            } else if var object = value as? [String: Any] {
+            } else if step != .keys, var object = value as? [String: Any] {
                 value = 0
                 for key in Array(object.keys) {
                     guard var child = object[key] else { continue }
@@ -272,23 +320,53 @@ enum MemberPath {
 
     /// The path, in this syntax, of the object holding the value at `codingPath` (the coding path
     /// of a value inside the state), and the value's member name: dictionary keys and array
-    /// positions become `[]`. `nil` when a member name cannot be written in a path (an empty one).
-    static func generalized(_ codingPath: [any CodingKey]) -> (path: String, member: String?)? {
+    /// positions become `[]`, or `[values]` and `[keys]` in a dictionary archived as keys and
+    /// values (`pairs`, see ``placeSteps(_:pairs:)``). `nil` when a member name cannot be written
+    /// in a path (an empty one).
+    static func generalized(
+        _ codingPath: [any CodingKey], pairs: Set<String> = []
+    ) -> (path: String, member: String?)? {
         var path = ""
         var member: String?
-        for key in codingPath {
+        for step in placeSteps(codingPath, pairs: pairs) {
             if let member {
                 guard !member.isEmpty else { return nil }
                 path += (path.isEmpty ? "" : ".") + escaped(member)
             }
             member = nil
-            if isPosition(key) || isDictionaryKey(key) {
-                path += "[]"
-            } else {
-                member = key.stringValue
-            }
+            if case .member(let name) = step { member = name } else { path += step.bracket }
         }
         return (path, member)
+    }
+
+    /// The steps of the place of the value at `codingPath`, where every array position and
+    /// dictionary key stands for all: `[]`, or in a dictionary archived as an array of keys and
+    /// values, whose place ``placeKey(_:)`` is in `pairs`, `[keys]` or `[values]`.
+    static func placeSteps(_ codingPath: some Collection<any CodingKey>, pairs: Set<String> = []) -> [Step] {
+        var steps: [Step] = []
+        var place = ""
+        for codingKey in codingPath {
+            let step: Step
+            if isPosition(codingKey) {
+                step = pairs.contains(place) ? ((codingKey.intValue ?? 0) % 2 == 1 ? .values : .keys) : .each
+            } else if isDictionaryKey(codingKey) {
+                step = .each
+            } else {
+                step = .member(codingKey.stringValue)
+            }
+            steps.append(step)
+            if !pairs.isEmpty { place += key(of: step) }
+        }
+        return steps
+    }
+
+    /// The key of the place of the value at `codingPath`, as ``placeSteps(_:pairs:)`` gives it.
+    static func placeKey(_ codingPath: some Collection<any CodingKey>, pairs: Set<String> = []) -> String {
+        placeSteps(codingPath, pairs: pairs).map(key(of:)).joined()
+    }
+
+    private static func key(of step: Step) -> String {
+        if case .member(let name) = step { "." + escaped(name) } else { step.bracket }
     }
 
     /// Whether `key` is an array position, as `JSONDecoder` names them ("Index 3").
@@ -310,4 +388,23 @@ enum MemberPath {
     }
 
     private static let dictionaryKeyTypes: Set<String> = ["_DictionaryCodingKey", "_JSONKey", "_CodingKey"]
+}
+
+/// A dictionary, told apart by how `Dictionary`'s own coding archives it.
+protocol KeyValueArchived {
+    /// Whether it is archived as an array of keys and values, `[key, value, key, value, …]`: its
+    /// keys are neither strings, integers nor `CodingKeyRepresentable`, which are archived as an
+    /// object.
+    static var isArchivedAsPairs: Bool { get }
+}
+
+extension Dictionary: KeyValueArchived {
+    static var isArchivedAsPairs: Bool {
+        if Key.self == String.self || Key.self == Int.self { return false }
+        // `Dictionary` archives `CodingKeyRepresentable` keys as an object where the protocol exists.
+        if #available(macOS 12.3, iOS 15.4, tvOS 15.4, watchOS 8.5, *) {
+            return !(Key.self is any CodingKeyRepresentable.Type)
+        }
+        return true
+    }
 }

@@ -98,12 +98,14 @@ enum DefaultFilling {
         } catch {
             throw Failure(
                 underlying: error, missing: session.lastMissing, failed: session.lastFailed,
-                renamedToOptionals: session.renamedToOptionals, lacking: session.lastLacking)
+                renamedToOptionals: session.renamedToOptionals, lacking: session.lastLacking,
+                pairs: Array(session.pairs.values))
         }
         guard session.renamedToOptionals.isEmpty else {
             throw Failure(
                 underlying: RenamedToOptional(), missing: nil, failed: nil,
-                renamedToOptionals: session.renamedToOptionals, lacking: nil)
+                renamedToOptionals: session.renamedToOptionals, lacking: nil,
+                pairs: Array(session.pairs.values))
         }
         return value
     }
@@ -146,6 +148,9 @@ enum DefaultFilling {
         /// In a checking decode, the last object whose own type's `init(from:)` threw
         /// `keyNotFound` for it: the cause when `underlying` is that error, at that place.
         let lacking: LackingObject?
+        /// The coding paths of the dictionaries decoded that are archived as an array of keys and
+        /// values, one of each place.
+        var pairs: [[any CodingKey]] = []
     }
 
     /// An object that lacks a member its type reads, found by a checking decode: the type, and
@@ -310,6 +315,13 @@ final class FillSession: @unchecked Sendable {
     private var objectsLeft = DefaultFilling.Sample.objects
     /// Per key type: whether it is a dictionary's.
     private var dictionaryKeyTypes: [ObjectIdentifier: Bool] = [:]
+    /// Per type decoded: whether it is a dictionary archived as an array of keys and values.
+    private var pairTypes: [ObjectIdentifier: Bool] = [:]
+    /// The places (``MemberPath/placeKey(_:pairs:)``) of the dictionaries decoded that are
+    /// archived as an array of keys and values, with the coding path of one of them.
+    private(set) var pairs: [String: [any CodingKey]] = [:]
+    /// The keys of ``pairs``.
+    private(set) var pairPlaces: Set<String> = []
     /// In a checking decode, the last object that lacked a member its own type reads.
     var lastLacking: DefaultFilling.LackingObject?
     /// The members of the root object, once it has decoded.
@@ -413,18 +425,6 @@ final class FillSession: @unchecked Sendable {
         return !members.isDisjoint(with: reference)
     }
 
-    private static func placeSteps(_ codingPath: [any CodingKey]) -> [MemberPath.Step] {
-        codingPath.map { key -> MemberPath.Step in
-            MemberPath.isPosition(key) || MemberPath.isDictionaryKey(key) ? .each : .member(key.stringValue)
-        }
-    }
-
-    private static func placeKey(_ codingPath: [any CodingKey]) -> String {
-        placeSteps(codingPath).map { step in
-            if case .member(let name) = step { "." + MemberPath.escaped(name) } else { "[]" }
-        }.joined()
-    }
-
     /// The members the objects at the place of the object at `codingPath` hold, every element of
     /// each array and every value of each dictionary on the way standing for all, counting only
     /// objects of its kind (see ``isAlike(_:_:)``); none for an object that is the only one at its
@@ -442,9 +442,11 @@ final class FillSession: @unchecked Sendable {
     /// with a value of each member, not `null` where one is not; empty for an object that is the
     /// only one at its place.
     private func placeKinds(at codingPath: [any CodingKey]) -> [Set<String>: [String: JSONValue]] {
-        let steps = Self.placeSteps(codingPath)
-        guard steps.contains(.each) else { return [:] }
-        let place = Self.placeKey(codingPath)
+        // Keys that are structs sit beside the values in a dictionary archived as keys and values:
+        // the steps of such a place take only the side of the object asked about.
+        let steps = MemberPath.placeSteps(codingPath, pairs: pairPlaces)
+        guard steps.contains(where: { !$0.isMember }) else { return [:] }
+        let place = MemberPath.placeKey(codingPath, pairs: pairPlaces)
         if let kinds = kindsByPlace[place] { return kinds }
         var kinds: [Set<String>: [String: JSONValue]] = [:]
         func collect(_ value: JSONValue, _ steps: ArraySlice<MemberPath.Step>) {
@@ -462,9 +464,11 @@ final class FillSession: @unchecked Sendable {
             switch (step, value) {
             case (.member(let name), .object(let members)):
                 if let child = members[name] { collect(child, steps.dropFirst()) }
-            case (.each, .array(let elements)):
-                for element in elements { collect(element, steps.dropFirst()) }
-            case (.each, .object(let values)):
+            case (_, .array(let elements)) where !step.isMember:
+                for (index, element) in elements.enumerated() where step.takes(index) {
+                    collect(element, steps.dropFirst())
+                }
+            case (.each, .object(let values)), (.values, .object(let values)):
                 for child in values.values { collect(child, steps.dropFirst()) }
             default:
                 break
@@ -499,6 +503,16 @@ final class FillSession: @unchecked Sendable {
         return isDictionary
     }
 
+    /// Whether `type` is a dictionary that `Dictionary`'s own coding archives as an array of keys
+    /// and values.
+    private func isArchivedAsPairs(_ type: Any.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        if let known = pairTypes[id] { return known }
+        let isPairs = (type as? any KeyValueArchived.Type)?.isArchivedAsPairs ?? false
+        pairTypes[id] = isPairs
+        return isPairs
+    }
+
     /// Notes that a value of `type` at `codingPath` failed to decode.
     func noteFailure(of type: any Decodable.Type, at codingPath: [any CodingKey]) {
         lastFailed = DefaultFilling.FailedValue(type: type, place: DefaultFilling.place(codingPath))
@@ -512,6 +526,10 @@ final class FillSession: @unchecked Sendable {
             source: defaultsType.map { .type($0, self) } ?? .none)
         if mode == .checking { objectsLeft -= 1 }
         if rootMembers == nil { rootMembers = members }
+        if isArchivedAsPairs(T.self) {
+            let place = MemberPath.placeKey(base.codingPath, pairs: pairPlaces)
+            if pairPlaces.insert(place).inserted { pairs[place] = base.codingPath }
+        }
         let value: T
         do {
             value = try T(from: FillingDecoder(base: base, session: self, members: members))

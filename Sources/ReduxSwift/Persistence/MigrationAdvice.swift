@@ -22,6 +22,26 @@ enum MigrationAdvice {
         /// The archived value of a member of the object at a coding path (the state's own), for a
         /// person to tell members apart.
         var archivedValue: ((_ object: [any CodingKey], _ member: String) -> JSONValue?)?
+        /// The places (``MemberPath/placeKey(_:pairs:)``, of the state's own coding paths) of the
+        /// dictionaries archived as an array of keys and values, whose keys and values the paths
+        /// of the advice tell apart.
+        var pairs: Set<String> = []
+
+        /// Notes the dictionaries archived as keys and values that the decode which threw `error`
+        /// met.
+        mutating func notePairs(of error: any Error) {
+            guard let failure = error as? DefaultFilling.Failure else { return }
+            for path in failure.pairs.sorted(by: { $0.count < $1.count }) where path.count >= codingPathPrefix
+            {
+                pairs.insert(MemberPath.placeKey(path.dropFirst(codingPathPrefix), pairs: pairs))
+            }
+        }
+
+        /// The path, as the member migrations take it, of the object at `codingPath` (the state's
+        /// own); `nil` when a member name on the way cannot be written in a path.
+        func objectPath(for codingPath: [any CodingKey]) -> String? {
+            MemberPath.generalized(codingPath + [AnyMemberKey(stringValue: "")], pairs: pairs)?.path
+        }
 
         /// A migration with only a body, for changes the member migrations cannot write.
         var general: String {
@@ -119,6 +139,8 @@ enum MigrationAdvice {
     /// Every change that `error`, thrown while decoding the state, shows: the members renamed to
     /// optionals found before it, then its cause. Never empty.
     static func findings(for error: any Error, explained: any Error, in context: Context) -> [Finding] {
+        var context = context
+        context.notePairs(of: error)
         var underlying = error
         var missing: DefaultFilling.MissingMember?
         var failed: DefaultFilling.FailedValue?
@@ -188,7 +210,7 @@ enum MigrationAdvice {
         let object = Array(codingPath.dropFirst(context.codingPathPrefix))
         var taken: Set<String> = []
         return groups.map { group in
-            let objectPath = Advice.objectPath(for: object)
+            let objectPath = context.objectPath(for: object)
             var values: [String: String] = [:]
             for name in group.candidates {
                 if let value = context.archivedValue?(object, name) { values[name] = abbreviated(value) }
@@ -221,7 +243,7 @@ enum MigrationAdvice {
         let group = rename.group
         let owner = String(reflecting: rename.owner)
         let path = rendered(rename.codingPath + [AnyMemberKey(stringValue: group.member)])
-        let objectPath = Advice.objectPath(for: rename.codingPath)
+        let objectPath = context.objectPath(for: rename.codingPath)
         let at = objectPath.map { $0.isEmpty ? "" : ", in: \(literal($0))" }
         let valueType = String(reflecting: group.valueType)
         let lacks: String
@@ -302,7 +324,7 @@ enum MigrationAdvice {
             let path = rendered(object + [AnyMemberKey(stringValue: missing.member)])
             let member = missing.member
             let owner = String(reflecting: missing.owner)
-            guard let objectPath = Self.objectPath(for: object) else {
+            guard let objectPath = context.objectPath(for: object) else {
                 return Finding(
                     problem: .init(
                         path: path, kind: .missingMember,
@@ -361,7 +383,7 @@ enum MigrationAdvice {
             let object = Array(codingPath.dropFirst(context.codingPathPrefix))
             let path = rendered(object + [key])
             let member = key.stringValue
-            let objectPath = Self.objectPath(for: object)
+            let objectPath = context.objectPath(for: object)
             let found = context.defaults?.value(at: object + [key])
             var text = "value: <#its value as JSON#>"
             var fix: Fix?
@@ -405,7 +427,7 @@ enum MigrationAdvice {
                 member.removeLast()
                 levels += 1
             }
-            guard let name = member.last, let objectPath = Self.objectPath(for: Array(member.dropLast())),
+            guard let name = member.last, let objectPath = context.objectPath(for: Array(member.dropLast())),
                 !name.stringValue.isEmpty
             else {
                 return Finding(
@@ -447,13 +469,6 @@ enum MigrationAdvice {
 
         /// The path, for the member migrations, of the object at `codingPath` (the state's own):
         /// `""` for the state, or `nil` when the path cannot be written.
-        static func objectPath(for codingPath: [any CodingKey]) -> String? {
-            guard let (path, member) = MemberPath.generalized(codingPath + [AnyMemberKey(stringValue: "")])
-            else { return nil }
-            _ = member
-            return path
-        }
-
         /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
         /// when there is none to give.
         private func sample(of type: any Decodable.Type) -> (text: String, json: JSONValue?)? {

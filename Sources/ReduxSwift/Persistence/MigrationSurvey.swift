@@ -26,6 +26,9 @@ struct MigrationSurvey {
         var findings: [MigrationAdvice.Finding] = []
         var seen: Set<String> = []
         var ending: String?
+        // The dictionaries archived as keys and values that the decodes met, for the paths of
+        // the renames written again at the end.
+        var pairs = context.pairs
         rounds: for round in 0...Self.roundLimit {
             let json = state
             let data = json.data
@@ -48,6 +51,9 @@ struct MigrationSurvey {
                 }
             }
             var context = self.context
+            context.pairs = pairs
+            context.notePairs(of: error)
+            pairs = context.pairs
             context.archivedValue = { object, member in json.value(at: object)?.child(member) }
             let new = MigrationAdvice.findings(for: error, explained: explained, in: context).filter {
                 seen.insert("\($0.problem.path) \($0.problem.migration)").inserted
@@ -66,7 +72,9 @@ struct MigrationSurvey {
                 }
             }
         }
-        var problems = Self.settlingRenames(findings, in: context)
+        var settling = context
+        settling.pairs = pairs
+        var problems = Self.settlingRenames(findings, in: settling)
         if let ending, !problems.isEmpty {
             let last = problems.removeLast()
             problems.append(
@@ -417,11 +425,13 @@ extension JSONValue {
             child.forEachObject(at: steps.dropFirst(), body)
             members[name] = child
             self = .object(members)
-        case (.each?, .array(var elements)):
+        case (let step?, .array(var elements)) where !step.isMember:
             self = .null
-            for index in elements.indices { elements[index].forEachObject(at: steps.dropFirst(), body) }
+            for index in elements.indices where step.takes(index) {
+                elements[index].forEachObject(at: steps.dropFirst(), body)
+            }
             self = .array(elements)
-        case (.each?, .object(var members)):
+        case (.each?, .object(var members)), (.values?, .object(var members)):
             self = .null
             for key in Array(members.keys) {
                 guard var child = members[key] else { continue }

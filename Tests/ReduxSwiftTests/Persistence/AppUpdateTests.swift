@@ -458,12 +458,56 @@ extension ShopV2.Line: ArchiveDefaults {
         }
     }
 
-    @Test(arguments: ["", "a", "a.b", "a[]", "a[][].b", "[]", "[].a"])
+    @Test func valuesAndKeysTakeOneSideOfADictionaryArchivedAsKeysAndValues() throws {
+        // `[Key: Item]` with struct keys is archived as `[key, value, key, value, …]`.
+        let state: [String: Any] = [
+            "byKey": [["note": "k1"], ["note": "v1"], ["note": "k2"], ["note": "v2"]],
+            "byName": ["a": ["note": "x"]],
+        ]
+        let untouchedByName = #""byName":{"a":{"note":"x"}}"#
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "byKey[values]"))
+                == #"{"byKey":[{"note":"k1"},{"memo":"v1"},{"note":"k2"},{"memo":"v2"}],\#(untouchedByName)}"#
+        )
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "byKey[keys]"))
+                == #"{"byKey":[{"memo":"k1"},{"note":"v1"},{"memo":"k2"},{"note":"v2"}],\#(untouchedByName)}"#
+        )
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "byKey[]"))
+                == #"{"byKey":[{"memo":"k1"},{"memo":"v1"},{"memo":"k2"},{"memo":"v2"}],\#(untouchedByName)}"#
+        )
+        // A dictionary archived as an object: `[values]` is every value, and its keys hold no object.
+        let byKey = #""byKey":[{"note":"k1"},{"note":"v1"},{"note":"k2"},{"note":"v2"}]"#
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "byName[values]"))
+                == #"{\#(byKey),"byName":{"a":{"memo":"x"}}}"#)
+        #expect(
+            try migrate(state, ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "byName[keys]"))
+                == #"{\#(byKey),\#(untouchedByName)}"#)
+    }
+
+    @Test func valuesAndKeysTakeTheSameSideWhenTheMigrationEditsTheArchivedJSON() throws {
+        var state = try JSONValue(
+            parsing: Data(#"{"byKey":[{"note":"k1"},{"note":"v1"}],"byName":{"a":{"note":"x"}}}"#.utf8))
+        for path in ["byKey[values]", "byName[values]", "byName[keys]"] {
+            state.forEachObject(at: MemberPath.parse(path)[...]) { members in
+                if let value = members.removeValue(forKey: "note") { members["memo"] = value }
+            }
+        }
+        #expect(state.description == #"{"byKey":[{"note":"k1"},{"memo":"v1"}],"byName":{"a":{"memo":"x"}}}"#)
+    }
+
+    @Test(arguments: [
+        "", "a", "a.b", "a[]", "a[][].b", "[]", "[].a", "a[values]", "a[keys].b", "a[][values].c",
+    ])
     func wellFormedPathsParse(_ path: String) {
         #expect(MemberPath.steps(of: path) != nil)
     }
 
-    @Test(arguments: ["a..b", ".a", "a.", "a[", "a]", "a[x]", "a.[]", "a[]b"])
+    @Test(arguments: [
+        "a..b", ".a", "a.", "a[", "a]", "a[x]", "a.[]", "a[]b", "a[value]", "a[values", "a[keys]b",
+    ])
     func malformedPathsAreRefused(_ path: String) {
         #expect(MemberPath.steps(of: path) == nil)
     }

@@ -366,7 +366,7 @@ enum ExpensesV2 {
         let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
         #expect(
             error.migrationProblems.map(\.migration) == [
-                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byID[]")"##
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byID[values]")"##
             ])
     }
 
@@ -451,9 +451,69 @@ enum ExpensesV2 {
         let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
         #expect(
             error.migrationProblems.map(\.migration) == [
-                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byKey[]")"##
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byKey[values]")"##
             ])
         #expect(error.migrationProblems.allSatisfy { !$0.detail.contains(#""y""#) }, "\(error)")
+    }
+
+    @Test(arguments: [false, true])
+    func aRenameInsideADictionaryWhoseStructKeysShareTheMemberNameRenamesOnlyTheValues(
+        besideAMigrationOfTheWholeState: Bool
+    ) throws {
+        struct Key: Codable, Hashable {
+            var note: String
+            var rank: Int
+        }
+        struct ItemV1: Codable {
+            var name: String
+            var note: String
+        }
+        struct ItemV2: Codable, Equatable {
+            var name: String
+            var memo: String  // "note" in version 1
+        }
+        struct StateV1: StateProtocol { var byKey: [Key: ItemV1] }
+        struct StateV2: StateProtocol, Equatable { var byKey: [Key: ItemV2] }
+        let keys = (0..<40).map { Key(note: "key \($0)", rank: $0) }
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(
+                byKey: Dictionary(
+                    uniqueKeysWithValues: keys.map { ($0, ItemV1(name: "n\($0.rank)", note: "v\($0.rank)")) })
+            ))
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byKey[values]")"##
+            ])
+        // Pasted, the rename leaves every key's own "note" as it was.
+        var migrations = try error.pastedMigrations(choosing: [#""note", or delete this line"#: "note"])
+        if besideAMigrationOfTheWholeState { migrations.append(ArchiveMigration(from: 1) { _ in }) }
+        let pasted = StateArchive<StateV2>(file: url, schemaVersion: 2, migrations: migrations)
+        #expect(
+            try pasted.loadFixture(at: url)
+                == StateV2(
+                    byKey: Dictionary(
+                        uniqueKeysWithValues: keys.map {
+                            ($0, ItemV2(name: "n\($0.rank)", memo: "v\($0.rank)"))
+                        })))
+    }
+
+    @Test func aRenameToAnOptionalInsideADictionaryWhoseStructKeysHoldTheOldNameIsCaughtByAPlainLaunch()
+        throws
+    {
+        struct Key: Codable, Hashable { var note: String }
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before; every key holds a "note" of its own
+        }
+        struct State: StateProtocol, Equatable { var byKey: [Key: Item] }
+        let entries = (0..<40).map { #"{"note":"k\#($0)"},{"id":\#($0),"note":"v\#($0)"}"# }
+        try write(#"{"byKey":[\#(entries.joined(separator: ","))]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byKey[values]")"##
+            ])
     }
 
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
