@@ -516,6 +516,61 @@ enum ExpensesV2 {
             ])
     }
 
+    @Test func changesInsideNestedDictionariesWithStructKeysAreAdvisedForTheValuesAndPastedLoadEveryValue()
+        throws
+    {
+        struct Key: Codable, Hashable {
+            var note: String
+            var count: Int
+        }
+        enum Size: String, Codable { case small, large }  // "medium" removed
+        struct ItemV1: Codable {
+            var note: String
+            var size: String
+        }
+        struct ItemV2: Codable, Equatable {
+            var memo: String  // "note" in version 1
+            var size: Size
+            var count: Int  // added, with no default
+        }
+        struct StateV1: StateProtocol {
+            var groups: [[Key: ItemV1]]
+            var byName: [String: [Key: ItemV1]]
+        }
+        struct StateV2: StateProtocol, Equatable {
+            var groups: [[Key: ItemV2]]
+            var byName: [String: [Key: ItemV2]]
+        }
+        let keys = (0..<6).map { Key(note: "key \($0)", count: $0) }
+        func v1(_ sizes: [String]) -> [Key: ItemV1] {
+            Dictionary(
+                uniqueKeysWithValues: zip(keys, sizes).map { ($0, ItemV1(note: "v\($0.count)", size: $1)) })
+        }
+        let sizes = ["small", "large", "small", "large", "small", "large"]
+        try StateArchive<StateV1>(file: url).save(
+            StateV1(groups: [v1(sizes), v1(sizes)], byName: ["a": v1(sizes), "b": v1(sizes)]))
+        let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
+        let migrations = error.migrationProblems.map(\.migration)
+        #expect(migrations.allSatisfy { $0.contains("[values]") && !$0.contains("[keys]") }, "\(migrations)")
+        #expect(migrations.contains { $0.contains(#"to: "memo", in: "groups[][values]""#) }, "\(migrations)")
+        #expect(migrations.contains { $0.contains(#"to: "memo", in: "byName[][values]""#) }, "\(migrations)")
+        #expect(
+            migrations.contains(
+                #"ArchiveMigration(from: 1, adding: "count", value: 0, in: "groups[][values]")"#),
+            "\(migrations)")
+        let pasted = StateArchive<StateV2>(
+            file: url, schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: [#""note", or delete this line"#: "note"]))
+        func v2() -> [Key: ItemV2] {
+            Dictionary(
+                uniqueKeysWithValues: zip(keys, sizes).map {
+                    ($0, ItemV2(memo: "v\($0.count)", size: Size(rawValue: $1)!, count: 0))
+                })
+        }
+        #expect(
+            try pasted.loadFixture(at: url) == StateV2(groups: [v2(), v2()], byName: ["a": v2(), "b": v2()]))
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
