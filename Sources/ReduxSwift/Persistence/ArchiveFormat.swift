@@ -100,8 +100,13 @@ enum ArchiveFormat {
                 detail: "its \"schemaVersion\" \(version) is not a whole number from \(Int.min) to \(Int.max)"
             )
         }
-        guard envelope["state"] != nil else {
+        guard let state = envelope["state"] else {
             return .wrongShape(detail: "it has no \"state\"")
+        }
+        // No store writes a null state, and no migration can change one: it is damage, not an
+        // older version.
+        if state == .null {
+            return .wrongShape(detail: "its \"state\" is null, which the state type does not read")
         }
         let explained = UnfitNumber.explain(
             DefaultFilling.unwrapped(decodingError), in: data, under: [.key("state")], decode: decode)

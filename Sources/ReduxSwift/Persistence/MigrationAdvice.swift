@@ -531,7 +531,7 @@ enum MigrationAdvice {
         let more = lost.count > 5 ? "; and \(lost.count - 5) more" : ""
         let detail =
             "the current types do not keep every value it holds: \(listed)\(more) (in a path for a "
-            + "migration, write [] for every key of a dictionary)"
+            + "migration, write [] for every element of an array and every value of a dictionary)"
         let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
         var components = lost[0].pathComponents
         let member = components.popLast() ?? ""
@@ -572,8 +572,10 @@ enum MigrationAdvice {
                     path: "state", kind: .other,
                     detail: "\(after), the archived state reads as the current types, which keep every "
                         + "value it holds, so the archive shows no change; write what version "
-                        + "\(version + 1) changes in what the values mean, or set schemaVersion to "
-                        + "\(version) if it changes nothing in the archive",
+                        + "\(version + 1) changes in what the values mean"
+                        // A schemaVersion below 1 is no version an app may write.
+                        + (version >= 1
+                            ? ", or set schemaVersion to \(version) if it changes nothing in the archive" : ""),
                     migration: general)
             ]
         }

@@ -571,6 +571,32 @@ enum ExpensesV2 {
             try pasted.loadFixture(at: url) == StateV2(groups: [v2(), v2()], byName: ["a": v2(), "b": v2()]))
     }
 
+    @Test func aNullStateIsDamageNotAnOlderVersionSoItIsNeverGivenAMigration() throws {
+        struct State: StateProtocol, Equatable { var count = 0 }
+        try write("null")
+        let before = try Data(contentsOf: url)
+        let error = #expect(throws: PersistenceError.self) { try StateArchive<State>(file: url).load() }
+        guard case .wrongShape(let detail)? = error?.kind else {
+            Issue.record("expected wrongShape, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("null"), "\(detail)")
+        #expect(error?.migrationProblems.isEmpty == true)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func anArchiveOfVersion0IsNeverAdvisedToSetSchemaVersionTo0() throws {
+        struct State: StateProtocol, Equatable { var count = 0 }
+        try write(#"{"count":3}"#, version: 0)
+        let error = #expect(throws: PersistenceError.self) { try StateArchive<State>(file: url).load() }
+        #expect(error?.kind == .missingMigration(from: 0))
+        let text = error.map { "\($0) \($0.migrationProblems.map(\.detail))" } ?? ""
+        #expect(!text.contains("schemaVersion to 0"), "\(text)")
+        // The migration it does suggest loads the archive.
+        let migrated = StateArchive<State>(file: url, migrations: [ArchiveMigration(from: 0) { _ in }])
+        #expect(try migrated.load() == State(count: 3))
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
