@@ -266,7 +266,8 @@ enum MigrationAdvice {
                 at: rename.codingPath + [AnyMemberKey(stringValue: group.member)])
             let value =
                 found.flatMap { $0.varies ? nil : MigrationAdvice.argument(for: $0.value) }
-                ?? Advice.sample(of: group.valueType)?.text ?? "value: <#a \(valueType) as JSON#>"
+                ?? Advice.askedSample(of: group.valueType, in: rename.owner)?.text
+                ?? "value: <#a \(valueType) as JSON#>"
             ifNew =
                 "add \(literal(group.member)) with ArchiveMigration(from: \(context.version), adding: "
                 + "\(literal(group.member)), \(value)\(at))"
@@ -348,12 +349,13 @@ enum MigrationAdvice {
                 source =
                     "its value in the default state differs each time the state is made (such as a UUID() "
                     + "or a Date()), so give it one in the migration shown"
-            } else if let sample = sample(of: missing.valueType) {
+            } else if let sample = Self.askedSample(of: missing.valueType, in: missing.owner) {
                 value = sample
                 source =
-                    "the migration shown adds it with a sample value"
+                    "write the value \(owner) declares for it in the migration shown"
                     + (context.defaults == nil
-                        ? " (restore(default:) names the value of the default state instead)" : "")
+                        ? " (restore(default:) gives the default state's value where it holds one)"
+                        : " (the default state holds none to take it from)")
             } else {
                 value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
                 source = "give it a value in the migration shown"
@@ -469,10 +471,18 @@ enum MigrationAdvice {
 
         /// The path, for the member migrations, of the object at `codingPath` (the state's own):
         /// `""` for the state, or `nil` when the path cannot be written.
-        /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
-        /// when there is none to give.
-        private func sample(of type: any Decodable.Type) -> (text: String, json: JSONValue?)? {
-            Self.sample(of: type)
+        /// The argument for `ArchiveMigration(from:adding:…)` of a member of `type` in `owner`
+        /// whose value the advice cannot know: a placeholder that shows a sample of the type, and
+        /// the sample, or `nil` when there is none to show. The value the type declares is out of
+        /// reach (a synthesized `init(from:)` never uses it), and a sample that compiles would give
+        /// every object a value the app never declared: the line asks.
+        static func askedSample(of type: any Decodable.Type, in owner: Any.Type) -> (
+            text: String, json: JSONValue?
+        )? {
+            guard let sample = sample(of: type), let colon = sample.text.range(of: ": ") else { return nil }
+            let label = sample.text[..<colon.lowerBound]
+            let shown = sample.text[colon.upperBound...]
+            return ("\(label): <#\(shown), or the value \(owner) declares#>", sample.json)
         }
 
         /// A sample value of `type` for `ArchiveMigration(from:adding:…)`, as its argument, or `nil`
@@ -575,7 +585,8 @@ enum MigrationAdvice {
                         + "\(version + 1) changes in what the values mean"
                         // A schemaVersion below 1 is no version an app may write.
                         + (version >= 1
-                            ? ", or set schemaVersion to \(version) if it changes nothing in the archive" : ""),
+                            ? ", or set schemaVersion to \(version) if it changes nothing in the archive"
+                            : ""),
                     migration: general)
             ]
         }

@@ -354,7 +354,7 @@ enum ExpenseArchive {
         #expect(
             error.suggestedMigrations == """
                 [
-                    ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+                    ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value Expense declares#>, in: "expenses[]"),
                     ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]"),
                     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
                 ]

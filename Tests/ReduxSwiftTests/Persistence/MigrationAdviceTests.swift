@@ -40,7 +40,11 @@ enum ExpensesV2 {
     var url: URL { directory.file("Expenses.json") }
 
     /// The choice that the advice for the expense tracker's rename asks for.
-    static let renamedNote: [String: String?] = [#""note", or delete this line"#: "note"]
+    /// The answers to the expense tracker's advice: the rename confirmed, and the value that
+    /// `ExpensesV2.Expense` declares for its tags.
+    static let renamedNote: [String: String?] = [
+        #""note", or delete this line"#: "note", #""[]", or the value Expense declares"#: #""[]""#,
+    ]
 
     static let v1 = ExpensesV1.State(expenses: [
         ExpensesV1.Expense(title: "Lunch", amount: 12.5, note: "with Ada"),
@@ -77,7 +81,7 @@ enum ExpensesV2 {
         let error = try #require(restoreError(ExpensesV2.State()))
         #expect(
             error.migrationProblems.map(\.migration) == [
-                #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
+                ##"ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value Expense declares#>, in: "expenses[]")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]")"##,
                 #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
             ])
@@ -113,7 +117,7 @@ enum ExpensesV2 {
             })
     }
 
-    @Test func aMemberMissingWithoutADefaultStateGetsASampleOfItsType() throws {
+    @Test func aMemberMissingWithoutADefaultStateIsAskedForShowingASampleOfItsType() throws {
         struct Limits: Codable, Equatable { var daily: Int }
         struct State: StateProtocol, Equatable {
             var title: String
@@ -128,11 +132,11 @@ enum ExpensesV2 {
         let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
         #expect(
             error.migrationProblems.map(\.migration) == [
-                #"ArchiveMigration(from: 1, adding: "flag", value: false)"#,
-                #"ArchiveMigration(from: 1, adding: "count", value: 0)"#,
-                #"ArchiveMigration(from: 1, adding: "ratio", value: 0)"#,
-                #"ArchiveMigration(from: 1, adding: "tags", json: "[]")"#,
-                #"ArchiveMigration(from: 1, adding: "names", json: "{}")"#,
+                ##"ArchiveMigration(from: 1, adding: "flag", value: <#false, or the value State declares#>)"##,
+                ##"ArchiveMigration(from: 1, adding: "count", value: <#0, or the value State declares#>)"##,
+                ##"ArchiveMigration(from: 1, adding: "ratio", value: <#0, or the value State declares#>)"##,
+                ##"ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value State declares#>)"##,
+                ##"ArchiveMigration(from: 1, adding: "names", json: <#"{}", or the value State declares#>)"##,
                 "ArchiveMigration(from: 1, adding: \"limits\", value: <#a \(String(reflecting: Limits.self)) as JSON#>)",
             ])
         #expect(error.migrationProblems.allSatisfy { $0.kind == .missingMember })
@@ -556,11 +560,14 @@ enum ExpensesV2 {
         #expect(migrations.contains { $0.contains(#"to: "memo", in: "byName[][values]""#) }, "\(migrations)")
         #expect(
             migrations.contains(
-                #"ArchiveMigration(from: 1, adding: "count", value: 0, in: "groups[][values]")"#),
+                ##"ArchiveMigration(from: 1, adding: "count", value: <#0, or the value ItemV2 declares#>, in: "groups[][values]")"##
+            ),
             "\(migrations)")
         let pasted = StateArchive<StateV2>(
             file: url, schemaVersion: 2,
-            migrations: try error.pastedMigrations(choosing: [#""note", or delete this line"#: "note"]))
+            migrations: try error.pastedMigrations(choosing: [
+                #""note", or delete this line"#: "note", "0, or the value ItemV2 declares": "0",
+            ]))
         func v2() -> [Key: ItemV2] {
             Dictionary(
                 uniqueKeysWithValues: zip(keys, sizes).map {
@@ -583,6 +590,15 @@ enum ExpensesV2 {
         #expect(detail.contains("null"), "\(detail)")
         #expect(error?.migrationProblems.isEmpty == true)
         #expect(try Data(contentsOf: url) == before)
+        // A launch sets it aside, as damage, and saves in its place.
+        var keptAt: String?
+        let state = StateArchive<State>(file: url).restore(default: State(count: 4)) { _, kept in
+            keptAt = kept
+        }
+        #expect(state == State(count: 4))
+        let kept = try #require(keptAt)
+        #expect(kept.contains(".corrupt-"), "\(kept)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == before)
     }
 
     @Test func anArchiveOfVersion0IsNeverAdvisedToSetSchemaVersionTo0() throws {
@@ -612,7 +628,7 @@ enum ExpensesV2 {
             error.migrationProblems.map(\.migration) == [
                 ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "card")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "caption", in: "card")"##,
-                #"ArchiveMigration(from: 1, adding: "count", value: 0)"#,
+                ##"ArchiveMigration(from: 1, adding: "count", value: <#0, or the value State declares#>)"##,
             ])
     }
 
@@ -828,7 +844,7 @@ enum ExpensesV2 {
         #expect(error.kind == .missingMigration(from: 1))
         #expect(
             error.migrationProblems.map(\.migration) == [
-                #"ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]")"#,
+                ##"ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value Expense declares#>, in: "expenses[]")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]")"##,
                 #"ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR")"#,
             ])
@@ -862,7 +878,8 @@ enum ExpensesV2 {
 
         let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
         let extra = try #require(error.migrationProblems.first { $0.path == "state.items[0].extra" })
-        let adding = #"ArchiveMigration(from: 1, adding: "extra", value: "", in: "items[]")"#
+        let adding =
+            ##"ArchiveMigration(from: 1, adding: "extra", value: <#"", or the value ItemV2 declares#>, in: "items[]")"##
         #expect(
             extra.detail.contains("if \"extra\" is new, delete it (add \"extra\" with \(adding))"),
             "\(extra.detail)")
@@ -875,7 +892,9 @@ enum ExpensesV2 {
             try #require(
                 try PastedMigrations.migration(
                     #"ArchiveMigration(from: 1, removing: "legacy", in: "items[]")"#)),
-            try #require(try PastedMigrations.migration(adding)),
+            try #require(
+                try PastedMigrations.migration(
+                    adding, choices: [#""", or the value ItemV2 declares"#: #""""#])),
         ]
         let archive = StateArchive<StateV2>(file: url, schemaVersion: 2, migrations: migrations)
         #expect(
@@ -1114,7 +1133,7 @@ enum ExpensesV2 {
             Set(error.migrationProblems.map(\.migration)) == [
                 ##"ArchiveMigration(from: 1, renaming: <#"count", or delete this line#>, to: "quantity", in: "orders[].lines[]")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"comment", or delete this line#>, to: "note", in: "orders[]")"##,
-                #"ArchiveMigration(from: 1, adding: "fontSize", value: 0, in: "settings")"#,
+                ##"ArchiveMigration(from: 1, adding: "fontSize", value: <#0, or the value Settings declares#>, in: "settings")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"user", or delete this line#>, to: "owner")"##,
                 #"ArchiveMigration(from: 1, converting: "version") { old in <#old as the current type reads it#> }"#,
             ], "\(error)")
@@ -1163,7 +1182,7 @@ enum ExpensesV2 {
             })
         #expect(
             next.migrationProblems.map(\.migration) == [
-                #"ArchiveMigration(from: 2, adding: "count", value: 0)"#
+                ##"ArchiveMigration(from: 2, adding: "count", value: <#0, or the value State declares#>)"##
             ])
     }
 
@@ -1175,7 +1194,7 @@ enum ExpensesV2 {
         #expect(
             block == """
                 [
-                    ArchiveMigration(from: 1, adding: "tags", json: "[]", in: "expenses[]"),
+                    ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value Expense declares#>, in: "expenses[]"),
                     ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "expenses[]"),
                     ArchiveMigration(from: 1, adding: "defaultCurrency", value: "EUR"),
                 ]

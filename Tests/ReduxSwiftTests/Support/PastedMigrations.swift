@@ -134,7 +134,17 @@ enum PastedMigrations {
                 guard let choice = choices[placeholder] else {
                     throw Unreadable(description: "no choice for the placeholder <#\(placeholder)#>")
                 }
-                return choice.map(Value.string) ?? .deleted
+                // What is written there: a literal as Swift reads it (`0`, `"[]"`), or else a name,
+                // as a string.
+                guard let choice else { return .deleted }
+                var written = Reader(text: choice)
+                if let first = choice.first,
+                    "\"#-0123456789".contains(first) || choice == "true" || choice == "false",
+                    let value = try? written.value(choices: [:]), written.isAtEnd
+                {
+                    return value
+                }
+                return .string(choice)
             }
             if next(is: "true") { return .bool(true) }
             if next(is: "false") { return .bool(false) }
