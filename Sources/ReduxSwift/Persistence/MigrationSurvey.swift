@@ -5,12 +5,30 @@ import Foundation
 /// A decode stops at the first thing it cannot read. The survey takes what ``MigrationAdvice``
 /// makes of it, changes the archived state the way the advised migration would (or, where that
 /// migration needs a value only the app knows, with a stand-in value of the right type), and
-/// decodes again, until the state decodes, nothing more can be changed, or ``roundLimit`` decodes
-/// have run. It runs only after a load has failed, on a copy of the archived state, held as a
-/// ``JSONValue`` so that every value it does not change keeps its text.
+/// decodes again, until the state decodes, nothing more can be changed, or
+/// ``roundLimit(forSize:)`` decodes have run. It runs only after a load has failed, on a copy of
+/// the archived state, held as a ``JSONValue`` so that every value it does not change keeps its
+/// text.
+///
+/// Only debug builds look past the first change: the search is for the developer, who pastes
+/// what it finds, and it costs several decodes of the archive, which a release build of the app
+/// must not pay at every launch while an archive it cannot read waits beside the app's saves.
 struct MigrationSurvey {
-    /// The most decodes one survey runs.
-    static let roundLimit = 32
+    /// The most decodes one survey runs of an archived state of `size` bytes: 32, or more for a
+    /// small state, as many as decode 16 MiB in all, up to 1,024.
+    static func roundLimit(forSize size: Int) -> Int {
+        max(32, min(1_024, (16 << 20) / max(size, 1)))
+    }
+
+    /// Whether the survey looks past the first change: in debug builds. A task-local value, so
+    /// that a test can load as a release build does.
+    @TaskLocal static var looksPastTheFirstChange: Bool = {
+        #if DEBUG
+        true
+        #else
+        false
+        #endif
+    }()
 
     let context: MigrationAdvice.Context
     /// Decodes the state from its JSON as the load does, filling defaults; throws what the load's
@@ -29,7 +47,8 @@ struct MigrationSurvey {
         // The dictionaries archived as keys and values that the decodes met, for the paths of
         // the renames written again at the end.
         var pairs = context.pairs
-        rounds: for round in 0...Self.roundLimit {
+        let roundLimit = Self.looksPastTheFirstChange ? Self.roundLimit(forSize: state.data.count) : 1
+        rounds: for round in 0...roundLimit {
             let json = state
             let data = json.data
             let error: any Error
@@ -39,8 +58,8 @@ struct MigrationSurvey {
             } catch let thrown {
                 error = thrown
             }
-            if round == Self.roundLimit {
-                ending = "The search for more stopped after \(Self.roundLimit) rounds: more may follow."
+            if round == roundLimit {
+                ending = "The search for more stopped after \(roundLimit) rounds: more may follow."
                 break
             }
             let explained = UnfitNumber.explain(DefaultFilling.unwrapped(error), in: data, under: []) {
@@ -63,6 +82,12 @@ struct MigrationSurvey {
                 break
             }
             findings += new
+            guard Self.looksPastTheFirstChange else {
+                ending =
+                    "A release build names only the changes its first decode finds: a debug build, or "
+                    + "loadFixture(at:) in a test, names every change the archive needs."
+                break
+            }
             for finding in new {
                 guard let fix = finding.fix, apply(fix, to: &state) else {
                     ending =

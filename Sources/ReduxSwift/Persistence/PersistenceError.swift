@@ -57,8 +57,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         /// in: "cart.lines[]").
         /// ```
         ///
-        /// These are the first change a load found. A load looks for every change the archive
-        /// needs, and ``PersistenceError/migrationProblems`` lists them all, in the same form;
+        /// These are the first change a load found. A load in a debug build looks for every change
+        /// the archive needs, and ``PersistenceError/migrationProblems`` lists them all, in the same
+        /// form (a release build, what its first read finds);
         /// ``PersistenceError/suggestedMigrations`` is their migrations, ready to paste.
         ///
         /// The archive is not damaged, so ``StateArchive/restore(default:onProblem:)`` leaves it
@@ -103,9 +104,10 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
     /// Every change an archive needs before the current types can read it, for an error whose kind
     /// is ``Kind/needsMigration(path:detail:migration:)``; empty for any other.
     ///
-    /// A load that needs a migration looks past each change it finds (applying the migration it
-    /// shows, or a stand-in value where the migration needs the app's) to find the next, so one
-    /// launch names them all. The first is the one ``kind`` names:
+    /// A load that needs a migration, in a debug build, looks past each change it finds (applying
+    /// the migration it shows, or a stand-in value where the migration needs the app's) to find
+    /// the next, so one launch names them all; a release build lists what its first read finds
+    /// and says so. The first is the one ``kind`` names:
     ///
     /// ```swift
     /// do {

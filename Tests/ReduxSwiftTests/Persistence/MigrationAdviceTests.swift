@@ -613,6 +613,51 @@ enum ExpensesV2 {
         #expect(try migrated.load() == State(count: 3))
     }
 
+    /// A tree of nodes 40 levels deep, each of whose objects renamed "old" to "new": 40 renames,
+    /// each at a place of its own.
+    struct DeepNode: Codable, Equatable {
+        var new: String
+        var next: [DeepNode]
+    }
+
+    struct DeepState: StateProtocol, Equatable { var root: DeepNode }
+
+    func writeDeepArchiveOf40Renames() throws {
+        var json = #"{"old":"v39","next":[]}"#
+        for level in (0..<39).reversed() { json = #"{"old":"v\#(level)","next":[\#(json)]}"# }
+        try write(#"{"root":\#(json)}"#)
+    }
+
+    @Test func oneLaunchNamesMoreThan32ChangesOfASmallArchive() throws {
+        try writeDeepArchiveOf40Renames()
+        let error = try #require(migrationError { _ = try StateArchive<DeepState>(file: url).load() })
+        #expect(error.migrationProblems.count == 40, "\(error.migrationProblems.count)")
+        #expect(!error.description.contains("more may follow"))
+        var expected = DeepNode(new: "v39", next: [])
+        for level in (0..<39).reversed() { expected = DeepNode(new: "v\(level)", next: [expected]) }
+        let pasted = StateArchive<DeepState>(
+            file: url, schemaVersion: 2,
+            migrations: try error.pastedMigrations(choosing: [#""old", or delete this line"#: "old"]))
+        #expect(try pasted.loadFixture(at: url) == DeepState(root: expected))
+    }
+
+    @Test func aReleaseBuildNamesTheFirstChangeAndSaysADebugBuildNamesEveryOne() throws {
+        try writeDeepArchiveOf40Renames()
+        let error = try #require(
+            migrationError {
+                try MigrationSurvey.$looksPastTheFirstChange.withValue(false) {
+                    _ = try StateArchive<DeepState>(file: url).load()
+                }
+            })
+        #expect(error.migrationProblems.count == 1)
+        #expect(
+            error.description.contains("a debug build, or loadFixture(at:) in a test, names every change"))
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"old", or delete this line#>, to: "new", in: "root")"##
+            ])
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
