@@ -27,6 +27,8 @@ final class HistoryRecorder<State: StateProtocol>: AnyHistoryRecorder, @unchecke
     @exclusivity(unchecked) private var actionStart = 0
     /// Whether the history restarted during the action in progress, which leaves it no step.
     @exclusivity(unchecked) private var restartedDuringAction = false
+    /// The identifiers of the actions a move left out and reported, each once.
+    @exclusivity(unchecked) private var reportedLeftOut: Set<String> = []
 
     init(limit: HistoryLimit, makesStep: @escaping @Sendable (any ActionProtocol) -> Bool) {
         self.limit = limit
@@ -159,7 +161,7 @@ final class HistoryRecorder<State: StateProtocol>: AnyHistoryRecorder, @unchecke
         while true {
             var state = start.state
             var checkpoints: [HistoryCheckpoint<State>] = []
-            let failed: Int? = StatePointer.with(&state) { pointer in
+            let failed: (index: Int, error: any Error)? = StatePointer.with(&state) { pointer in
                 var sinceCheckpoint = 0
                 for index in start.index..<steps.records.count {
                     guard steps.applies(index, activeLimit: activeLimit),
@@ -177,15 +179,31 @@ final class HistoryRecorder<State: StateProtocol>: AnyHistoryRecorder, @unchecke
                                 reducers, upTo: reducers.count, on: record.entry, state: pointer)
                         }
                     } catch {
-                        return index
+                        return (index, error)
                     }
                     sinceCheckpoint += 1
                 }
                 return nil
             }
             guard let failed else { return (state, checkpoints) }
-            excluded.insert(failed)
+            excluded.insert(failed.index)
+            reportLeftOut(steps.records[failed.index].entry.announcedAction, failed.error)
         }
+    }
+
+    /// Reports, once per action identifier, an action that made no step and that a move left
+    /// out, since it threw without the steps the move took back: a failed action is never silent
+    /// in a debug build (in a release build nothing is written; see ``RuntimeWarning``).
+    private func reportLeftOut(_ action: any ActionProtocol, _ error: any Error) {
+        let name =
+            ActionBatch.of(action).map { "a batch of \($0.flattened().actions.count) actions" }
+            ?? action.identifier
+        guard reportedLeftOut.insert(name).inserted else { return }
+        RuntimeWarning.report(
+            "A history move applied \(name) again, which makes no step, and it threw "
+                + "\(String(reflecting: type(of: error))): \(error) without the steps the move took back: it "
+                + "is left out of the state the move landed on (only the first time for each action is "
+                + "reported here).")
     }
 
     private func publish() {

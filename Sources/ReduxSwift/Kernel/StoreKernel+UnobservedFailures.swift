@@ -9,8 +9,8 @@ extension StoreKernel {
         return FailureHearing { self.reportUnobserved(action, error, site: site) }
     }
 
-    /// Reports a failure that no observer heard as a runtime warning, once per kind of action and
-    /// store: a failed action must not go unnoticed while an app is being built (in a release
+    /// Reports a failure that no observer heard as a runtime warning, once per kind of action (its
+    /// identifier) and store: a failed action must not go unnoticed while an app is being built (in a release
     /// build nothing is written; see ``RuntimeWarning``).
     ///
     /// Called by the ``FailureHearing`` of the failure's notification once no delivery of it is
@@ -24,14 +24,27 @@ extension StoreKernel {
         case .action, .middleware: named = action
         case .inBatch(let failed): named = failed
         }
-        guard reportedFailureKinds.withLock({ $0.insert(Self.kind(of: named)).inserted }) else { return }
+        let (kind, type) = Self.kind(of: named)
+        let isNew = reportedFailureKinds.withLock { kinds in
+            // Past 64 kinds, identifiers may hold data (an id per action): one report per type.
+            kinds.insert(kinds.count < Self.reportedKindLimit ? kind : type).inserted
+        }
+        guard isNew else { return }
         RuntimeWarning.report(Self.unobservedFailure(action, error, site: site))
     }
 
-    /// The kind of `action` a failure is reported once for.
-    private static func kind(of action: any ActionProtocol) -> String {
-        if let work = action as? any AsyncActionStarting { return "AsyncAction(\(work.identifier))" }
-        return String(reflecting: type(of: action))
+    /// How many kinds of failed action a store reports one by one before it reports only one per
+    /// type.
+    static let reportedKindLimit = 64
+
+    /// The kind of `action` a failure is reported once for, its identifier within its type, so
+    /// that each case of an enum is reported (`Probe.bad` and `Probe.worse`); and its type.
+    private static func kind(of action: any ActionProtocol) -> (kind: String, type: String) {
+        if let work = action as? any AsyncActionStarting {
+            return ("AsyncAction(\(work.identifier))", "AsyncAction")
+        }
+        let type = String(reflecting: Swift.type(of: action))
+        return ("\(type) \(action.identifier)", type)
     }
 
     /// The warning for a failure of `action` (where `site` says) that nothing observed.
@@ -52,7 +65,7 @@ extension StoreKernel {
         }
         return "\(what). It threw \(String(reflecting: type(of: error))): \(error). Nothing observes this "
             + "store's failures: observe them with observeFailures(queue:using:) (only the first failure "
-            + "of each action type is reported here)."
+            + "of each action is reported here)."
     }
 
     /// How a warning names `action`: its identifier, such as `TodoAction.add`; an async action as

@@ -27,6 +27,37 @@ import Testing
         #expect(store.currentState() == TestState(counter: 0, log: ["refresh"]))
     }
 
+    @Test func anActionAMoveLeavesOutIsReportedOnce() {
+        struct NeedsTwo: Error, CustomStringConvertible {
+            let marker: String
+            var description: String { "needs a counter of 2 (\(marker))" }
+        }
+        let marker = UUID().uuidString
+        // The refresh needs what the step made: without it, it throws.
+        let refresh: Reducer<TestState> = { state, action in
+            if case .append("refresh")? = action as? TestAction, state.counter < 2 {
+                throw NeedsTwo(marker: marker)
+            }
+        }
+        let store = makeStore([refresh, testReducer])
+        let history = store.recordHistory(makesStep: Self.appendsMakeNoStep)
+        let warnings = Recorder<String>()
+        let listener = RuntimeWarning.addListener { message in
+            if message.contains(marker) { warnings.append(message) }
+        }
+        defer { RuntimeWarning.removeListener(listener) }
+        store.dispatch(TestAction.add(2))
+        store.dispatch(TestAction.append("refresh"))
+        history.undo()
+        #expect(store.currentState() == TestState(counter: 0, log: []))
+        #expect(warnings.count == 1)
+        #expect(warnings.values.first?.hasPrefix("A history move applied TestAction.append again") == true)
+        history.redo()
+        #expect(store.currentState() == TestState(counter: 2, log: ["refresh"]))
+        history.undo()
+        #expect(warnings.count == 1, "once per action")
+    }
+
     @Test func anActionThatMadeNoStepKeepsTheRedoStepsAndIsAppliedAfterThem() {
         let store = makeStore()
         let history = store.recordHistory(makesStep: Self.appendsMakeNoStep)

@@ -55,27 +55,47 @@ struct Rejection: Error {
         withExtendedLifetime(token) {}
     }
 
-    @Test func aFailureNothingObservesIsReportedOncePerActionTypeNamingTheError() {
+    @Test func aFailureNothingObservesIsReportedOncePerActionNamingTheError() {
         let marker = UUID().uuidString
         let store = makeProbeStore(marker: marker)
         warnings(mentioning: marker) { warnings in
             store.dispatch(Probe.bad)
-            store.dispatch(Probe.worse)  // the same type: not reported again
-            store.dispatch(Probe.bad)
+            store.dispatch(Probe.bad)  // the same action: not reported again
             settle(store)
             #expect(
                 warnings.values == [
                     "Probe.bad failed; the state is as it was before it. It threw ReduxSwiftTests.Rejection: "
                         + "Rejection(reason: \"\(marker)\"). Nothing observes this store's failures: observe them "
-                        + "with observeFailures(queue:using:) (only the first failure of each action type is "
+                        + "with observeFailures(queue:using:) (only the first failure of each action is "
                         + "reported here)."
                 ])
+            // Another case of the same enum is another action, as is an action of another type.
+            store.dispatch(Probe.worse)
             store.dispatch(OtherProbe.bad)
+            store.dispatch(Probe.worse)
             settle(store)
-            #expect(warnings.count == 2)
-            #expect(warnings.values.last?.hasPrefix("OtherProbe.bad failed;") == true)
+            #expect(warnings.count == 3)
+            #expect(
+                warnings.values.dropFirst().map { $0.prefix(16) } == ["Probe.worse fail", "OtherProbe.bad f"])
         }
         #expect(store.currentState().counter == 0)
+    }
+
+    @Test func identifiersThatHoldDataAreReportedOncePerTypePastTheLimit() {
+        struct Tagged: ActionProtocol {
+            let tag: Int
+            var identifier: String { "Tagged \(tag)" }
+        }
+        let marker = UUID().uuidString
+        let reject: Reducer<TestState> = { _, action in
+            if action is Tagged { throw Rejection(reason: marker) }
+        }
+        let store = makeStore([reject, testReducer])
+        warnings(mentioning: marker) { warnings in
+            for tag in 0..<(StoreKernel.reportedKindLimit + 40) { store.dispatch(Tagged(tag: tag)) }
+            settle(store)
+            #expect(warnings.count == StoreKernel.reportedKindLimit + 1)
+        }
     }
 
     @Test func aFailureInABatchNamesTheActionThatFailedAndTheBatch() {
@@ -360,11 +380,11 @@ struct Rejection: Error {
                 "AsyncAction(\(marker).a) failed; the state is as it was before it. It threw "
                     + "ReduxSwiftTests.Rejection: Rejection(reason: \"a\"). Nothing observes this store's "
                     + "failures: observe them with observeFailures(queue:using:) (only the first failure of "
-                    + "each action type is reported here).",
+                    + "each action is reported here).",
                 "AsyncAction(\(marker).b) failed; the state is as it was before it. It threw "
                     + "ReduxSwiftTests.Rejection: Rejection(reason: \"b\"). Nothing observes this store's "
                     + "failures: observe them with observeFailures(queue:using:) (only the first failure of "
-                    + "each action type is reported here).",
+                    + "each action is reported here).",
             ])
     }
 
