@@ -70,7 +70,7 @@ protocol StateWatcher: AnyObject {
 /// Every call of the user's block passes ``gate``, which gives ``ObserverToken/cancel()`` its
 /// promise.
 ///
-/// `@unchecked Sendable`: `closures` is a `LockedValue`; `lastOffered` is touched only by the
+/// `@unchecked Sendable`: `userCode` answers for itself; `lastOffered` is touched only by the
 /// holder of the store's live state, which the store's mutex hands from thread to thread;
 /// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
 /// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
@@ -78,16 +78,27 @@ protocol StateWatcher: AnyObject {
 final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, CancellableObserver,
     @unchecked Sendable
 {
-    /// The user's code, released when the observer is cancelled.
-    /// A class, so that taking it out of its lock copies a reference: a closure taken out through
-    /// the lock's generic result is re-wrapped, an allocation on every delivery.
-    private final class Closures: Sendable {
-        let select: @Sendable (State) -> Value
-        let deliver: @Sendable (Value) -> Void
+    /// The user's code, in the observer's gate: read without a lock by the selections and calls
+    /// the gate lets begin, and released once the gate ends (it is closed, and no selection or
+    /// call is under way): at the cancel, or when the last selection or call under way ends.
+    ///
+    /// `@unchecked Sendable`: the closures are written in `init`, before the observer is
+    /// published, and once more in ``gateDidEnd()``, after which no selection or call ever reads
+    /// them; each read happens inside ``CallGate/read(_:)`` or ``CallGate/run(_:)``, whose atomic
+    /// read-modify-writes order it before that last write.
+    private final class UserCode: CallGate, @unchecked Sendable {
+        private(set) var select: (@Sendable (State) -> Value)?
+        private(set) var deliver: (@Sendable (Value) -> Void)?
 
         init(select: @escaping @Sendable (State) -> Value, deliver: @escaping @Sendable (Value) -> Void) {
             self.select = select
             self.deliver = deliver
+        }
+
+        override func gateDidEnd() {
+            // No lock is held: the closures' `deinit` may run user code.
+            select = nil
+            deliver = nil
         }
     }
 
@@ -96,11 +107,11 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
     /// The owner the observer lives with, if any: once it is freed, the observer ends at the
     /// store's next change, whether or not its value changed.
     private let owner: (any OwnerBinding)?
-    private let closures: LockedValue<Closures?>
+    private let userCode: UserCode
     private let mailbox: Mailbox<NewestValue<Value>>
     /// Signalled once the first value is offered, for a registering thread that delivers it.
     private let activated = DispatchSemaphore(value: 0)
-    let gate = CallGate()
+    var gate: CallGate { userCode }
     private var lastOffered: Value?
     private var lastDelivered: Value?
 
@@ -115,7 +126,7 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
         self.kernel = kernel
         self.owner = owner
         self.isDuplicate = isDuplicate
-        closures = LockedValue(Closures(select: select, deliver: deliver))
+        userCode = UserCode(select: select, deliver: deliver)
         mailbox = Mailbox(target: target, kernel: kernel)
         // Weak: a delivery scheduled on a queue may outlive the observer.
         mailbox.onDelivery { [weak self] value in self?.deliverValue(value) }
@@ -155,18 +166,20 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
     }
 
     func select(from state: StatePointer) -> Bool {
-        guard gate.isOpen, let select = closures.withLock({ $0 })?.select else { return false }
-        if let owner, !owner.isOwnerAlive {
-            _ = deactivate()
-            return false
+        userCode.read {
+            guard let select = userCode.select else { return false }
+            if let owner, !owner.isOwnerAlive {
+                _ = deactivate()
+                return false
+            }
+            let value = select(state.assuming(State.self).pointee)
+            if let isDuplicate {
+                if let lastOffered, isDuplicate(lastOffered, value) { return true }
+                lastOffered = value
+            }
+            mailbox.offer(value)
+            return true
         }
-        let value = select(state.assuming(State.self).pointee)
-        if let isDuplicate {
-            if let lastOffered, isDuplicate(lastOffered, value) { return true }
-            lastOffered = value
-        }
-        mailbox.offer(value)
-        return true
     }
 
     // MARK: Delivering
@@ -176,8 +189,7 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
             if let lastDelivered, isDuplicate(lastDelivered, value) { return }
             lastDelivered = value
         }
-        guard let deliver = closures.withLock({ $0 })?.deliver else { return }
-        _ = gate.run { deliver(value) }
+        _ = userCode.run { userCode.deliver?(value) }
     }
 
     /// The next value for an asynchronous iterator: the first one, then each new one; `nil` once
@@ -196,13 +208,9 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
     // MARK: Cancelling
 
     func deactivate() -> Bool {
+        // The user's code is released when the gate ends: here, unless a selection or a call is
+        // under way, and then when it ends.
         guard gate.close() else { return false }
-        let released = closures.withLock { closures in
-            defer { closures = nil }
-            return closures
-        }
-        // Released after the lock: the user's closures may run user code in `deinit`.
-        _ = released
         mailbox.close()
         return true
     }
@@ -224,20 +232,29 @@ final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, 
 /// not called again" hold when a delivery races the cancel.
 ///
 /// One word holds the state: bit 0 is set once the gate is closed, bit 1 once a thread has waited
-/// for it, and the rest counts the calls under way. A call and a close each change the word with
-/// one atomic read-modify-write, so one of them sees the other: either the call sees the gate
-/// closed and does not begin, or the close sees the call and (when asked to) waits for it.
+/// for it, bit 2 while a read is under way (see ``read(_:)``), bit 3 once the gate has ended, and
+/// the rest counts the calls under way. A call and a close each change the word with one atomic
+/// read-modify-write, so one of them sees the other: either the call sees the gate closed and
+/// does not begin, or the close sees the call and (when asked to) waits for it.
+///
+/// The gate *ends* once it is closed and no call or read is under way, which one read-modify-write
+/// sees (the close's, or that of the last call or read to end): ``gateDidEnd()`` then runs once,
+/// and from then on nothing reads what calls and reads may read, since none can begin on a closed
+/// gate. So a subclass can keep what they read in plain properties and release it there.
 ///
 /// A call costs two atomic operations and one thread-local read; waiting is the rare path and
 /// takes a process-wide lock (``CallWaits``).
 ///
 /// Not final so that a plain center observer can be its own gate, which keeps the word in the
-/// cache line a post reads anyway. `@unchecked Sendable`: the only stored property is the word,
-/// an atomic (or a `LockedValue`); subclasses answer for their own properties.
+/// cache line a post reads anyway, and a value observer's gate holds its user's code. `@unchecked
+/// Sendable`: the only stored property is the word, an atomic (or a `LockedValue`); subclasses
+/// answer for their own properties.
 class CallGate: @unchecked Sendable {
     private static let closedBit = 1
     private static let waitedBit = 2
-    private static let oneCall = 4
+    private static let readingBit = 4
+    private static let endedBit = 8
+    private static let oneCall = 16
 
     #if canImport(Synchronization) && !canImport(Darwin)
     /// An atomic where the platform floor allows it (Linux); on Apple platforms `Atomic` needs
@@ -256,6 +273,11 @@ class CallGate: @unchecked Sendable {
     private func set(_ bits: Int) -> Int {
         word.bitwiseOr(bits, ordering: .acquiringAndReleasing).oldValue
     }
+
+    @inline(__always)
+    private func clear(_ bits: Int) -> Int {
+        word.bitwiseAnd(~bits, ordering: .acquiringAndReleasing).newValue
+    }
     #else
     private let word = LockedValue(0)
 
@@ -273,6 +295,14 @@ class CallGate: @unchecked Sendable {
     private func set(_ bits: Int) -> Int {
         word.withLock { word in
             defer { word |= bits }
+            return word
+        }
+    }
+
+    @inline(__always)
+    private func clear(_ bits: Int) -> Int {
+        word.withLock { word in
+            word &= ~bits
             return word
         }
     }
@@ -305,14 +335,53 @@ class CallGate: @unchecked Sendable {
 
     @inline(__always)
     private final func callEnded() {
-        if add(-Self.oneCall).newValue & Self.waitedBit != 0 { CallWaits.shared.callEnded() }
+        let word = add(-Self.oneCall).newValue
+        if Self.hasJustEnded(word) { end() }
+        if word & Self.waitedBit != 0 { CallWaits.shared.callEnded() }
+    }
+
+    /// Runs `body` as a read, unless the gate is closed; returns what it returned, or `false`.
+    ///
+    /// A read keeps the gate from ending, as a call does, but it is no call: it does not count as
+    /// one under way, so a cancel does not wait for it. One thread at a time reads a gate (a value
+    /// observer's selector, run by the holder of the store's live state): the word has one bit for
+    /// it.
+    @inline(__always)
+    final func read(_ body: () -> Bool) -> Bool {
+        let before = set(Self.readingBit)
+        assert(before & Self.readingBit == 0, "two threads read one gate at once")
+        let result = before & Self.closedBit == 0 ? body() : false
+        if Self.hasJustEnded(clear(Self.readingBit)) { end() }
+        return result
     }
 
     /// Closes the gate, so that no call begins after this returns; returns whether this call closed
-    /// it. Calls already under way are not waited for: see ``waitForCallsOnOtherThreads()``.
+    /// it. Calls already under way are not waited for: see ``waitForCallsOnOtherThreads()``. With
+    /// none under way, nor a read, the gate ends here.
     final func close() -> Bool {
-        set(Self.closedBit) & Self.closedBit == 0
+        let before = set(Self.closedBit)
+        guard before & Self.closedBit == 0 else { return false }
+        if Self.hasJustEnded(before | Self.closedBit) { end() }
+        return true
     }
+
+    /// Whether `word`, just written by a read-modify-write, shows a gate that is closed, with no
+    /// call or read under way, and has not ended yet.
+    @inline(__always)
+    private static func hasJustEnded(_ word: Int) -> Bool {
+        word & (closedBit | readingBit | endedBit) == closedBit && word / oneCall == 0
+    }
+
+    /// Ends the gate, once: several threads can see it closed with nothing under way (a call that
+    /// does not begin on a closed gate ends too), and the first to set the bit runs
+    /// ``gateDidEnd()``.
+    private final func end() {
+        if set(Self.endedBit) & Self.endedBit == 0 { gateDidEnd() }
+    }
+
+    /// Runs once, on the thread that ends the gate, with no lock held: the gate is closed and no
+    /// call or read is under way, nor will one ever be. A subclass releases there what they read.
+    func gateDidEnd() {}
 
     /// Returns once no call is under way on another thread, except calls that cannot end before
     /// this thread returns; never waits inside a reducer or an `encode(to:)`.
