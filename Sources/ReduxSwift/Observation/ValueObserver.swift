@@ -72,9 +72,9 @@ protocol StateWatcher: AnyObject {
 ///
 /// `@unchecked Sendable`: `userCode` answers for itself; `lastOffered` is touched only by the
 /// holder of the store's live state, which the store's mutex hands from thread to thread;
-/// `lastDelivered` only by the deliverer, which the mailbox's lock hands over (for an iterator,
-/// by the one task that iterates); `kernel` is a weak reference assigned once, in `init`; the
-/// other properties are immutable and `Sendable`.
+/// `lastDelivered` only by the deliverer, which the mailbox hands over (through its lock, and the
+/// start of each deliverer; for an iterator, by the one task that iterates); `kernel` is a weak
+/// reference assigned once, in `init`; the other properties are immutable and `Sendable`.
 final class ValueObserver<State: StateProtocol, Value: Sendable>: StateWatcher, CancellableObserver,
     @unchecked Sendable
 {
