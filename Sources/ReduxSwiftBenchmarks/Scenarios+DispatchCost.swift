@@ -112,6 +112,27 @@ let dispatchCostScenario = Scenario(
         of: valueStore, heardBy: "the value observer", repetitions)
     valueToken.cancel()
 
+    // The same observer in bursts: dispatches in a tight loop, then a wait until the block has the
+    // last value; counted per dispatch, so that a change to the isolated dispatch can be checked
+    // not to make bursts dearer.
+    let burstLength = 1_000
+    let burstStore = makeStore(benchReducers, BenchState(todos: 10))
+    counting_flag_store(-1)
+    let burstToken = burstStore.observe(\.counter, queue: queue) { counting_flag_store(Int64($0)) }
+    try spin(until: 0, "the burst observer's first value")
+    var burstDispatched: Int64 = 0
+    let burstStep: (Int64) throws -> Void = { _ in
+        for _ in 0..<burstLength { burstStore.dispatch(BenchAction.increment) }
+        burstDispatched += Int64(burstLength)
+        try spin(until: burstDispatched, "the burst's last value")
+    }
+    for _ in 1...5 { try burstStep(0) }
+    let burstCounts = try countPerStep(workload.quick ? 10 : 100, burstStep)
+    let inBursts = DispatchCounts(
+        allocations: burstCounts.allocations / Double(burstLength),
+        mutexLocks: burstCounts.mutexLocks / Double(burstLength))
+    burstToken.cancel()
+
     // One notification observer.
     let noteStore = makeStore(benchReducers, BenchState(todos: 10))
     let heard = Tally()
@@ -160,5 +181,11 @@ let dispatchCostScenario = Scenario(
             target: "≤ one value observer's: nothing is built for nobody",
             meets: noObserver.allocations <= valueObserver.allocations,
             note: exact(noObserver) + "; the wait ends when the last reducer ran"),
+        Result(
+            scenario:
+                "23e one value observer on a queue, bursts of \(burstLength) dispatches: allocations per dispatch",
+            unit: "allocations", reduxswift: Summary([inBursts.allocations]),
+            baseline: Summary([valueObserver.allocations]), baselineName: "one isolated dispatch", ratio: nil,
+            target: "no target; to compare builds", meets: true, note: exact(inBursts)),
     ]
 }

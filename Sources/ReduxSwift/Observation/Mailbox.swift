@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 
+#if canImport(Synchronization) && !canImport(Darwin)
+import Synchronization
+#endif
+
 /// What waits in a mailbox for the observer's deliverer, and how a new item joins it: its policy
 /// (``NewestValue`` or ``MergedNotifications``).
 protocol MailboxContents: SendableMetatype {
@@ -13,6 +17,9 @@ protocol MailboxContents: SendableMetatype {
     mutating func take() -> Item?
     /// Whether no item waits.
     var isEmpty: Bool { get }
+    /// Whether a newer item replaces the one that waits: then the thread that starts a delivery
+    /// hands it its item straight, and the deliverer drops that item if a newer one came first.
+    static var newerReplaces: Bool { get }
 }
 
 /// The newest value offered and not yet delivered: a newer one replaces it (latest wins).
@@ -32,6 +39,8 @@ struct NewestValue<Value: Sendable>: MailboxContents {
     }
 
     var isEmpty: Bool { value == nil }
+
+    static var newerReplaces: Bool { true }
 }
 
 /// Notifications not yet delivered, in order. A store's change notification that arrives while the
@@ -81,6 +90,8 @@ struct MergedNotifications: MailboxContents {
 
     var isEmpty: Bool { waiting.isEmpty }
 
+    static var newerReplaces: Bool { false }
+
     mutating func take() -> StoreNotification? {
         waiting.isEmpty ? nil : waiting.removeFirst().notification
     }
@@ -96,9 +107,18 @@ struct MergedNotifications: MailboxContents {
 /// item to that deliverer. So deliveries never overlap and never go out of order, and no lock is
 /// held while the observer's code runs.
 ///
-/// `@unchecked Sendable`: `box` is a `LockedValue`; `kernel` is a weak reference assigned once, in
-/// `init`; `deliver` is touched only by the deliverer, which the lock hands from thread to thread;
-/// the other properties are immutable and `Sendable`.
+/// Where a newer item replaces the one that waits (``NewestValue``), the thread that starts a
+/// delivery hands the deliverer its item rather than leaving it in the box, which saves the
+/// deliverer a turn of the lock; the deliverer delivers it unless `newerCame` says that an item
+/// was offered since, which replaces it as it would have in the box.
+///
+/// `@unchecked Sendable`: `box` is a `LockedValue`; `newerCame` is an atomic (or a `LockedValue`);
+/// `kernel` is a weak reference assigned once, in `init`; `deliver` is touched only by the
+/// deliverer, which the lock hands from thread to thread; `handedOver` is written under the lock
+/// by the thread that starts a delivery, before it starts the deliverer, and read and cleared by
+/// that deliverer before it ends (under the lock) the delivery, so one delivery's accesses are
+/// ordered before the next one's by the lock and the start of the deliverer; the other
+/// properties are immutable and `Sendable`.
 final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
     /// Where deliveries run.
     enum Target {
@@ -129,10 +149,31 @@ final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
     }
 
     private let box: LockedValue<Box>
+    #if canImport(Synchronization) && !canImport(Darwin)
+    /// Whether an item was offered while a delivery was under way; set to `false` when a delivery
+    /// starts with an item handed over. Written only under the box's lock, read by the deliverer
+    /// without it. An atomic where the platform floor allows it (Linux); on Apple platforms
+    /// `Atomic` needs macOS 15 and its peers, so there it is a `LockedValue`.
+    private let newerCame = Atomic<Bool>(false)
+
+    private func noteNewer(_ came: Bool) { newerCame.store(came, ordering: .releasing) }
+
+    private var newerHasCome: Bool { newerCame.load(ordering: .acquiring) }
+    #else
+    private let newerCame = LockedValue(false)
+
+    private func noteNewer(_ came: Bool) { newerCame.withLock { $0 = came } }
+
+    private var newerHasCome: Bool { newerCame.withLock { $0 } }
+    #endif
     private let target: Target
     private weak var kernel: StoreKernel?
     /// Delivers one item; set once, before the first offer.
     private var deliver: (Contents.Item) -> Void = { _ in }
+    /// The item the thread that started a delivery handed the deliverer (see
+    /// ``MailboxContents/newerReplaces``). A property rather than a capture, so that starting the
+    /// deliverer on a queue allocates no more than it did without it.
+    private var handedOver: Contents.Item?
 
     /// A mailbox that delivers to `target`; `contents` holds what waits, with the limits it keeps.
     init(target: Target, kernel: StoreKernel?, contents: Contents = Contents()) {
@@ -167,7 +208,7 @@ final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
             return (false, box.holdsDelivery)
         }
         if releases { kernel?.deliveryHeld(false) }
-        if handsOver { schedule() }
+        if handsOver { schedule(takingOverHold: true) }
     }
 
     /// Offers an item: hands it to a waiting iterator, or leaves it for the deliverer under way,
@@ -182,43 +223,65 @@ final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
                 waiter = waiting
                 return false
             }
-            displaced = box.items.add(item)
-            if case .iterator = target { return false }
-            if box.deliversFirstHere, !box.holdsDelivery, case .deliveryThread = target {
-                // Under the lock, so that the hold is counted before the first value's deliverer
-                // can hand it over.
-                box.holdsDelivery = true
-                kernel?.deliveryHeld(true)
+            if case .iterator = target {
+                displaced = box.items.add(item)
+                return false
             }
-            guard !box.isDelivering else { return false }
+            if box.isDelivering {
+                displaced = box.items.add(item)
+                if Contents.newerReplaces { noteNewer(true) }
+                if box.deliversFirstHere, !box.holdsDelivery, case .deliveryThread = target {
+                    // Under the lock, so that the hold is counted before the first value's
+                    // deliverer can hand it over.
+                    box.holdsDelivery = true
+                    kernel?.deliveryHeld(true)
+                }
+                return false
+            }
             box.isDelivering = true
+            if Contents.newerReplaces, box.items.isEmpty {
+                noteNewer(false)
+                handedOver = item
+            } else {
+                displaced = box.items.add(item)
+            }
             return true
         }
         _ = displaced
         if let waiter {
             waiter.resume(returning: item)
         } else if mustSchedule {
-            schedule()
+            schedule(takingOverHold: false)
         }
     }
 
-    private func schedule() {
+    /// Starts the deliverer on the target. `takingOverHold`: the registering thread, which delivered
+    /// the first value, hands over the delivery it may hold (see ``deliverFirst()``).
+    private func schedule(takingOverHold: Bool) {
         switch target {
         case .queue(let queue):
             queue.async { self.deliverAll() }
         case .deliveryThread:
             guard let kernel else {
-                // The store is gone: nothing will ever be delivered.
-                box.withLock { $0.isDelivering = false }
+                // The store is gone: nothing will ever be delivered. The item handed over is
+                // released after the lock, like any dropped item.
+                let dropped = box.withLock { box -> Contents.Item? in
+                    box.isDelivering = false
+                    defer { handedOver = nil }
+                    return handedOver
+                }
+                _ = dropped
                 return
             }
             kernel.onDeliveryThread {
                 // The delivery thread takes over what the registering thread held: a wait that
                 // looks again now finds this delivery ahead of it.
-                if self.box.withLock({ box in
-                    defer { box.holdsDelivery = false }
-                    return box.holdsDelivery
-                }) {
+                if takingOverHold,
+                    self.box.withLock({ box in
+                        defer { box.holdsDelivery = false }
+                        return box.holdsDelivery
+                    })
+                {
                     kernel.deliveryHeld(false)
                 }
                 self.deliverAll()
@@ -228,9 +291,14 @@ final class Mailbox<Contents: MailboxContents>: @unchecked Sendable {
         }
     }
 
-    /// Delivers the waiting items, oldest first, until none is left, then stops being the
-    /// deliverer. Only the deliverer calls it.
-    func deliverAll() {
+    /// Delivers the item handed over by the offer that started this delivery, unless a newer item
+    /// came since (it replaces it), then the waiting items, oldest first, until none is left; then
+    /// stops being the deliverer. Only the deliverer calls it.
+    private func deliverAll() {
+        if let first = handedOver {
+            handedOver = nil
+            if !newerHasCome { deliver(first) }
+        }
         while let item = box.withLock({ box -> Contents.Item? in
             guard let item = box.items.take() else {
                 box.isDelivering = false

@@ -87,6 +87,31 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test func anObserverWhoseQueueIsBusyGetsOnlyTheNewestValueOnceItFrees() {
+        let store = makeStore()
+        let queue = DispatchQueue(label: "selector-test-busy")
+        let seen = Recorder<Int>()
+        let token = store.observe(\.counter, queue: queue) { seen.append($0) }
+        #expect(seen.wait { $0 == [0] })
+        let busy = Gate()
+        let blocked = Gate()
+        queue.async {
+            blocked.open()
+            _ = busy.wait()
+        }
+        #expect(blocked.wait())
+        for expected in 1...3 {
+            store.dispatch(TestAction.increment)
+            // A read that sees the value comes after its selection: 1 starts a delivery, which waits
+            // for the queue, and 2 and 3 each replace the value before it.
+            #expect(store.currentState().counter == expected)
+        }
+        busy.open()
+        #expect(seen.wait { $0.last == 3 })
+        #expect(seen.values == [0, 3])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func nothingIsDeliveredAfterCancel() {
         let store = makeStore()
         let seen = Recorder<Int>()

@@ -252,6 +252,29 @@ extension EncodeCountedState {
         // drop them, new observers sweep out the cancelled ones.
         #expect(alive.value <= 130, "\(alive.value) selected values are still kept")
     }
+
+    @Test func anObserverCancelledInsideItsBlockReleasesItsClosuresOnceTheBlockReturns() {
+        let store = makeStore()
+        let selectorReleased = Gate()
+        let blockReleased = Gate()
+        let token = TokenBox()
+        let cancelled = Gate()
+        do {
+            let witness = ReleaseWitness(blockReleased)
+            token.value = store.observe(witnessed(selectorReleased) { $0.counter }) { value in
+                withExtendedLifetime(witness) {}
+                guard value == 1 else { return }
+                token.value?.cancel()
+                cancelled.open()
+            }
+        }
+        store.dispatch(TestAction.increment)
+        #expect(cancelled.wait())
+        // The token is still held: what lets the closures go is the cancel, once the call ends.
+        #expect(selectorReleased.wait())
+        #expect(blockReleased.wait())
+        #expect(token.value != nil)
+    }
 }
 
 /// A selected value that counts the instances alive; no two are duplicates.

@@ -58,6 +58,39 @@ import Testing
         #expect(missing.isEmpty, "the Guarantees article names tests that do not exist: \(missing)")
     }
 
+    @Test func theArchitectureDrawingNamesFilesThatExistAndFollowsADispatchToTheBlockInAtMostSevenFiles()
+        throws
+    {
+        let sources = Self.root.appendingPathComponent("Sources/ReduxSwift")
+        let article = try String(
+            contentsOf: sources.appendingPathComponent("ReduxSwift.docc/Architecture.md"), encoding: .utf8)
+        // The drawings are the code blocks of "One dispatch, file by file"; the first is the value
+        // path, from `dispatch(_:)` to a value observer's block.
+        let section = try #require(
+            article.components(separatedBy: "### One dispatch, file by file").dropFirst().first?
+                .components(separatedBy: "\n### ").first)
+        let drawings = section.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 1 }
+            .map(\.element)
+        let valuePath = try #require(drawings.first)
+        let named = try NSRegularExpression(
+            pattern: "(?<![A-Za-z0-9_+/.])(?:[A-Za-z0-9_+]+/)*[A-Za-z0-9_+]+\\.swift")
+        func files(in drawing: String) -> Set<String> {
+            let text = drawing as NSString
+            return Set(
+                named.matches(in: drawing, range: NSRange(location: 0, length: text.length)).map {
+                    text.substring(with: $0.range)
+                })
+        }
+        let missing = drawings.flatMap(files(in:)).filter {
+            !FileManager.default.fileExists(atPath: sources.appendingPathComponent($0).path)
+        }
+        #expect(missing.isEmpty, "the drawing names files that are not in Sources/ReduxSwift: \(missing)")
+        let path = files(in: valuePath)
+        #expect(path.contains("Store.swift"), "the value path starts elsewhere: \(path.sorted())")
+        #expect(path.contains("Observation/ValueObserver.swift"), "and ends elsewhere: \(path.sorted())")
+        #expect(path.count <= 7, "the value path goes through \(path.count) files: \(path.sorted())")
+    }
+
     @Test func theReadmeLinksTheComingFromReSwiftArticle() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let path = "Sources/ReduxSwift/ReduxSwift.docc/ComingFromReSwift.md"
