@@ -267,7 +267,7 @@ enum MigrationAdvice {
             let value =
                 found.flatMap { $0.varies ? nil : MigrationAdvice.argument(for: $0.value) }
                 ?? Advice.askedSample(of: group.valueType, in: rename.owner)?.text
-                ?? "value: <#a \(valueType) as JSON#>"
+                ?? "json: <#a \(valueType) as JSON#>"
             ifNew =
                 "add \(literal(group.member)) with ArchiveMigration(from: \(context.version), adding: "
                 + "\(literal(group.member)), \(value)\(at))"
@@ -345,7 +345,7 @@ enum MigrationAdvice {
                 value = (text, found.value)
                 source = "the migration shown adds it with the value it has in the default state"
             } else if varies {
-                value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
+                value = ("json: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
                 source =
                     "its value in the default state differs each time the state is made (such as a UUID() "
                     + "or a Date()), so give it one in the migration shown"
@@ -357,7 +357,7 @@ enum MigrationAdvice {
                         ? " (restore(default:) gives the default state's value where it holds one)"
                         : " (the default state holds none to take it from)")
             } else {
-                value = ("value: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
+                value = ("json: <#a \(String(reflecting: missing.valueType)) as JSON#>", nil)
                 source = "give it a value in the migration shown"
             }
             let why =
@@ -387,7 +387,7 @@ enum MigrationAdvice {
             let member = key.stringValue
             let objectPath = context.objectPath(for: object)
             let found = context.defaults?.value(at: object + [key])
-            var text = "value: <#its value as JSON#>"
+            var text = "json: <#its value as JSON#>"
             var fix: Fix?
             if let found, !found.varies, let argument = MigrationAdvice.argument(for: found.value),
                 let objectPath

@@ -84,8 +84,9 @@ struct MigrationSurvey {
             findings += new
             guard Self.looksPastTheFirstChange else {
                 ending =
-                    "A release build names only the changes its first decode finds: a debug build, or "
-                    + "loadFixture(at:) in a test, names every change the archive needs."
+                    "A release build names only the changes its first decode finds, which may differ "
+                    + "from launch to launch: a load or restore in a debug build names every change the "
+                    + "archive needs."
                 break
             }
             for finding in new {
@@ -338,7 +339,11 @@ struct StandIn {
     func value(of type: any Decodable.Type, hints: [JSONValue], depth: Int = 0) -> JSONValue? {
         var candidates = hints
         if let made = Self.made(type) { candidates.append(made) }
-        candidates += [.object([:]), .array([]), .string(""), .number("0"), .bool(false)]
+        // A UUID's string too: "" reads as no UUID.
+        candidates += [
+            .object([:]), .array([]), .string(""), .number("0"), .bool(false),
+            .string("00000000-0000-0000-0000-000000000000"),
+        ]
         for candidate in candidates {
             if let value = completed(candidate, as: type, depth: depth) { return value }
         }

@@ -137,7 +137,7 @@ enum ExpensesV2 {
                 ##"ArchiveMigration(from: 1, adding: "ratio", value: <#0, or the value State declares#>)"##,
                 ##"ArchiveMigration(from: 1, adding: "tags", json: <#"[]", or the value State declares#>)"##,
                 ##"ArchiveMigration(from: 1, adding: "names", json: <#"{}", or the value State declares#>)"##,
-                "ArchiveMigration(from: 1, adding: \"limits\", value: <#a \(String(reflecting: Limits.self)) as JSON#>)",
+                "ArchiveMigration(from: 1, adding: \"limits\", json: <#a \(String(reflecting: Limits.self)) as JSON#>)",
             ])
         #expect(error.migrationProblems.allSatisfy { $0.kind == .missingMember })
     }
@@ -152,7 +152,7 @@ enum ExpensesV2 {
         _ = StateArchive<State>(file: url).restore(default: State()) { error, _ in reported = error }
         let problem = try #require(reported?.migrationProblems.first)
         #expect(
-            problem.migration.hasPrefix(#"ArchiveMigration(from: 1, adding: "id", value: <#"#), "\(problem)")
+            problem.migration.hasPrefix(#"ArchiveMigration(from: 1, adding: "id", json: <#"#), "\(problem)")
         #expect(problem.detail.contains("differs each time"), "\(problem.detail)")
     }
 
@@ -169,8 +169,8 @@ enum ExpensesV2 {
         let migrations = try #require(reported?.migrationProblems).map(\.migration).sorted()
         #expect(
             migrations == [
-                #"ArchiveMigration(from: 1, adding: "opened", value: <#a \#(String(reflecting: Date.self)) as JSON#>)"#,
-                #"ArchiveMigration(from: 1, adding: "sessionID", value: <#a \#(String(reflecting: UUID.self)) as JSON#>)"#,
+                #"ArchiveMigration(from: 1, adding: "opened", json: <#a \#(String(reflecting: Date.self)) as JSON#>)"#,
+                #"ArchiveMigration(from: 1, adding: "sessionID", json: <#a \#(String(reflecting: UUID.self)) as JSON#>)"#,
             ], "\(migrations)")
     }
 
@@ -651,7 +651,7 @@ enum ExpensesV2 {
             })
         #expect(error.migrationProblems.count == 1)
         #expect(
-            error.description.contains("a debug build, or loadFixture(at:) in a test, names every change"))
+            error.description.contains("a load or restore in a debug build names every change"))
         #expect(
             error.migrationProblems.map(\.migration) == [
                 ##"ArchiveMigration(from: 1, renaming: <#"old", or delete this line#>, to: "new", in: "root")"##
@@ -1220,7 +1220,7 @@ enum ExpensesV2 {
         let placeholder = "a \(String(reflecting: Mood.self)) as JSON"
         let pasted = try PastedMigrations.migrations(
             try #require(error.suggestedMigrations).replacingOccurrences(
-                of: "value: <#\(placeholder)#>", with: #"value: "calm""#))
+                of: "json: <#\(placeholder)#>", with: ##"json: #""calm""#"##))
         let next = try #require(
             migrationError {
                 _ = try StateArchive<State>(file: url, schemaVersion: 2, migrations: pasted).load()
@@ -1229,6 +1229,19 @@ enum ExpensesV2 {
             next.migrationProblems.map(\.migration) == [
                 ##"ArchiveMigration(from: 2, adding: "count", value: <#0, or the value State declares#>)"##
             ])
+    }
+
+    @Test func anAddedUUIDDoesNotStopTheSearch() throws {
+        struct Item: Codable, Equatable {
+            var name: String
+            var ownerID: UUID  // added
+            var count: Int  // added
+        }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        try write(#"{"items":[{"name":"a"}]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(error.migrationProblems.map(\.path) == ["state.items[0].ownerID", "state.items[0].count"])
+        #expect(!error.description.contains("more may follow"))
     }
 
     @Test func theDescriptionListsEveryChangeAndOneBlockToPaste() throws {
