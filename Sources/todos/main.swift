@@ -69,7 +69,8 @@ if let command {
     }
 } else {
     if isatty(STDIN_FILENO) != 0 {
-        Terminal.write("Type a command (add, toggle, remove, filter, list, clear-completed, inspect, help), or quit.")
+        Terminal.write(
+            "Type a command (add, toggle, remove, filter, list, clear-completed, inspect, help), or quit.")
     }
     while let line = readLine() {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
