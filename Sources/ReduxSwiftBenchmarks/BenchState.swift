@@ -25,7 +25,7 @@ struct BenchState: StateProtocol, Equatable, Sendable {
 }
 
 /// Ten action types, one per reducer.
-enum BenchAction: ActionProtocol {
+enum BenchAction: ActionProtocol, Codable {
     case increment
     case decrement
     case toggle(Int)

@@ -59,6 +59,7 @@ let scenarios: [Scenario] = [
     payForWhatYouReadScenario,
     restoreMemoryScenario,
     dispatchCostScenario,
+    inspectorScenario,
 ]
 
 let workload = Workload(quick: quick)

@@ -55,6 +55,8 @@ do {
     exit(error.exitCode)
 }
 let logger = options.isVerbose ? ChangeLogger(store: store) : nil
+// What this launch commits, appended to the app's recording for `todos inspect`.
+let history = ActionHistoryFile(directory: options.dataDirectory, store: store, state: store.currentState())
 var console = Console(store: store, archive: archive, dataDirectory: options.dataDirectory, logger: logger)
 var status: Int32 = 0
 
@@ -67,7 +69,8 @@ if let command {
     }
 } else {
     if isatty(STDIN_FILENO) != 0 {
-        Terminal.write("Type a command (add, toggle, remove, filter, list, clear-completed, help), or quit.")
+        Terminal.write(
+            "Type a command (add, toggle, remove, filter, list, clear-completed, inspect, help), or quit.")
     }
     while let line = readLine() {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -87,6 +90,11 @@ do {
     status = 1
     // This save tries again what the last command could not save, and that command has said why.
     if !console.lastSaveFailed { Terminal.writeError("\(error)") }
+}
+do {
+    try history.save()
+} catch {
+    Terminal.writeError("cannot append to the recording in \(options.dataDirectory.path): \(error)")
 }
 lock.release()
 exit(status)

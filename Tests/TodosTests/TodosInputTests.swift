@@ -16,7 +16,7 @@ import Testing
                 "1 [ ] one",
                 "todos: no todo has ID 9",
                 "1 [ ] one",
-                "todos: unknown command 'bogus'; the commands are add, toggle, remove, filter, list, clear-completed",
+                "todos: unknown command 'bogus'; the commands are add, toggle, remove, filter, list, clear-completed, inspect",
                 "1 [ ] one", "2 [ ] two",
             ])
     }

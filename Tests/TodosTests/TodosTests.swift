@@ -94,7 +94,7 @@ import Testing
         #expect(
             outcome.errorLines == [
                 "todos: no todo has ID 9",
-                "todos: unknown command 'bogus'; the commands are add, toggle, remove, filter, list, clear-completed",
+                "todos: unknown command 'bogus'; the commands are add, toggle, remove, filter, list, clear-completed, inspect",
             ])
         #expect(
             await todos.run(["list"]).outputLines == ["1 [ ] Buy milk", "2 [x] Walk the dog"],

@@ -157,13 +157,24 @@ public final class ActionLog: Sendable {
     /// - Returns: How many actions were replayed.
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLog.ReplayError) -> Int {
+        let (actions, failure) = decodeLines(lines, as: State.self)
+        for action in actions { dispatchReplayed(action.action, into: store.kernel) }
+        _ = store.currentState()
+        if let failure { throw failure }
+        return actions.count
+    }
+
+    /// The actions of `lines`, each with the number of its line, up to the first line that cannot
+    /// be read, and the error that line makes; a history move's state is read as `State`.
+    func decodeLines<State: StateProtocol>(_ lines: Data, as _: State.Type) -> (
+        actions: [(line: Int, action: any ActionProtocol)], failure: ActionLog.ReplayError?
+    ) {
         let (strict, lenient) = (SnapshotCoder.makeDecoder(floatStrings: nil), SnapshotCoder.makeDecoder())
         // A history move's line holds the state it landed on, read as this store's state type.
         let landing = LandingDecoding(State.self)
         strict.userInfo[ReplayedMove.landingKey] = landing
         lenient.userInfo[ReplayedMove.landingKey] = landing
-        var actions: [any ActionProtocol] = []
-        var failure: ActionLog.ReplayError?
+        var actions: [(line: Int, action: any ActionProtocol)] = []
         var number = 0
         for line in lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
@@ -171,26 +182,30 @@ public final class ActionLog: Sendable {
             let line = Data(line)
             do throws(UnreadableLine) {
                 actions.append(
-                    Self.isMoveLine(line)
-                        ? try move(from: line, strict: strict, lenient: lenient)
-                        : try action(from: line, strict: strict, lenient: lenient))
+                    (
+                        number,
+                        Self.isMoveLine(line)
+                            ? try move(from: line, strict: strict, lenient: lenient)
+                            : try action(from: line, strict: strict, lenient: lenient)
+                    ))
             } catch {
-                failure = ActionLog.ReplayError(error.kind, line: number, replayedActions: actions.count)
-                break
+                return (
+                    actions, ActionLog.ReplayError(error.kind, line: number, replayedActions: actions.count)
+                )
             }
         }
-        for action in actions {
-            if let move = action as? ReplayedMove {
-                store.kernel.dispatch(.command(ReplayMove(move: move)))
-            } else if let transaction = action as? ReplayedTransaction {
-                store.kernel.dispatch(.command(ReplayTransactionPart(batch: transaction.batch)))
-            } else {
-                store.kernel.dispatch(.command(ReplayAction(action: action)))
-            }
+        return (actions, nil)
+    }
+
+    /// Queues one action read from a log into `kernel`, as ``replay(_:into:)`` applies it.
+    func dispatchReplayed(_ action: any ActionProtocol, into kernel: StoreKernel) {
+        if let move = action as? ReplayedMove {
+            kernel.dispatch(.command(ReplayMove(move: move)))
+        } else if let transaction = action as? ReplayedTransaction {
+            kernel.dispatch(.command(ReplayTransactionPart(batch: transaction.batch)))
+        } else {
+            kernel.dispatch(.command(ReplayAction(action: action)))
         }
-        _ = store.currentState()
-        if let failure { throw failure }
-        return actions.count
     }
 }
 

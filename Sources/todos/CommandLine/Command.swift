@@ -8,6 +8,9 @@ enum Command: Equatable {
     case filter(VisibilityFilter)
     case list
     case clearCompleted
+    /// Writes the inspector page of the app's recording to a file (by default `inspector.html` in
+    /// the data directory).
+    case inspect(path: String?)
     case help
 
     /// The words that ask for ``help``, as a command or as the options `--help` and `-h`.
@@ -28,6 +31,9 @@ enum Command: Equatable {
               filter all|active|completed   choose which todos list shows
               list                          show the todos the filter lets through
               clear-completed               delete every completed todo
+              inspect [FILE]                write a page to open in a browser that shows every
+                                            recorded action and the list after it (by default
+                                            DIR/inspector.html)
 
             Options come before the command; the words after it are its arguments, as typed, so
             `todos add --verbose mode` adds the todo "--verbose mode". With no command, todos reads
@@ -75,11 +81,14 @@ enum Command: Equatable {
         case "clear-completed":
             try Self.expectNoArguments(name, arguments)
             self = .clearCompleted
+        case "inspect":
+            guard arguments.count <= 1 else { throw .usage("inspect takes at most one file name") }
+            self = .inspect(path: arguments.first)
         case _ where Self.helpNames.contains(name):
             self = .help
         default:
             throw .usage(
-                "unknown command '\(TodoText.escaped(name))'; the commands are add, toggle, remove, filter, list, clear-completed"
+                "unknown command '\(TodoText.escaped(name))'; the commands are add, toggle, remove, filter, list, clear-completed, inspect"
             )
         }
     }
@@ -102,7 +111,7 @@ enum Command: Equatable {
     var changesState: Bool {
         switch self {
         case .add, .toggle, .remove, .filter, .clearCompleted: return true
-        case .list, .help: return false
+        case .list, .inspect, .help: return false
         }
     }
 

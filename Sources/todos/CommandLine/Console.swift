@@ -37,6 +37,12 @@ struct Console {
             return Command.usage(dataDirectory: dataDirectory)
         case .list:
             return Self.render(store.currentState())
+        case .inspect(let path):
+            let page =
+                path.map { URL(fileURLWithPath: $0) }
+                ?? dataDirectory.appendingPathComponent("inspector.html")
+            let steps = try ActionHistoryFile.writePage(from: dataDirectory, to: page)
+            return "wrote \(page.path): \(steps) recorded actions; open it in a browser"
         case .add(let text):
             try dispatchIfAccepted(TodoAction.add(text))
         case .toggle(let id):

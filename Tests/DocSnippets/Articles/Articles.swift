@@ -511,12 +511,22 @@ func comingFromReSwiftThunk() -> Store<AppState> {
     }
 }
 
+// MARK: InspectingARecording.md and ActionLog+Inspector.swift
+
+func inspectorPageExample(log: ActionLog, recording: ActionLog.Recording) throws {
+    let data = recording.stop()
+    try log.writeInspectorPage(
+        of: data, reducers: AppReducers.reducers, startingFrom: AppState(),
+        to: URL(fileURLWithPath: "inspector.html"))
+}
+
 @Suite struct ArticleSnippetTests {
     @Test(arguments: [
         "ReduxSwift.docc/ReduxSwift.md", "ReduxSwift.docc/ObservingState.md",
         "ReduxSwift.docc/TheDispatchPipeline.md", "ReduxSwift.docc/SavingAndRestoringState.md",
         "ReduxSwift.docc/FeaturesAndTemplates.md", "ReduxSwift.docc/ThreadingModel.md",
-        "ReduxSwift.docc/ComingFromReSwift.md",
+        "ReduxSwift.docc/ComingFromReSwift.md", "ReduxSwift.docc/InspectingARecording.md",
+        "ActionLog/ActionLog+Inspector.swift",
         "Store.swift",
         "Idle/Store+Idle.swift",
     ])

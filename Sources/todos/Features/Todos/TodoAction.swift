@@ -1,7 +1,7 @@
 import ReduxSwift
 
 /// Everything that can happen to the list of todos.
-enum TodoAction: ActionProtocol, Equatable {
+enum TodoAction: ActionProtocol, Equatable, Codable {
     case add(String)
     case toggle(id: Int)
     case remove(id: Int)

@@ -16,7 +16,7 @@ enum VisibilityFilter: String, Codable, CaseIterable, Sendable {
 }
 
 /// Changes the visibility filter.
-enum VisibilityFilterAction: ActionProtocol, Equatable {
+enum VisibilityFilterAction: ActionProtocol, Equatable, Codable {
     case show(VisibilityFilter)
 }
 

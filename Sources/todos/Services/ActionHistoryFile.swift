@@ -1,0 +1,76 @@
+import Foundation
+import ReduxSwift
+
+/// The app's own recording: every action a launch commits, appended to `actions.jsonl` in the data
+/// directory, and the state the first recorded launch started from, `actions-start.json`, so that
+/// `todos inspect` can replay them all into a page.
+///
+/// The files are written while the launch holds the data directory's lock, after the todos are
+/// saved. Deleting both starts a new recording from the next launch's state.
+struct ActionHistoryFile {
+    static let linesName = "actions.jsonl"
+    static let startName = "actions-start.json"
+
+    let directory: URL
+    let log: ActionLog
+    private let recording: ActionLog.Recording
+    private let startState: AppState
+
+    var linesURL: URL { directory.appendingPathComponent(Self.linesName) }
+    var startURL: URL { directory.appendingPathComponent(Self.startName) }
+
+    /// The log that knows the app's action types.
+    static func makeLog() -> ActionLog {
+        let log = ActionLog()
+        log.register(TodoAction.self, name: "TodoAction")
+        log.register(VisibilityFilterAction.self, name: "VisibilityFilterAction")
+        return log
+    }
+
+    /// Starts recording `store`, whose state is `state`.
+    init(directory: URL, store: AppStore, state: AppState) {
+        self.directory = directory
+        log = Self.makeLog()
+        recording = log.record(store)
+        startState = state
+    }
+
+    /// Stops recording and appends what was recorded; the first time, it writes the start state.
+    func save() throws {
+        let lines = recording.stop()
+        guard !lines.isEmpty else { return }
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: linesURL.path) {
+            try JSONEncoder().encode(startState).write(to: startURL, options: .atomic)
+            try lines.write(to: linesURL, options: .atomic)
+            return
+        }
+        let handle = try FileHandle(forWritingTo: linesURL)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: lines)
+    }
+
+    /// Writes the inspector page of the recording kept in `directory` to `page`, and returns how
+    /// many steps it shows.
+    static func writePage(from directory: URL, to page: URL) throws(CommandError) -> Int {
+        let lines: Data
+        let start: AppState
+        do {
+            lines = try Data(contentsOf: directory.appendingPathComponent(linesName))
+            start = try JSONDecoder().decode(
+                AppState.self, from: Data(contentsOf: directory.appendingPathComponent(startName)))
+        } catch {
+            throw .dataFileUnusable(
+                "no recording to inspect in \(directory.path): add a todo first (\(linesName) and \(startName) "
+                    + "are written by every launch that changes the list)")
+        }
+        do {
+            return try makeLog().writeInspectorPage(
+                of: lines, reducers: TodoReducers.reducers + VisibilityFilterReducers.reducers,
+                startingFrom: start, to: page, title: "todos")
+        } catch {
+            throw .saveFailed("cannot write the inspector page \(page.path): \(error)")
+        }
+    }
+}
