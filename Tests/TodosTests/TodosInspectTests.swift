@@ -18,6 +18,22 @@ import Testing
         #expect(html.contains(#""id":"TodoAction.toggle""#))
     }
 
+    @Test func aRecordingPastItsSizeLimitStartsAnewFromTheNextLaunchsState() async throws {
+        let todos = TodosProcess()
+        _ = await todos.run(["add", "Buy milk"])
+        let lines = todos.dataDirectory.appendingPathComponent("actions.jsonl")
+        // A recording past 1 MiB, as thousands of launches leave it.
+        let line = try String(contentsOf: lines, encoding: .utf8)
+        try String(repeating: line, count: (1 << 20) / line.utf8.count + 1).write(
+            to: lines, atomically: true, encoding: .utf8)
+        _ = await todos.run(["add", "Call Ada"])
+        let kept = try String(contentsOf: lines, encoding: .utf8)
+        #expect(kept.split(separator: "\n").count == 1, "only this launch's action")
+        let page = todos.dataDirectory.appendingPathComponent("page.html")
+        let outcome = await todos.run(["inspect", page.path])
+        #expect(outcome.outputLines == ["wrote \(page.path): 1 recorded action; open it in a browser"])
+    }
+
     @Test func inspectBeforeAnyChangeSaysThereIsNothingToInspect() async {
         let todos = TodosProcess()
         let outcome = await todos.run(["inspect"])

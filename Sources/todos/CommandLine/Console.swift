@@ -42,7 +42,8 @@ struct Console {
                 path.map { URL(fileURLWithPath: $0) }
                 ?? dataDirectory.appendingPathComponent("inspector.html")
             let steps = try ActionHistoryFile.writePage(from: dataDirectory, to: page)
-            return "wrote \(page.path): \(steps) recorded actions; open it in a browser"
+            return
+                "wrote \(page.path): \(steps) recorded action\(steps == 1 ? "" : "s"); open it in a browser"
         case .add(let text):
             try dispatchIfAccepted(TodoAction.add(text))
         case .toggle(let id):

@@ -6,10 +6,14 @@ import ReduxSwift
 /// `todos inspect` can replay them all into a page.
 ///
 /// The files are written while the launch holds the data directory's lock, after the todos are
-/// saved. Deleting both starts a new recording from the next launch's state.
+/// saved. Deleting both starts a new recording from the next launch's state; so does a launch that
+/// finds the recording past ``sizeLimit``, so that it never grows without bound.
 struct ActionHistoryFile {
     static let linesName = "actions.jsonl"
     static let startName = "actions-start.json"
+    /// The size of `actions.jsonl` past which the next launch starts a new recording from its own
+    /// state: 1 MiB, thousands of edits.
+    static let sizeLimit = 1 << 20
 
     let directory: URL
     let log: ActionLog
@@ -35,12 +39,14 @@ struct ActionHistoryFile {
         startState = state
     }
 
-    /// Stops recording and appends what was recorded; the first time, it writes the start state.
+    /// Stops recording and appends what was recorded; the first time, or once the recording is past
+    /// ``sizeLimit``, it writes this launch's start state and starts the recording anew.
     func save() throws {
         let lines = recording.stop()
         guard !lines.isEmpty else { return }
         let manager = FileManager.default
-        if !manager.fileExists(atPath: linesURL.path) {
+        let size = (try? manager.attributesOfItem(atPath: linesURL.path)[.size] as? Int) ?? nil
+        if size.map({ $0 > Self.sizeLimit }) ?? true {
             try JSONEncoder().encode(startState).write(to: startURL, options: .atomic)
             try lines.write(to: linesURL, options: .atomic)
             return
