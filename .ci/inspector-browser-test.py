@@ -134,28 +134,22 @@ def small_page(driver, path):
     tree_text = driver.execute_script(find_todos + ".querySelectorAll(':scope > details')[1].textContent")
     check(json.dumps(HOSTILE) in tree_text, "the state tree shows todos[1].text as a JSON string")
 
+    def steps_after_typing(element_id, text, expected, what):
+        type_into(driver, element_id, text)
+        shown = [row["step"] for row in rows(driver)]
+        check(shown == expected, f"{what} (got {shown})")
+
     # Filter by identifier.
-    type_into(driver, "filter", "VisibilityFilter")
-    filtered = [row["step"] for row in rows(driver)]
-    check(filtered == [4], f"filtering by 'VisibilityFilter' leaves step 4 (got {filtered})")
-    type_into(driver, "filter", "toggle")
-    filtered = [row["step"] for row in rows(driver)]
-    check(filtered == [3], f"filtering by 'toggle' leaves step 3 (got {filtered})")
+    steps_after_typing("filter", "VisibilityFilter", [4], "filtering by 'VisibilityFilter' leaves step 4")
+    steps_after_typing("filter", "toggle", [3], "filtering by 'toggle' leaves step 3")
     type_into(driver, "filter", "")
 
     # Search over payloads and state paths.
-    type_into(driver, "search", "milk")
-    found = [row["step"] for row in rows(driver)]
-    check(found == [1], f"searching 'milk' finds step 1's payload (got {found})")
-    type_into(driver, "search", "isCompleted")
-    found = [row["step"] for row in rows(driver)]
-    check(found == [3], f"searching the state path 'isCompleted' finds step 3, which changed it (got {found})")
-    type_into(driver, "search", "nextID")
-    found = [row["step"] for row in rows(driver)]
-    check(found == [1, 2], f"searching the state path 'nextID' finds steps 1 and 2 (got {found})")
-    type_into(driver, "search", "onerror")
-    found = [row["step"] for row in rows(driver)]
-    check(found == [2], f"searching 'onerror' finds step 2 (got {found})")
+    steps_after_typing("search", "milk", [1], "searching 'milk' finds step 1's payload")
+    steps_after_typing(
+        "search", "isCompleted", [3], "searching the state path 'isCompleted' finds step 3, which changed it")
+    steps_after_typing("search", "nextID", [1, 2], "searching the state path 'nextID' finds steps 1 and 2")
+    steps_after_typing("search", "onerror", [2], "searching 'onerror' finds step 2")
     type_into(driver, "search", "")
 
     # Keyboard: up and down move the cursor, enter opens the step under it.

@@ -47,10 +47,12 @@ struct MigrationSurvey {
         // The dictionaries archived as keys and values that the decodes met, for the paths of
         // the renames written again at the end.
         var pairs = context.pairs
-        let roundLimit = Self.looksPastTheFirstChange ? Self.roundLimit(forSize: state.data.count) : 1
-        rounds: for round in 0...roundLimit {
+        var roundLimit = 1
+        rounds: for round in 0... {
             let json = state
             let data = json.data
+            // The archived state's size, from the first round's JSON: no second encoding of it.
+            if round == 0, Self.looksPastTheFirstChange { roundLimit = Self.roundLimit(forSize: data.count) }
             let error: any Error
             do {
                 try decode(data)
