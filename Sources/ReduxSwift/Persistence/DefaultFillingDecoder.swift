@@ -960,7 +960,18 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     var codingPath: [any CodingKey] { base.codingPath }
-    var allKeys: [Key] { base.allKeys }
+    /// The keys; in a ``DefaultFilling/Mode/filling`` decode, which a migration survey runs, a
+    /// dictionary's sorted (by their integers, else their strings), so that every launch decodes
+    /// its values in the same order and meets the same failure first, where `JSONDecoder`'s order
+    /// follows a hash seeded anew in each process. A checking decode, which every launch runs,
+    /// keeps `JSONDecoder`'s order and cost.
+    var allKeys: [Key] {
+        guard session.mode == .filling, session.isDictionaryKeyType(Key.self) else { return base.allKeys }
+        return base.allKeys.sorted { first, second in
+            if let one = first.intValue, let other = second.intValue, one != other { return one < other }
+            return first.stringValue < second.stringValue
+        }
+    }
 
     private func noteRead(_ key: Key) {
         if tracksReads {

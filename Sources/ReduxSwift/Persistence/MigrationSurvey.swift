@@ -86,9 +86,8 @@ struct MigrationSurvey {
             findings += new
             guard Self.looksPastTheFirstChange else {
                 ending =
-                    "A release build names only the changes its first decode finds, which may differ "
-                    + "from launch to launch: a load or restore in a debug build names every change the "
-                    + "archive needs."
+                    "A release build names only the changes its first decode finds: a load or restore "
+                    + "in a debug build names every change the archive needs."
                 break
             }
             for finding in new {

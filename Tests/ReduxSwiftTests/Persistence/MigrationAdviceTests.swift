@@ -658,6 +658,41 @@ enum ExpensesV2 {
             ])
     }
 
+    struct KeyedValue: Codable, Equatable {
+        var memo: String
+        var amount: Int
+    }
+
+    struct KeyedState: StateProtocol, Equatable { var values: [String: KeyedValue] = [:] }
+
+    /// An archive of 200 values under string keys: the value under `k000` still has its old
+    /// member `note`, and every other value an amount written as a string. `JSONDecoder` reads a
+    /// dictionary's values in an order seeded anew in each process.
+    func writeKeyedArchiveOfTwoChanges() throws {
+        var members = (1..<200).map { #""k\#(String(format: "%03d", $0))":{"memo":"m","amount":"\#($0)"}"# }
+        members.append(#""k000":{"note":"old","amount":0}"#)
+        try write(#"{"values":{\#(members.joined(separator: ","))}}"#)
+    }
+
+    @Test func aReleaseBuildNamesTheChangeOfADictionarysFirstKeyAtEveryLaunch() throws {
+        try writeKeyedArchiveOfTwoChanges()
+        let error = try #require(
+            migrationError {
+                try MigrationSurvey.$looksPastTheFirstChange.withValue(false) {
+                    _ = try StateArchive<KeyedState>(file: url).load()
+                }
+            })
+        #expect(error.migrationProblems.map(\.path) == ["state.values.k000.memo"], "\(error)")
+    }
+
+    @Test func aDebugBuildListsADictionarysChangesInTheOrderOfItsKeysAtEveryLaunch() throws {
+        try writeKeyedArchiveOfTwoChanges()
+        let error = try #require(migrationError { _ = try StateArchive<KeyedState>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.path) == ["state.values.k000.memo", "state.values.k001.amount"],
+            "\(error)")
+    }
+
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
         struct Card: Codable, Equatable, ArchiveDefaults {
             var name = ""
