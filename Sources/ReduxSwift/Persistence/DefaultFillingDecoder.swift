@@ -178,6 +178,8 @@ enum DefaultFilling {
         /// filled and the optionals read as `nil` before it), each with the unread members whose
         /// values read as its type.
         let renames: [RenameGroup]
+        /// The members of the same object that the type does not read, by name.
+        let unread: [String]
     }
 
     /// A value that failed to decode: its type, and its place as ``place(_:)`` writes it.
@@ -1004,15 +1006,16 @@ struct FillingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         // `JSONDecoder`'s own error, unchanged, since the type's code may catch it; the session
         // remembers what was missing, and what it may have been renamed from, for the explanation.
         var renames: [DefaultFilling.RenameGroup] = []
+        var unread: [String] = []
         if let raw = try? raw.container() {
-            let unread = members.unknown(in: raw.allKeys.map(\.stringValue))
+            unread = members.unknown(in: raw.allKeys.map(\.stringValue))
             renames = session.placeRenameGroups(
                 lacking: members.lacking + [(key.stringValue, T.self, .missing)], unread: unread, of: members,
                 in: raw, at: base.codingPath, excluding: [])
         }
         session.lastMissing = DefaultFilling.MissingMember(
             owner: members.owner, ownerIsDefaultsType: members.isDefaultsType, member: key.stringValue,
-            valueType: T.self, codingPath: base.codingPath, renames: renames)
+            valueType: T.self, codingPath: base.codingPath, renames: renames, unread: unread.sorted())
         return try decode()
     }
 

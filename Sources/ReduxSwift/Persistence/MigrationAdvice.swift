@@ -86,7 +86,21 @@ enum MigrationAdvice {
         /// and additions of the same object are known.
         var rename: Rename?
         /// For a member added, its object and type, for the same purpose.
-        var addition: (object: String, member: String, valueType: ObjectIdentifier)?
+        var addition: Addition?
+    }
+
+    /// A member-added finding, before the survey writes it again knowing the other findings of
+    /// its object.
+    struct Addition {
+        /// The path of the object, as the member migrations take it.
+        let object: String
+        let member: String
+        let valueType: ObjectIdentifier
+        let codingPath: [any CodingKey]
+        let owner: Any.Type
+        /// The members the object holds that its type does not read, each with its archived
+        /// value abbreviated for a person to tell them apart.
+        let unread: [(name: String, value: String?)]
     }
 
     /// A change to the archived state that gets past a finding, to look for the next.
@@ -263,7 +277,7 @@ enum MigrationAdvice {
         let ifNew: String
         if group.kind == .missing, let at {
             let found = context.defaults?.value(
-                at: rename.codingPath + [AnyMemberKey(stringValue: group.member)])
+                at: rename.codingPath + [AnyMemberKey(stringValue: group.member)], pairs: context.pairs)
             let value =
                 found.flatMap { $0.varies ? nil : MigrationAdvice.argument(for: $0.value) }
                 ?? Advice.askedSample(of: group.valueType, in: rename.owner)?.text
@@ -333,7 +347,8 @@ enum MigrationAdvice {
                         migration: context.general),
                     fix: nil)
             }
-            let found = context.defaults?.value(at: object + [AnyMemberKey(stringValue: member)])
+            let found = context.defaults?.value(
+                at: object + [AnyMemberKey(stringValue: member)], pairs: context.pairs)
             // A `UUID` or a `Date` is taken to differ each time even when the app passed one default
             // state, made once: pasted as a literal, it would give every user the same value.
             let varies =
@@ -377,7 +392,12 @@ enum MigrationAdvice {
                     migration:
                         "ArchiveMigration(from: \(version), adding: \(literal(member)), \(value.text)\(at))"),
                 fix: fix,
-                addition: (objectPath, member, ObjectIdentifier(missing.valueType)))
+                addition: Addition(
+                    object: objectPath, member: member, valueType: ObjectIdentifier(missing.valueType),
+                    codingPath: object, owner: missing.owner,
+                    unread: missing.unread.map { name in
+                        (name, context.archivedValue?(object, name).map { MigrationAdvice.abbreviated($0) })
+                    }))
         }
 
         /// The advice for a member missing where the filling decode did not see it.
@@ -386,7 +406,7 @@ enum MigrationAdvice {
             let path = rendered(object + [key])
             let member = key.stringValue
             let objectPath = context.objectPath(for: object)
-            let found = context.defaults?.value(at: object + [key])
+            let found = context.defaults?.value(at: object + [key], pairs: context.pairs)
             var text = "json: <#its value as JSON#>"
             var fix: Fix?
             if let found, !found.varies, let argument = MigrationAdvice.argument(for: found.value),
@@ -739,7 +759,7 @@ enum MigrationAdvice {
         path.isEmpty ? "state" : "state.\(path)"
     }
 
-    private static func abbreviated(_ value: JSONValue?) -> String {
+    static func abbreviated(_ value: JSONValue?) -> String {
         guard let value else { return "absent" }
         let text = value.description
         return text.count > 40 ? String(text.prefix(37)) + "…" : text

@@ -145,7 +145,7 @@ struct MigrationSurvey {
                 }
             }
         }
-        return findings.map { finding in
+        let problems = findings.map { finding in
             if let original = finding.rename {
                 let place = Place(
                     object: original.object, valueType: ObjectIdentifier(original.group.valueType))
@@ -180,6 +180,90 @@ struct MigrationSurvey {
             }
             return finding.problem
         }
+        return withLeftMembers(problems, findings, in: context)
+    }
+
+    /// `problems`, each object's followed by a line that asks about each member its type does not
+    /// read, where the renames of the other lines cannot take them all: one that no line renames
+    /// is dropped, so the advice asks whether to remove it (or to rename and convert it, where a
+    /// member changed its name and its type) rather than let a pasted block drop it unasked.
+    private static func withLeftMembers(
+        _ problems: [PersistenceError.MigrationProblem], _ findings: [MigrationAdvice.Finding],
+        in context: MigrationAdvice.Context
+    ) -> [PersistenceError.MigrationProblem] {
+        struct Object {
+            var last = 0
+            var codingPath: [any CodingKey] = []
+            var owner: Any.Type = Any.self
+            var unread: [String: String?] = [:]
+            var renamed: Set<String> = []
+            var added: [String] = []
+        }
+        var objects: [String: Object] = [:]
+        for (index, finding) in findings.enumerated() {
+            if let rename = finding.rename {
+                var object = objects[rename.object] ?? Object()
+                object.last = index
+                object.codingPath = rename.codingPath
+                object.owner = rename.owner
+                for name in rename.candidates where object.unread[name] == nil {
+                    object.unread[name] = rename.values[name]
+                }
+                object.renamed.insert(rename.group.member)
+                objects[rename.object] = object
+            } else if let addition = finding.addition {
+                var object = objects[addition.object] ?? Object()
+                object.last = index
+                object.codingPath = addition.codingPath
+                object.owner = addition.owner
+                for (name, value) in addition.unread where object.unread[name] == nil {
+                    object.unread[name] = value
+                }
+                object.added.append(addition.member)
+                objects[addition.object] = object
+            }
+        }
+        var after: [Int: [PersistenceError.MigrationProblem]] = [:]
+        for (path, object) in objects where object.unread.count > object.renamed.count {
+            let owner = String(reflecting: object.owner)
+            let at = path.isEmpty ? "" : ", in: \(MigrationAdvice.literal(path))"
+            let names = object.unread.keys.sorted()
+            let lacking = (object.renamed.sorted() + object.added).map(MigrationAdvice.literal)
+            for name in names {
+                let held =
+                    MigrationAdvice.literal(name) + ((object.unread[name] ?? nil).map { " (\($0))" } ?? "")
+                let member = lacking.count == 1 ? lacking[0] : "<#\(lacking.joined(separator: " or "))#>"
+                let renameAndConvert =
+                    "if a member it lacks (\(lacking.joined(separator: ", "))) is \(MigrationAdvice.literal(name)) "
+                    + "with another name and type, rename and convert it in place of that member's line "
+                    + "(ArchiveMigration(from: \(context.version), renaming: \(MigrationAdvice.literal(name)), "
+                    + "to: \(member)\(at)) and ArchiveMigration(from: \(context.version), converting: "
+                    + "\(member)\(at)) { old in <#old as the current type reads it#> }); if it was dropped, "
+                    + "remove it with this line"
+                let detail =
+                    object.renamed.isEmpty
+                    ? "\(owner) does not read \(held) there, and no line renames it, so the lines above "
+                        + "drop it unasked: " + renameAndConvert
+                    : "\(owner) does not read \(held) there, and the other lines of this object rename at "
+                        + "most \(object.renamed.count) of the \(names.count) members it does not read ("
+                        + names.map(MigrationAdvice.literal).joined(separator: ", ")
+                        + "), so one that no line renames is dropped: if a line renames it, delete this line; "
+                        + renameAndConvert
+                after[object.last, default: []].append(
+                    .init(
+                        path: MigrationAdvice.rendered(object.codingPath + [AnyMemberKey(stringValue: name)]),
+                        kind: .removedMember, detail: detail,
+                        migration: "ArchiveMigration(from: \(context.version), removing: "
+                            + "<#\(MigrationAdvice.literal(name)), or delete this line#>\(at))"))
+            }
+        }
+        guard !after.isEmpty else { return problems }
+        var result: [PersistenceError.MigrationProblem] = []
+        for (index, problem) in problems.enumerated() {
+            result.append(problem)
+            result += after[index] ?? []
+        }
+        return result
     }
 
     /// Changes `state` as `fix` says, as the member migration of the same name changes a state;
@@ -212,7 +296,9 @@ struct MigrationSurvey {
                 // Values the archive holds in the same places, and the default state's, may be
                 // values of the type where no value can be made up (an enum's case).
                 var hints: [JSONValue] = []
-                if let found = context.defaults?.value(at: place), !found.varies { hints.append(found.value) }
+                if let found = context.defaults?.value(at: place, pairs: context.pairs), !found.varies {
+                    hints.append(found.value)
+                }
                 hints += Self.values(of: member, levels: levels, at: steps, in: state)
                 guard let standIn = StandIn(decoder: decoder).value(of: type, hints: hints) else {
                     return false
@@ -293,37 +379,47 @@ struct DefaultStateValues {
 
     /// The default value at `codingPath` (the state's own): in an array, the element at the same
     /// position or else the first; in a dictionary, the value of the same key or else of the first
-    /// key; `varies` when a second default state has another value there.
-    func value(at codingPath: [any CodingKey]) -> (value: JSONValue, varies: Bool)? {
-        guard let value = Self.value(in: first, at: codingPath) else { return nil }
-        let other = second.flatMap { Self.value(in: $0, at: codingPath) }
-        return (value, other != value)
+    /// key; in a dictionary archived as keys and values (at a place of `pairs`, as
+    /// ``MigrationAdvice/Context/pairs`` holds them), whose order follows a hash seeded anew in
+    /// each process, the value its every key (or value) has there, and none where they differ.
+    /// `varies` when a second default state has another value there.
+    func value(at codingPath: [any CodingKey], pairs: Set<String> = []) -> (value: JSONValue, varies: Bool)? {
+        let found = Self.values(in: first, at: codingPath[...], walked: [], pairs: pairs)
+        guard let value = found.first, found.allSatisfy({ $0 == value }) else { return nil }
+        let other = second.map { Self.values(in: $0, at: codingPath[...], walked: [], pairs: pairs) } ?? []
+        return (value, other.isEmpty || other.contains { $0 != value })
     }
 
-    private static func value(in root: JSONValue, at codingPath: [any CodingKey]) -> JSONValue? {
-        var value = root
-        for key in codingPath {
-            switch value {
-            case .array(let elements) where MemberPath.isPosition(key):
-                let index = key.intValue ?? 0
-                guard let element = elements.indices.contains(index) ? elements[index] : elements.first else {
-                    return nil
+    private static func values(
+        in root: JSONValue, at codingPath: ArraySlice<any CodingKey>, walked: [any CodingKey],
+        pairs: Set<String>
+    ) -> [JSONValue] {
+        guard let key = codingPath.first else { return [root] }
+        let rest = codingPath.dropFirst()
+        let next = walked + [key]
+        switch root {
+        case .array(let elements) where MemberPath.isPosition(key):
+            let index = key.intValue ?? 0
+            if !pairs.isEmpty, pairs.contains(MemberPath.placeKey(walked, pairs: pairs)) {
+                return elements.indices.filter { $0 % 2 == index % 2 }.flatMap {
+                    values(in: elements[$0], at: rest, walked: next, pairs: pairs)
                 }
-                value = element
-            case .object(let members) where MemberPath.isDictionaryKey(key):
-                guard let member = members[key.stringValue] ?? members.keys.min().flatMap({ members[$0] })
-                else {
-                    return nil
-                }
-                value = member
-            case .object(let members):
-                guard let member = members[key.stringValue] else { return nil }
-                value = member
-            default:
-                return nil
             }
+            guard let element = elements.indices.contains(index) ? elements[index] : elements.first else {
+                return []
+            }
+            return values(in: element, at: rest, walked: next, pairs: pairs)
+        case .object(let members) where MemberPath.isDictionaryKey(key):
+            guard let member = members[key.stringValue] ?? members.keys.min().flatMap({ members[$0] }) else {
+                return []
+            }
+            return values(in: member, at: rest, walked: next, pairs: pairs)
+        case .object(let members):
+            guard let member = members[key.stringValue] else { return [] }
+            return values(in: member, at: rest, walked: next, pairs: pairs)
+        default:
+            return []
         }
-        return value
     }
 }
 

@@ -117,6 +117,46 @@ enum ExpensesV2 {
             })
     }
 
+    struct Cell: Codable, Equatable {
+        var name: String
+        var width: Int
+    }
+
+    struct CellState: StateProtocol, Equatable { var cells: [UUID: Cell] = [:] }
+
+    /// A default state whose UUID-keyed cells hold `widths`, one each.
+    static func cells(widths: [Int]) -> CellState {
+        CellState(
+            cells: Dictionary(
+                uniqueKeysWithValues: widths.enumerated().map {
+                    (UUID(), Cell(name: "c\($0.offset)", width: $0.element))
+                }))
+    }
+
+    /// Version 1's cells had no width; a `[UUID: Cell]` is archived as keys and values, in the
+    /// order of a hash seeded anew in each process.
+    func writeCellsWithoutWidths() throws {
+        try write(
+            #"{"cells":["2D5E2C3A-2B1A-4E39-9C57-1E0A4D7B6C11",{"name":"a"},"#
+                + #""8F3B2A10-5C4D-4E6F-8A7B-9C0D1E2F3A4B",{"name":"b"}]}"#)
+    }
+
+    @Test func aDictionaryWhoseDefaultValuesDifferGivesNoneOfThemAsTheAddedValue() throws {
+        try writeCellsWithoutWidths()
+        // In a `[UUID: Cell]` the first value depends on the process's hash seed: none is taken.
+        let error = try #require(restoreError(Self.cells(widths: Array(201...216))))
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, adding: "width", value: <#0, or the value Cell declares#>, in: "cells[values]")"##
+            ], "\(error)")
+        // Where they agree, it is their value.
+        let agreeing = try #require(restoreError(Self.cells(widths: [7, 7, 7])))
+        #expect(
+            agreeing.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, adding: "width", value: 7, in: "cells[values]")"##
+            ], "\(agreeing)")
+    }
+
     @Test func aMemberMissingWithoutADefaultStateIsAskedForShowingASampleOfItsType() throws {
         struct Limits: Codable, Equatable { var daily: Int }
         struct State: StateProtocol, Equatable {
@@ -682,15 +722,82 @@ enum ExpensesV2 {
                     _ = try StateArchive<KeyedState>(file: url).load()
                 }
             })
-        #expect(error.migrationProblems.map(\.path) == ["state.values.k000.memo"], "\(error)")
+        #expect(
+            error.migrationProblems.map(\.path) == ["state.values.k000.memo", "state.values.k000.note"],
+            "\(error)")
     }
 
     @Test func aDebugBuildListsADictionarysChangesInTheOrderOfItsKeysAtEveryLaunch() throws {
         try writeKeyedArchiveOfTwoChanges()
         let error = try #require(migrationError { _ = try StateArchive<KeyedState>(file: url).load() })
         #expect(
-            error.migrationProblems.map(\.path) == ["state.values.k000.memo", "state.values.k001.amount"],
+            error.migrationProblems.map(\.path) == [
+                "state.values.k000.memo", "state.values.k000.note", "state.values.k001.amount",
+            ],
             "\(error)")
+    }
+
+    struct LineV2: Codable, Equatable {
+        var title: String
+        var quantity: Int
+        var memo: String
+    }
+
+    struct OrderState: StateProtocol, Equatable { var lines: [LineV2] = [] }
+
+    /// Version 1's lines held `count` as a string and `note`; version 2 reads `quantity` as an
+    /// integer and `memo`.
+    func writeLinesWhoseCountBecameAQuantity() throws {
+        try write(
+            #"{"lines":[{"title":"Tea","count":"3","note":"green"},{"title":"Rice","count":"1","note":"brown"}]}"#
+        )
+    }
+
+    @Test func aMemberNoRenameCanTakeIsAskedAboutNotDroppedUnasked() throws {
+        try writeLinesWhoseCountBecameAQuantity()
+        let error = try #require(migrationError { _ = try StateArchive<OrderState>(file: url).load() })
+        let removals = error.migrationProblems.filter { $0.kind == .removedMember }
+        #expect(
+            removals.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, removing: <#"count", or delete this line#>, in: "lines[]")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"note", or delete this line#>, in: "lines[]")"##,
+            ], "\(error)")
+        #expect(
+            removals.first?.detail.contains(
+                ##"ArchiveMigration(from: 1, renaming: "count", to: <#"memo" or "quantity"#>, in: "lines[]")"##
+            )
+                == true, "\(error)")
+        // Answered as a developer who keeps `note` as `memo` and drops `count` on purpose.
+        let answers: [String: String?] = [
+            #""count" or "note""#: #""note""#, #"0, or the value LineV2 declares"#: "0",
+            #""count", or delete this line"#: #""count""#, #""note", or delete this line"#: nil,
+        ]
+        let pasted = StateArchive<OrderState>(
+            file: url, schemaVersion: 2, migrations: try error.pastedMigrations(choosing: answers))
+        #expect(
+            try pasted.load()
+                == OrderState(lines: [
+                    LineV2(title: "Tea", quantity: 0, memo: "green"),
+                    LineV2(title: "Rice", quantity: 0, memo: "brown"),
+                ]))
+    }
+
+    @Test func aMemberThatChangedItsNameAndTypeLoadsRenamedAndConvertedAsTheAdviceSays() throws {
+        try writeLinesWhoseCountBecameAQuantity()
+        let migrations = [
+            ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "lines[]"),
+            ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "lines[]"),
+            ArchiveMigration(from: 1, converting: "quantity", in: "lines[]") { old in
+                Int(old as? String ?? "") ?? 0
+            },
+        ]
+        let loaded = try StateArchive<OrderState>(file: url, schemaVersion: 2, migrations: migrations).load()
+        #expect(
+            loaded
+                == OrderState(lines: [
+                    LineV2(title: "Tea", quantity: 3, memo: "green"),
+                    LineV2(title: "Rice", quantity: 1, memo: "brown"),
+                ]))
     }
 
     @Test func aRenameTheArchiveCannotPairDoesNotStopTheSearch() throws {
