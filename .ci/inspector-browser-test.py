@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Drives inspector pages in headless Chromium and checks what they show, in the DOM.
+"""Drives inspector pages in headless Chromium or Firefox and checks what they show, in the DOM.
 
-Usage: inspector-browser-test.py SMALL_PAGE LARGE_PAGE SCREENSHOT
+Usage: inspector-browser-test.py [--browser chromium|firefox] SMALL_PAGE LARGE_PAGE SCREENSHOT
+
+The browser is headless Chromium (through chromedriver) by default, or headless Firefox ESR
+(through Marionette: see inspector_firefox.py).
 
 SMALL_PAGE is `todos inspect`'s page of a session that added "Buy milk", a todo titled
 `<img src=x onerror=alert(1)>`, toggled todo 1 and showed the completed todos. LARGE_PAGE is the
@@ -30,7 +33,11 @@ def check(condition, what):
         failures.append(what)
 
 
-def make_driver():
+def make_driver(browser):
+    if browser == "firefox":
+        from inspector_firefox import FirefoxDriver
+
+        return FirefoxDriver()
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1400,900", "--allow-file-access-from-files"):
@@ -229,20 +236,25 @@ def large_page(driver, path, screenshot):
 
 
 def main():
-    if len(sys.argv) != 4:
+    arguments = sys.argv[1:]
+    browser = "chromium"
+    if arguments[:1] == ["--browser"] and len(arguments) > 1:
+        browser, arguments = arguments[1], arguments[2:]
+    if len(arguments) != 3 or browser not in ("chromium", "firefox"):
         print(__doc__, file=sys.stderr)
         return 2
-    small, large, screenshot = (pathlib.Path(argument) for argument in sys.argv[1:])
-    driver = make_driver()
+    small, large, screenshot = (pathlib.Path(argument) for argument in arguments)
+    print(f"Browser: {browser}")
+    driver = make_driver(browser)
     try:
         small_page(driver, small)
         large_page(driver, large, screenshot)
     finally:
         driver.quit()
     if failures:
-        print(f"{len(failures)} browser check(s) failed:", *failures, sep="\n  ")
+        print(f"{len(failures)} browser check(s) failed in {browser}:", *failures, sep="\n  ")
         return 1
-    print("All browser checks passed.")
+    print(f"All browser checks passed in {browser}.")
     return 0
 
 
