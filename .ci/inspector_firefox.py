@@ -27,6 +27,18 @@ return Services.console.getMessageArray()
 """
 
 
+def _find(root, by, value):
+    """The first element below `root` (the page or an element); selenium's error when none."""
+    try:
+        return _Element(root.find_element(by, value))
+    except errors.NoSuchElementException as error:
+        raise NoSuchElementException(str(error)) from error
+
+
+def _find_all(root, by, value):
+    return [_Element(element) for element in root.find_elements(by, value)]
+
+
 class _Element:
     def __init__(self, element):
         self._element = element
@@ -45,13 +57,10 @@ class _Element:
         self._element.send_keys(*keys)
 
     def find_element(self, by, value):
-        try:
-            return _Element(self._element.find_element(by, value))
-        except errors.NoSuchElementException as error:
-            raise NoSuchElementException(str(error)) from error
+        return _find(self._element, by, value)
 
     def find_elements(self, by, value):
-        return [_Element(element) for element in self._element.find_elements(by, value)]
+        return _find_all(self._element, by, value)
 
 
 class _SwitchTo:
@@ -92,13 +101,10 @@ class FirefoxDriver:
         return self._wrapped(self._client.execute_async_script(script, script_args=list(args)))
 
     def find_element(self, by, value):
-        try:
-            return _Element(self._client.find_element(by, value))
-        except errors.NoSuchElementException as error:
-            raise NoSuchElementException(str(error)) from error
+        return _find(self._client, by, value)
 
     def find_elements(self, by, value):
-        return [_Element(element) for element in self._client.find_elements(by, value)]
+        return _find_all(self._client, by, value)
 
     def get_log(self, kind):
         if kind != "browser":
