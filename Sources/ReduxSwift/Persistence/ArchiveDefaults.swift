@@ -54,8 +54,9 @@
 ///   ``PersistenceError/Kind/needsMigration(path:detail:migration:)``, shows the migration that
 ///   renames it, and the one that removes it, for a property removed in the same update as one of
 ///   the same type was added; when several members could be the old name, it asks which.
-/// - A rename that also changes the type cannot be told from a removal and an addition, so it
-///   loads, without the old value. Keep archives of released versions as fixtures:
+/// - A rename that also changes the type cannot be told from a removal and an addition: alone in
+///   its object, it loads, without the old value; beside other changes of the object, the advice
+///   asks about the old member. Keep archives of released versions as fixtures:
 ///   ``StateArchive/loadFixture(at:)`` fails on any value the current types drop.
 ///
 /// Loads that need no filling decode exactly as `JSONDecoder` does; the first save after a filled

@@ -35,7 +35,8 @@ extension ArchiveMigration {
     /// An object without `old` is left as it is; in one that has both, `old`'s value replaces `new`'s.
     ///
     /// - Precondition: `path` is well formed: names separated by `.`, each followed by any number
-    ///   of `[]`, `[values]` or `[keys]`. The program stops otherwise.
+    ///   of `[]`, `[values]` or `[keys]`, with a `\` before each `.`, `[`, `]` or `\` inside a
+    ///   name. The program stops otherwise.
     public init(from version: Int, renaming old: String, to new: String, in path: String = "") {
         self.init(
             from: version, at: MemberPath.parse(path),
@@ -202,7 +203,8 @@ enum MemberPath {
         guard let steps = steps(of: path) else {
             preconditionFailure(
                 "\"\(path)\" is not a member path: write names separated by \".\", each followed by any "
-                    + "number of \"[]\", \"[values]\" or \"[keys]\", such as \"cart.lines[]\"")
+                    + "number of \"[]\", \"[values]\" or \"[keys]\", such as \"cart.lines[]\", with a \"\\\" "
+                    + "before each \".\", \"[\", \"]\" or \"\\\" inside a name")
         }
         return steps
     }

@@ -274,6 +274,8 @@ enum DefaultFilling {
         let codingPath: [any CodingKey]
         let owner: Any.Type
         let groups: [RenameGroup]
+        /// Every member of the object that its type does not read, by name.
+        let unread: [String]
 
         var description: String {
             let lacking = groups.map { "\"\($0.member)\"" }.joined(separator: ", ")
@@ -557,7 +559,7 @@ final class FillSession: @unchecked Sendable {
             let groups = placeRenameGroups(
                 lacking: inner.members.lacking, unread: unknown, of: inner.members, in: archived,
                 at: inner.codingPath, excluding: [])
-            try noteRenames(groups, at: inner.codingPath, owner: T.self)
+            try noteRenames(groups, at: inner.codingPath, owner: T.self, unread: unknown)
         }
         guard !members.filled.isEmpty || !members.absentOptionals.isEmpty,
             let archived = try? base.container(keyedBy: AnyMemberKey.self)
@@ -569,9 +571,11 @@ final class FillSession: @unchecked Sendable {
         // like: loading would hide the old value. Members the type's own encoding writes are not
         // old names.
         if !unknown.isEmpty {
+            let groups = renameGroups(
+                of: members, unread: unknown, in: archived, at: base.codingPath, value: value)
+            let writes = written[ObjectIdentifier(T.self)] ?? []
             try noteRenames(
-                renameGroups(of: members, unread: unknown, in: archived, at: base.codingPath, value: value),
-                at: base.codingPath, owner: T.self)
+                groups, at: base.codingPath, owner: T.self, unread: unknown.filter { !writes.contains($0) })
         }
         // An object none of whose members the type knows is not an older value of the type but a
         // value of another, as an `init(from:)` that tries one type and then another (`try?`)
@@ -592,10 +596,12 @@ final class FillSession: @unchecked Sendable {
     /// those to optionals read as nil, for the decode to fail at its end, since the value is the
     /// one the decode gives anyway and going on finds every such place.
     private func noteRenames(
-        _ groups: [DefaultFilling.RenameGroup], at codingPath: [any CodingKey], owner: Any.Type
+        _ groups: [DefaultFilling.RenameGroup], at codingPath: [any CodingKey], owner: Any.Type,
+        unread: [String]
     ) throws {
         if groups.contains(where: { $0.kind == .filled }) {
-            throw DefaultFilling.UnreadMembers(codingPath: codingPath, owner: owner, groups: groups)
+            throw DefaultFilling.UnreadMembers(
+                codingPath: codingPath, owner: owner, groups: groups, unread: unread.sorted())
         }
         let optionals = groups.filter { $0.kind == .optional }
         guard !optionals.isEmpty else { return }
@@ -603,7 +609,8 @@ final class FillSession: @unchecked Sendable {
         let key = "\(place ?? DefaultFilling.place(codingPath).joined()) \(optionals.map(\.member))"
         if renamedPlaces.insert(key).inserted {
             renamedToOptionals.append(
-                DefaultFilling.UnreadMembers(codingPath: codingPath, owner: owner, groups: optionals))
+                DefaultFilling.UnreadMembers(
+                    codingPath: codingPath, owner: owner, groups: optionals, unread: unread.sorted()))
         }
     }
 
@@ -619,12 +626,12 @@ final class FillSession: @unchecked Sendable {
             lacking: members.lacking, unread: unread, of: members, in: archived, at: codingPath,
             excluding: written[type] ?? [])
         guard !groups.isEmpty else { return groups }
-        // An unread member of the lacking member's type: the type's own encoding may write it
-        // (a member for other readers of the file). A value is encoded to tell only for members
-        // not asked about before for its type.
+        // An unread member, of the lacking member's type or not: the type's own encoding may
+        // write it (a member for other readers of the file). A value is encoded to tell only for
+        // members not asked about before for its type.
         let candidates = Set(groups.flatMap(\.candidates))
-        guard !candidates.isSubset(of: asked[type] ?? []) else { return groups }
-        asked[type, default: []].formUnion(candidates)
+        guard !candidates.union(unread).isSubset(of: asked[type] ?? []) else { return groups }
+        asked[type, default: []].formUnion(candidates.union(unread))
         guard let encodable = value as? any Encodable,
             let data = try? SnapshotCoder.makeJSONEncoder().encode(encodable),
             case .object(let writes)? = try? JSONValue(parsing: data)

@@ -129,6 +129,9 @@ enum MigrationAdvice {
         /// The candidates' archived values, for a person to tell them apart.
         var values: [String: String]
         var candidates: [String]
+        /// Every member the object holds that its type does not read, each with its archived
+        /// value abbreviated.
+        var unread: [(name: String, value: String?)] = []
     }
 
     /// The kind for `error`, thrown while decoding the state: its first finding.
@@ -164,7 +167,9 @@ enum MigrationAdvice {
             missing = failure.missing
             failed = failure.failed
             for unread in failure.renamedToOptionals {
-                found += renames(unread.groups, at: unread.codingPath, owner: unread.owner, in: context)
+                found += renames(
+                    unread.groups, at: unread.codingPath, owner: unread.owner, unread: unread.unread,
+                    in: context)
             }
         }
         let advice = Advice(context: context)
@@ -172,12 +177,15 @@ enum MigrationAdvice {
         case is DefaultFilling.RenamedToOptional where !found.isEmpty:
             break
         case let unread as DefaultFilling.UnreadMembers:
-            found += renames(unread.groups, at: unread.codingPath, owner: unread.owner, in: context)
+            found += renames(
+                unread.groups, at: unread.codingPath, owner: unread.owner, unread: unread.unread, in: context)
         case DecodingError.keyNotFound(let key, let decodingContext):
             if let missing, missing.member == key.stringValue,
                 missing.codingPath.map(\.stringValue) == decodingContext.codingPath.map(\.stringValue)
             {
-                found += renames(missing.renames, at: missing.codingPath, owner: missing.owner, in: context)
+                found += renames(
+                    missing.renames, at: missing.codingPath, owner: missing.owner, unread: missing.unread,
+                    in: context)
                 if !missing.renames.contains(where: { $0.member == missing.member }) {
                     found.append(advice.missing(missing))
                 }
@@ -219,7 +227,7 @@ enum MigrationAdvice {
     /// not taken by an earlier one, to look past it.
     static func renames(
         _ groups: [DefaultFilling.RenameGroup], at codingPath: [any CodingKey], owner: Any.Type,
-        in context: Context
+        unread: [String] = [], in context: Context
     ) -> [Finding] {
         let object = Array(codingPath.dropFirst(context.codingPathPrefix))
         var taken: Set<String> = []
@@ -231,7 +239,10 @@ enum MigrationAdvice {
             }
             let rename = Rename(
                 object: objectPath ?? "", codingPath: object, owner: owner, group: group, values: values,
-                candidates: group.candidates)
+                candidates: group.candidates,
+                unread: unread.map { name in
+                    (name, context.archivedValue?(object, name).map { abbreviated($0) })
+                })
             var fix: Fix?
             if let objectPath {
                 if let old = group.candidates.first(where: { !taken.contains($0) }) {
@@ -316,7 +327,14 @@ enum MigrationAdvice {
                         : "a rename from a removal beside an added member")
                 + ", so the migration asks you to choose; if \(literal(group.member)) is new, delete it ("
                 + ifNew + "), and remove a member that was dropped with "
-                + removal(rename.candidates[0]),
+                + removal(rename.candidates[0])
+                + (at.map {
+                    "; if it is another member the archive holds there, renamed with another type, rename "
+                        + "and convert that member instead (ArchiveMigration(from: \(context.version), renaming: "
+                        + "<#its old name#>, to: \(literal(group.member))\($0)) and ArchiveMigration(from: "
+                        + "\(context.version), converting: \(literal(group.member))\($0)) { old in <#old as the "
+                        + "current type reads it#> })"
+                } ?? ""),
             migration: migration)
     }
 

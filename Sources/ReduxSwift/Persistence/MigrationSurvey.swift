@@ -184,9 +184,11 @@ struct MigrationSurvey {
     }
 
     /// `problems`, each object's followed by a line that asks about each member its type does not
-    /// read, where the renames of the other lines cannot take them all: one that no line renames
-    /// is dropped, so the advice asks whether to remove it (or to rename and convert it, where a
-    /// member changed its name and its type) rather than let a pasted block drop it unasked.
+    /// read that no rename line asks about alone: a member that is the only name one rename line
+    /// offers, and that no other line offers, is asked about by that line (`<#"note", or delete
+    /// this line#>`); any other is dropped by a pasted block unless a line takes it, so the advice
+    /// asks whether to remove it, or to rename and convert it where a member changed its name and
+    /// its type, rather than let the block drop it unasked.
     private static func withLeftMembers(
         _ problems: [PersistenceError.MigrationProblem], _ findings: [MigrationAdvice.Finding],
         in context: MigrationAdvice.Context
@@ -196,8 +198,13 @@ struct MigrationSurvey {
             var codingPath: [any CodingKey] = []
             var owner: Any.Type = Any.self
             var unread: [String: String?] = [:]
-            var renamed: Set<String> = []
+            /// Each member a rename line names, with the names it offers.
+            var renames: [String: Set<String>] = [:]
             var added: [String] = []
+
+            mutating func note(_ names: [(name: String, value: String?)]) {
+                for (name, value) in names where unread[name] ?? nil == nil { unread[name] = value }
+            }
         }
         var objects: [String: Object] = [:]
         for (index, finding) in findings.enumerated() {
@@ -206,49 +213,43 @@ struct MigrationSurvey {
                 object.last = index
                 object.codingPath = rename.codingPath
                 object.owner = rename.owner
-                for name in rename.candidates where object.unread[name] == nil {
-                    object.unread[name] = rename.values[name]
-                }
-                object.renamed.insert(rename.group.member)
+                object.note(rename.candidates.map { ($0, rename.values[$0]) } + rename.unread)
+                object.renames[rename.group.member, default: []].formUnion(rename.candidates)
                 objects[rename.object] = object
             } else if let addition = finding.addition {
                 var object = objects[addition.object] ?? Object()
                 object.last = index
                 object.codingPath = addition.codingPath
                 object.owner = addition.owner
-                for (name, value) in addition.unread where object.unread[name] == nil {
-                    object.unread[name] = value
-                }
+                object.note(addition.unread)
                 object.added.append(addition.member)
                 objects[addition.object] = object
             }
         }
         var after: [Int: [PersistenceError.MigrationProblem]] = [:]
-        for (path, object) in objects where object.unread.count > object.renamed.count {
+        for (path, object) in objects {
+            let offering = { (name: String) in object.renames.values.filter { $0.contains(name) } }
+            let asked = object.unread.keys.sorted().filter { name in
+                let lines = offering(name)
+                return !(lines.count == 1 && lines[0] == [name])
+            }
+            guard !asked.isEmpty else { continue }
             let owner = String(reflecting: object.owner)
             let at = path.isEmpty ? "" : ", in: \(MigrationAdvice.literal(path))"
-            let names = object.unread.keys.sorted()
-            let lacking = (object.renamed.sorted() + object.added).map(MigrationAdvice.literal)
-            for name in names {
+            let lacking = (object.renames.keys.sorted() + object.added).map(MigrationAdvice.literal)
+            let member = lacking.count == 1 ? lacking[0] : "<#\(lacking.joined(separator: " or "))#>"
+            for name in asked {
                 let held =
                     MigrationAdvice.literal(name) + ((object.unread[name] ?? nil).map { " (\($0))" } ?? "")
-                let member = lacking.count == 1 ? lacking[0] : "<#\(lacking.joined(separator: " or "))#>"
-                let renameAndConvert =
-                    "if a member it lacks (\(lacking.joined(separator: ", "))) is \(MigrationAdvice.literal(name)) "
-                    + "with another name and type, rename and convert it in place of that member's line "
-                    + "(ArchiveMigration(from: \(context.version), renaming: \(MigrationAdvice.literal(name)), "
-                    + "to: \(member)\(at)) and ArchiveMigration(from: \(context.version), converting: "
-                    + "\(member)\(at)) { old in <#old as the current type reads it#> }); if it was dropped, "
-                    + "remove it with this line"
                 let detail =
-                    object.renamed.isEmpty
-                    ? "\(owner) does not read \(held) there, and no line renames it, so the lines above "
-                        + "drop it unasked: " + renameAndConvert
-                    : "\(owner) does not read \(held) there, and the other lines of this object rename at "
-                        + "most \(object.renamed.count) of the \(names.count) members it does not read ("
-                        + names.map(MigrationAdvice.literal).joined(separator: ", ")
-                        + "), so one that no line renames is dropped: if a line renames it, delete this line; "
-                        + renameAndConvert
+                    "\(owner) does not read \(held) there, and no line of this object takes it for certain, "
+                    + "so a pasted block drops it unless a line takes it: delete this line where a line "
+                    + "renames it; where a member it lacks (\(lacking.joined(separator: ", "))) is "
+                    + "\(MigrationAdvice.literal(name)) with another name and type, rename and convert it in "
+                    + "place of that member's line (ArchiveMigration(from: \(context.version), renaming: "
+                    + "\(MigrationAdvice.literal(name)), to: \(member)\(at)) and ArchiveMigration(from: "
+                    + "\(context.version), converting: \(member)\(at)) { old in <#old as the current type "
+                    + "reads it#> }), and delete this line; where it was dropped, keep this line"
                 after[object.last, default: []].append(
                     .init(
                         path: MigrationAdvice.rendered(object.codingPath + [AnyMemberKey(stringValue: name)]),

@@ -124,7 +124,9 @@ enum StateDiff {
                 }
             case (.array(let before)?, .array(let after)?):
                 if let isPairs = isUnordered(path) {
-                    if !StateDiff.sameUnordered(before, after, isPairs: isPairs) {
+                    if !StateDiff.sameUnordered(before, after, isPairs: isPairs),
+                        canonical(.array(before), path: path) != canonical(.array(after), path: path)
+                    {
                         changes.append(StateChange(path: path, oldValue: old, newValue: new))
                     }
                     return
@@ -150,6 +152,39 @@ enum StateDiff {
         /// unlabeled payloads, which are the payload, not an internal property.
         private func isIgnored(_ key: String) -> Bool {
             ignoringUnderscored && StateDiff.isUnderscoredMember(key)
+        }
+
+        /// `value`, at `path`, with the elements of every unordered array in it (itself too) in one
+        /// order: by their JSON text, and a dictionary's pairs by their keys'. So two values that
+        /// differ only in the order of unordered arrays inside unordered arrays (a `[UUID: [UUID:
+        /// Int]]`, whose inner dictionaries are values of the outer one's pairs) are equal.
+        private func canonical(_ value: JSONValue, path: String) -> JSONValue {
+            switch value {
+            case .object(let members):
+                var canonical: [String: JSONValue] = [:]
+                for (key, member) in members {
+                    canonical[key] = self.canonical(member, path: StatePath.appending(key, to: path))
+                }
+                return .object(canonical)
+            case .array(let elements):
+                let children = elements.enumerated().map {
+                    canonical($0.element, path: StatePath.appending(String($0.offset), to: path))
+                }
+                switch isUnordered(path) {
+                case nil:
+                    return .array(children)
+                case false?:
+                    return .array(children.sorted { $0.description < $1.description })
+                case true?:
+                    let pairs = stride(from: 0, to: children.count - 1, by: 2).map {
+                        (children[$0], children[$0 + 1])
+                    }
+                    return .array(
+                        pairs.sorted { $0.0.description < $1.0.description }.flatMap { [$0.0, $0.1] })
+                }
+            default:
+                return value
+            }
         }
 
         /// Whether the arrays at `path` are unordered, and whether they alternate keys and values.

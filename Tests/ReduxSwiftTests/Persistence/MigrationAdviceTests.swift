@@ -257,15 +257,20 @@ enum ExpensesV2 {
         let error = try #require(migrationError { _ = try StateArchive<StateV2>(file: url).load() })
         // JSONEncoder writes members in no fixed order, so the archive cannot tell which old
         // member became which new one: the advice asks, naming both and their values.
+        // Each old member, offered by two lines, is asked about too: one that no line takes is
+        // dropped only where the developer keeps its `removing:` line.
         let choice = ##"<#"subtitle" or "title"#>"##
         #expect(
             error.migrationProblems.map(\.migration) == [
                 #"ArchiveMigration(from: 1, renaming: \#(choice), to: "name", in: "cards[]")"#,
                 #"ArchiveMigration(from: 1, renaming: \#(choice), to: "caption", in: "cards[]")"#,
+                ##"ArchiveMigration(from: 1, removing: <#"subtitle", or delete this line#>, in: "cards[]")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"title", or delete this line#>, in: "cards[]")"##,
             ])
         #expect(
             error.migrationProblems.map(\.kind)
-                == Array(repeating: .renamedMember(from: ["subtitle", "title"]), count: 2))
+                == Array(repeating: .renamedMember(from: ["subtitle", "title"]), count: 2)
+                + [.removedMember, .removedMember])
         let detail = error.migrationProblems.first?.detail ?? ""
         #expect(
             detail.contains(#""title" ("Kyoto")"#) && detail.contains(#""subtitle" ("temples")"#), "\(detail)"
@@ -280,7 +285,9 @@ enum ExpensesV2 {
             of: #"renaming: \#(choice), to: "caption""#, with: #"renaming: "subtitle", to: "caption""#)
         let archive = StateArchive<StateV2>(
             file: directory.file("live.json"), schemaVersion: 2,
-            migrations: try PastedMigrations.migrations(lines))
+            migrations: try PastedMigrations.migrations(
+                lines,
+                choices: [#""subtitle", or delete this line"#: nil, #""title", or delete this line"#: nil]))
         let loaded = try archive.loadFixture(at: url)
         #expect(
             loaded.cards == [
@@ -300,6 +307,8 @@ enum ExpensesV2 {
             error.migrationProblems.map(\.migration) == [
                 ##"ArchiveMigration(from: 1, renaming: <#"subtitle" or "title"#>, to: "name", in: "card")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"subtitle" or "title"#>, to: "caption", in: "card")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"subtitle", or delete this line#>, in: "card")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"title", or delete this line#>, in: "card")"##,
             ])
     }
 
@@ -782,6 +791,55 @@ enum ExpensesV2 {
                 ]))
     }
 
+    @Test func aMemberThatNoLineOffersBesideARenameIsAskedAbout() throws {
+        struct Address: Codable, Equatable {
+            var line1: String
+            var rebate: String?
+        }
+        struct State: StateProtocol, Equatable { var addresses: [Address] }
+        // Version 1 held `street` and an integer `discount`: `rebate` is no candidate for it.
+        try write(#"{"addresses":[{"street":"Main St","discount":21},{"street":"High St"}]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(
+            error.migrationProblems.map(\.migration) == [
+                ##"ArchiveMigration(from: 1, renaming: <#"street", or delete this line#>, to: "line1", in: "addresses[]")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"discount", or delete this line#>, in: "addresses[]")"##,
+            ], "\(error)")
+    }
+
+    @Test func membersThatSwappedNamesAndTypesAreEachAskedAboutWithTheRenameAndConversion() throws {
+        struct Line: Codable, Equatable {
+            var quantity: Int
+            var dimension: String
+            var memo: String
+        }
+        struct State: StateProtocol, Equatable { var lines: [Line] }
+        // `count` (a string) became `quantity` (an integer), and `size` (an integer) became
+        // `dimension` (a string): by type, the archive offers `size` for `quantity`.
+        try write(#"{"lines":[{"count":"30","size":70,"note":"n"}]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        let removals = error.migrationProblems.filter { $0.kind == .removedMember }.map(\.path)
+        #expect(removals == ["state.lines[0].count", "state.lines[0].note"], "\(error)")
+        let quantity = try #require(error.migrationProblems.first { $0.path == "state.lines[0].quantity" })
+        #expect(quantity.migration.contains(##"renaming: <#"size", or delete this line#>"##), "\(quantity)")
+        #expect(
+            quantity.detail.contains(
+                ##"ArchiveMigration(from: 1, converting: "quantity", in: "lines[]") { old in"##),
+            "\(quantity)")
+        // Renamed and converted as the details say, every value lands.
+        let migrations = [
+            ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "lines[]"),
+            ArchiveMigration(from: 1, renaming: "count", to: "quantity", in: "lines[]"),
+            ArchiveMigration(from: 1, converting: "quantity", in: "lines[]") { old in
+                Int(old as? String ?? "") ?? 0
+            },
+            ArchiveMigration(from: 1, renaming: "size", to: "dimension", in: "lines[]"),
+            ArchiveMigration(from: 1, converting: "dimension", in: "lines[]") { old in "\(old)" },
+        ]
+        let loaded = try StateArchive<State>(file: url, schemaVersion: 2, migrations: migrations).load()
+        #expect(loaded == State(lines: [Line(quantity: 30, dimension: "70", memo: "n")]))
+    }
+
     @Test func aMemberThatChangedItsNameAndTypeLoadsRenamedAndConvertedAsTheAdviceSays() throws {
         try writeLinesWhoseCountBecameAQuantity()
         let migrations = [
@@ -815,6 +873,7 @@ enum ExpensesV2 {
             error.migrationProblems.map(\.migration) == [
                 ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "card")"##,
                 ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "caption", in: "card")"##,
+                ##"ArchiveMigration(from: 1, removing: <#"title", or delete this line#>, in: "card")"##,
                 ##"ArchiveMigration(from: 1, adding: "count", value: <#0, or the value State declares#>)"##,
             ])
     }
