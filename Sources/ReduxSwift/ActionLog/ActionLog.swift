@@ -36,8 +36,9 @@ import Android
 /// (see ``replay(_:into:)``).
 ///
 /// **Failed actions.** An action that fails in that time (a reducer or a middleware threw on it,
-/// or the store refused it, as an async action no middleware ran) is recorded too, in order with
-/// the committed ones, as its usual line with its error's description (`String(describing:)`):
+/// the store refused it, as an async action no middleware runs, or its asynchronous work threw)
+/// is recorded too, in order with the committed ones, as its usual line with its error's
+/// description (`String(describing:)`):
 /// `{"action":{…},"error":"no todo has ID 9","failed":true,"time":…,"type":"MyApp.TodoAction"}`.
 /// A batch that fails is one such line holding the whole batch, with the error of the action that
 /// failed; a store's part of a transaction whose commit threw is its batch marked as a
