@@ -7,7 +7,9 @@ The browser is headless Chromium (through chromedriver) by default, or headless 
 (through Marionette: see inspector_firefox.py).
 
 SMALL_PAGE is `todos inspect`'s page of a session that added "Buy milk", a todo titled
-`<img src=x onerror=alert(1)>`, toggled todo 1 and showed the completed todos. LARGE_PAGE is the
+`<img src=x onerror=alert(1)>`, toggled todo 1 and showed the completed todos, with two lines of
+failed actions after them: a toggle of todo 99 ("no todo has ID 99") and a removal whose error
+reads `<img src=x onerror=alert(1)>`. LARGE_PAGE is the
 page of benchmark scenario 24: 100,000 actions over 100 todos (writing one over 10,000 todos
 encodes 10,000 todos per step, too long for CI). Exits 1 naming each failed check.
 """
@@ -81,7 +83,8 @@ def rows(driver):
     return driver.execute_script(
         "return [...document.querySelectorAll('#rows .row')].map(r => ({step: Number(r.dataset.step),"
         " index: Number(r.dataset.row), text: r.textContent, cursor: r.classList.contains('cursor'),"
-        " open: r.classList.contains('open'), child: r.classList.contains('child')}))")
+        " open: r.classList.contains('open'), child: r.classList.contains('child'),"
+        " failed: r.classList.contains('failed')}))")
 
 
 def heading(driver):
@@ -105,7 +108,33 @@ def small_page(driver, path):
     open_page(driver, url)
     check(heading(driver).startswith("Step 0"), "the page opens on step 0, the initial state")
     steps = [row["step"] for row in rows(driver) if not row["child"]]
-    check(steps == [0, 1, 2, 3, 4], f"the timeline lists steps 0 to 4 (got {steps})")
+    check(steps == [0, 1, 2, 3, 4, 5, 6], f"the timeline lists steps 0 to 6 (got {steps})")
+    failed = [row["step"] for row in rows(driver) if row["failed"]]
+    check(failed == [5, 6], f"the rows of steps 5 and 6, which failed, are marked failed (got {failed})")
+    marks = [row["text"] for row in rows(driver) if row["step"] in (4, 5)]
+    check(len(marks) == 2 and "committed" in marks[0] and "failed" in marks[1] and "committed" not in marks[1],
+          f"step 4's row says committed and step 5's says failed (got {marks})")
+
+    # A failed step: its error as text, no change, the state before it.
+    driver.find_element(By.CSS_SELECTOR, '#rows .row[data-step="5"]').click()
+    check(heading(driver) == "Step 5 · TodoAction.toggle", f"a click on step 5 opens it (got {heading(driver)!r})")
+    errors = [node.text for node in driver.find_elements(By.CSS_SELECTOR, "#detail pre.error")]
+    check(errors == ["no todo has ID 99"], f"step 5's detail shows its error (got {errors})")
+    meta = driver.find_element(By.CSS_SELECTOR, "#detail .meta").text
+    check("failed" in meta and "committed" not in meta, f"step 5's detail says it failed (got {meta!r})")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "table.diff")) == 0
+          and "No change to the state" in driver.find_element(By.ID, "detail").text,
+          "step 5 changed nothing")
+    todos_summary = driver.execute_script(
+        "return [...document.querySelectorAll('.tree details')].find(d =>"
+        " d.querySelector('summary').textContent.startsWith('todos:')).querySelector('summary').textContent")
+    check(todos_summary == "todos: [2 items]", f"the state at step 5 is the state before it (got {todos_summary!r})")
+    driver.find_element(By.CSS_SELECTOR, '#rows .row[data-step="6"]').click()
+    errors = driver.execute_script(
+        "return [...document.querySelectorAll('#detail pre.error')].map(e => e.textContent)")
+    check(errors == [HOSTILE], f"step 6's hostile error is shown as text (got {errors})")
+    check(driver.execute_script("return document.querySelectorAll('img').length") == 0,
+          "the hostile error made no <img> element")
 
     # Clicks: a row opens its step, with its changes and the link to it.
     driver.find_element(By.CSS_SELECTOR, '#rows .row[data-step="3"]').click()
@@ -148,7 +177,7 @@ def small_page(driver, path):
 
     # Filter by identifier.
     steps_after_typing("filter", "VisibilityFilter", [4], "filtering by 'VisibilityFilter' leaves step 4")
-    steps_after_typing("filter", "toggle", [3], "filtering by 'toggle' leaves step 3")
+    steps_after_typing("filter", "toggle", [3, 5], "filtering by 'toggle' leaves steps 3 and 5, committed and failed")
     type_into(driver, "filter", "")
 
     # Search over payloads and state paths.
@@ -156,7 +185,8 @@ def small_page(driver, path):
     steps_after_typing(
         "search", "isCompleted", [3], "searching the state path 'isCompleted' finds step 3, which changed it")
     steps_after_typing("search", "nextID", [1, 2], "searching the state path 'nextID' finds steps 1 and 2")
-    steps_after_typing("search", "onerror", [2], "searching 'onerror' finds step 2")
+    steps_after_typing("search", "onerror", [2, 6], "searching 'onerror' finds step 2's title and step 6's error")
+    steps_after_typing("search", "no todo has", [5], "searching an error's text finds the step that failed with it")
     type_into(driver, "search", "")
 
     # Keyboard: up and down move the cursor, enter opens the step under it.

@@ -104,13 +104,7 @@ final class ReplayedMove: ActionProtocol {
             throw UnreadableLine(.malformed(detail: "a history move is replayed only into a store"))
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try container.decode(String.self, forKey: .move)
-        switch name {
-        case "undo": move = .undo
-        case "redo": move = .redo
-        case "jump": move = .jump(to: try container.decode(Int.self, forKey: .step))
-        default: throw UnreadableLine(.malformed(detail: "\"\(name)\" is no history move"))
-        }
+        move = try Self.move(from: decoder)
         guard container.contains(.state) else {
             throw UnreadableLine(.malformed(detail: "the history move has no \"state\""))
         }
@@ -131,6 +125,31 @@ final class ReplayedMove: ActionProtocol {
 
     /// The state type's full name, for errors.
     private let stateName: String
+
+    /// The move of a move's payload, `{"move":…,"step":…}`, without the state it landed on.
+    static func move(from decoder: any Decoder) throws -> HistoryAction {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .move)
+        switch name {
+        case "undo": return .undo
+        case "redo": return .redo
+        case "jump": return .jump(to: try container.decode(Int.self, forKey: .step))
+        default: throw UnreadableLine(.malformed(detail: "\"\(name)\" is no history move"))
+        }
+    }
+
+    /// Encodes the payload of a move that failed, `{"move":…,"step":…}`: there is no state it
+    /// landed on.
+    static func encode(_ move: HistoryAction, to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch move {
+        case .undo: try container.encode("undo", forKey: .move)
+        case .redo: try container.encode("redo", forKey: .move)
+        case .jump(let step):
+            try container.encode("jump", forKey: .move)
+            try container.encode(step, forKey: .step)
+        }
+    }
 
     /// Throws when the landing state does not keep every value `line`, the move's line, holds: the
     /// state type changed since the recording (a member renamed, to an optional too), and replaying
@@ -220,7 +239,7 @@ extension ReductionPipeline {
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
         let time = Date()
-        for recorder in recorders { recorder.record(landed, at: time) }
+        for recorder in recorders { recorder.record([.committed(landed)], at: time) }
     }
 
     /// Applies a move an ``ActionLog`` replays: the state becomes the one the move landed on when

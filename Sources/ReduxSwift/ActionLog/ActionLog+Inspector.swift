@@ -11,6 +11,8 @@ import Foundation
 ///   (the registered name), `"id"` (the action's `identifier`) and `"payload"` (the action as the
 ///   recording holds it; a history move without the state it landed on). A batch or a transaction
 ///   has `"actions"` instead of `"payload"`: its actions, each with `"type"`, `"id"` and `"payload"`.
+///   A step whose action failed has `"failed":true` and `"error"` (its error's description); it
+///   changed nothing.
 /// - `"changes"`: per step, what it changed: `{"p":[keys and indices],"o":old,"n":new}`, `"o"`
 ///   missing for an added value and `"n"` for a removed one. `changes[n-1]` is step `n`'s.
 /// - `"checkpoints"`: `[[step, state], …]`, whole states at step 0 and wherever the changes written
@@ -73,8 +75,15 @@ extension ActionLog {
         var previous = try Self.snapshotJSON(of: store)
         data.addCheckpoint(step: 0, state: previous.value, size: previous.bytes.count)
         for (index, entry) in actions.enumerated() {
-            dispatchReplayed(entry.action, into: store.kernel)
             let line = Data(recordedLines[entry.line - 1])
+            if let failed = entry.action as? FailedLine {
+                // It changed nothing: its state is the state before it.
+                data.addStep(
+                    Self.inspectedStep(failed.action, line: entry.line, json: line, failure: failed.error))
+                data.addChanges([], step: index + 1, state: nil)
+                continue
+            }
+            dispatchReplayed(entry.action, into: store.kernel)
             data.addStep(Self.inspectedStep(entry.action, line: entry.line, json: line))
             let next = try Self.snapshotJSON(of: store)
             if next.bytes == previous.bytes {
@@ -97,21 +106,22 @@ extension ActionLog {
         return (bytes, try JSONValue(parsing: bytes))
     }
 
-    /// What the page shows of one line of a recording.
-    private static func inspectedStep(_ action: any ActionProtocol, line number: Int, json: Data)
-        -> InspectorStep
-    {
+    /// What the page shows of one line of a recording; `failure` is the error of an action that
+    /// failed.
+    private static func inspectedStep(
+        _ action: any ActionProtocol, line number: Int, json: Data, failure: String? = nil
+    ) -> InspectorStep {
         let record = (try? JSONValue(parsing: json)) ?? .null
         let time = record.child("time")?.stringValue
-        if let move = action as? ReplayedMove {
+        if let move = (action as? ReplayedMove)?.move ?? (action as? HistoryAction) {
             var payload = record.child("action") ?? .null
             if case .object(var members) = payload {
                 members["state"] = nil
                 payload = .object(members)
             }
             return InspectorStep(
-                line: number, time: time, kind: "move", type: moveName, identifier: move.move.identifier,
-                payload: payload, actions: nil)
+                line: number, time: time, kind: "move", type: moveName, identifier: move.identifier,
+                payload: payload, actions: nil, failure: failure)
         }
         if let batch = (action as? ReplayedTransaction)?.batch ?? (action as? ActionBatch) {
             var members: [InspectorStep] = []
@@ -122,16 +132,18 @@ extension ActionLog {
                             line: number, time: nil, kind: "action",
                             type: memberRecord.child("type")?.stringValue ?? "",
                             identifier: member.identifier, payload: memberRecord.child("action") ?? .null,
-                            actions: nil))
+                            actions: nil, failure: nil))
                 }
             }
             return InspectorStep(
                 line: number, time: time, kind: action is ReplayedTransaction ? "transaction" : "batch",
-                type: batchName, identifier: batch.identifier, payload: nil, actions: members)
+                type: batchName, identifier: batch.identifier, payload: nil, actions: members,
+                failure: failure)
         }
         return InspectorStep(
             line: number, time: time, kind: "action", type: record.child("type")?.stringValue ?? "",
-            identifier: action.identifier, payload: record.child("action") ?? .null, actions: nil)
+            identifier: action.identifier, payload: record.child("action") ?? .null, actions: nil,
+            failure: failure)
     }
 }
 
@@ -144,6 +156,8 @@ struct InspectorStep {
     let identifier: String
     let payload: JSONValue?
     let actions: [InspectorStep]?
+    /// The error of an action that failed; `nil` for one that committed.
+    let failure: String?
 
     var json: JSONValue {
         var members: [String: JSONValue] = [
@@ -153,6 +167,10 @@ struct InspectorStep {
         if let time { members["time"] = .string(time) }
         if let payload { members["payload"] = payload }
         if let actions { members["actions"] = .array(actions.map(\.json)) }
+        if let failure {
+            members["failed"] = .bool(true)
+            members["error"] = .string(failure)
+        }
         return .object(members)
     }
 }

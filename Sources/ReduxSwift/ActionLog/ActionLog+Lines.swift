@@ -26,25 +26,33 @@ extension ActionLog {
     /// reducers see nested batches as their actions one by one; only the actions that cannot be
     /// encoded are left out of it. A committed transaction's part, `transaction`, is written as
     /// its batch marked `"transaction":true`, so that a replay keeps it out of the history's steps
-    /// as the store did. The line is `nil` when nothing is left.
+    /// as the store did. An action that failed, `failure` the description of its error, is
+    /// written as usual with `"error":…,"failed":true` (a history move without a state: it landed
+    /// on none). The line is `nil` when nothing is left.
     func line(
-        for action: any ActionProtocol, transaction: Bool = false, time: String, with encoder: SnapshotEncoder
+        for action: any ActionProtocol, transaction: Bool = false, failure: String? = nil, time: String,
+        with encoder: SnapshotEncoder
     ) -> (line: Data?, leftOut: Int) {
         if let landed = action as? LandedMove {
             guard let line = landed.line(time: time) else { return (nil, 1) }
             return (line, 0)
         }
         guard let batch = ActionBatch.of(action) else {
-            guard let line = record(action, time: time, with: encoder) else { return (nil, 1) }
+            guard let line = record(action, failure: failure, time: time, with: encoder) else {
+                return (nil, 1)
+            }
             return (line, 0)
         }
         let flat = batch.flattened()
-        if let line = record(flat, transaction: transaction, time: time, with: encoder) { return (line, 0) }
+        if let line = record(flat, transaction: transaction, failure: failure, time: time, with: encoder) {
+            return (line, 0)
+        }
         // Only a batch that does not encode whole pays for finding what it can keep.
         let kept = flat.actions.filter { record($0, time: nil, with: encoder) != nil }
         let leftOut = flat.actions.count - kept.count
         guard !kept.isEmpty,
-            let line = record(ActionBatch(kept), transaction: transaction, time: time, with: encoder)
+            let line = record(
+                ActionBatch(kept), transaction: transaction, failure: failure, time: time, with: encoder)
         else {
             return (nil, flat.actions.count)
         }
@@ -54,16 +62,19 @@ extension ActionLog {
     /// The line of `action`, saying so when it writes a float as a string, as archives do (see
     /// ``EncodedSnapshot/floatStrings``); `nil` when it cannot be encoded.
     private func record(
-        _ action: any ActionProtocol, transaction: Bool = false, time: String?, with encoder: SnapshotEncoder
+        _ action: any ActionProtocol, transaction: Bool = false, failure: String? = nil, time: String?,
+        with encoder: SnapshotEncoder
     ) -> Data? {
         guard
             let encoded = try? encoder.encodeMarkingUnordered(
-                ActionRecord(action: action, transaction: transaction, time: time, log: self))
+                ActionRecord(
+                    action: action, transaction: transaction, failure: failure, time: time, log: self))
         else { return nil }
         guard let variant = encoded.floatStrings else { return encoded.data }
         return try? encoder.encode(
             ActionRecord(
-                action: action, transaction: transaction, time: time, log: self, floatStrings: variant))
+                action: action, transaction: transaction, failure: failure, time: time, log: self,
+                floatStrings: variant))
     }
 
     /// Decodes one log line: in one parsing pass when it says whether it writes floats as strings,
@@ -118,7 +129,9 @@ struct UnreadableLine: Error {
 /// One action of a log, with the name of its type: `{"action":…,"time":…,"type":…}`, or for a
 /// batch `{"actions":[…],"type":"ActionBatch"}`, and for a transaction's part
 /// `{"actions":[…],"transaction":true,"type":"ActionBatch"}` (a batch line without the marker is
-/// a plain batch, as every line earlier versions wrote). The action is written and read through the
+/// a plain batch, as every line earlier versions wrote). An action that failed has
+/// `"error":…,"failed":true` besides, and is read as a ``FailedLine`` (a line without them
+/// committed, as every line earlier versions wrote). The action is written and read through the
 /// registered type's own `Codable` conformance, nested in the record's encoder and decoder.
 private struct ActionRecord: Codable {
     static let logKey = CodingUserInfoKey(rawValue: "ReduxSwift.ActionLog")!
@@ -133,23 +146,28 @@ private struct ActionRecord: Codable {
         case time
         case floatStrings
         case transaction
+        case failed
+        case error
     }
 
     /// The action; a transaction's part read from a log is a ``ReplayedTransaction``.
     let action: any ActionProtocol
     /// Whether the batch `action` is a committed transaction's part, when writing.
     private let transaction: Bool
+    /// The description of the error the action failed with, when writing a failed action.
+    private let failure: String?
     private let time: String?
     private let log: ActionLog?
     /// The variant of strings the line writes floats as, if it writes one (see ``SnapshotCoder``).
     private let floatStrings: Int?
 
     init(
-        action: any ActionProtocol, transaction: Bool = false, time: String?, log: ActionLog,
-        floatStrings: Int? = nil
+        action: any ActionProtocol, transaction: Bool = false, failure: String? = nil, time: String?,
+        log: ActionLog, floatStrings: Int? = nil
     ) {
         self.action = action
         self.transaction = transaction
+        self.failure = failure
         self.time = time
         self.log = log
         self.floatStrings = floatStrings
@@ -159,7 +177,18 @@ private struct ActionRecord: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(time, forKey: .time)
         try container.encodeIfPresent(floatStrings, forKey: .floatStrings)
+        if let failure {
+            try container.encode(true, forKey: .failed)
+            try container.encode(failure, forKey: .error)
+        }
         guard let log else { throw Unregistered() }
+        // A move that committed is written with its state (see ``LandedMove``); one that failed
+        // landed on none.
+        if failure != nil, let move = action as? HistoryAction {
+            try container.encode(ActionLog.moveName, forKey: .type)
+            try ReplayedMove.encode(move, to: container.superEncoder(forKey: .action))
+            return
+        }
         if let batch = action as? ActionBatch {
             try container.encode(ActionLog.batchName, forKey: .type)
             if transaction { try container.encode(true, forKey: .transaction) }
@@ -175,11 +204,34 @@ private struct ActionRecord: Codable {
     init(from decoder: any Decoder) throws {
         guard let log = decoder.userInfo[Self.logKey] as? ActionLog else { throw Unregistered() }
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try container.decode(String.self, forKey: .type)
         time = try container.decodeIfPresent(String.self, forKey: .time)
         self.log = nil
         floatStrings = nil
         transaction = false
+        failure = nil
+        // Only a line is marked failed, not an action of its batch.
+        guard decoder.codingPath.isEmpty, try container.decodeIfPresent(Bool.self, forKey: .failed) == true
+        else {
+            action = try Self.action(in: container, log: log)
+            return
+        }
+        let error = try container.decodeIfPresent(String.self, forKey: .error) ?? ""
+        if try container.decode(String.self, forKey: .type) == ActionLog.moveName {
+            guard container.contains(.action) else {
+                throw UnreadableLine(.malformed(detail: "no \"action\""))
+            }
+            action = FailedLine(
+                action: try ReplayedMove.move(from: container.superDecoder(forKey: .action)), error: error)
+            return
+        }
+        action = FailedLine(action: try Self.action(in: container, log: log), error: error)
+    }
+
+    /// The action a line holds, read with the types registered with `log`.
+    private static func action(
+        in container: KeyedDecodingContainer<CodingKeys>, log: ActionLog
+    ) throws -> any ActionProtocol {
+        let name = try container.decode(String.self, forKey: .type)
         if name == ActionLog.batchName {
             let actions = try container.decode([ActionRecord].self, forKey: .actions).map(\.action)
             if actions.contains(where: { $0 is ReplayedMove }) {
@@ -190,22 +242,31 @@ private struct ActionRecord: Codable {
             }
             let batch = ActionBatch(actions)
             let isTransaction = try container.decodeIfPresent(Bool.self, forKey: .transaction) ?? false
-            action = isTransaction ? ReplayedTransaction(batch: batch) : batch
-            return
+            return isTransaction ? ReplayedTransaction(batch: batch) : batch
         }
         if name == ActionLog.moveName {
             guard container.contains(.action) else {
                 throw UnreadableLine(.malformed(detail: "no \"action\""))
             }
-            action = try ReplayedMove(from: container.superDecoder(forKey: .action))
-            return
+            return try ReplayedMove(from: container.superDecoder(forKey: .action))
         }
         guard let registered = log.registeredType(named: name) else {
             throw UnreadableLine(.unknownType(name: name))
         }
         guard container.contains(.action) else { throw UnreadableLine(.malformed(detail: "no \"action\"")) }
-        action = try registered.decode(container.superDecoder(forKey: .action))
+        return try registered.decode(container.superDecoder(forKey: .action))
     }
+}
+
+/// A line of a log whose action failed when it was recorded: it changed nothing, so a replay
+/// skips it, and the inspector page shows it with its error. `action` is the action as the line
+/// holds it: a registered action, a batch, a ``ReplayedTransaction`` or a ``HistoryAction``.
+struct FailedLine: ActionProtocol {
+    let action: any ActionProtocol
+    /// The description of the error the action failed with.
+    let error: String
+
+    var identifier: String { action.identifier }
 }
 
 /// A committed transaction's part read from a log: replayed as its batch, and kept by a history

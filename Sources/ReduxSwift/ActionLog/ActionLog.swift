@@ -10,7 +10,7 @@ import Musl
 import Android
 #endif
 
-/// Records a store's committed actions as JSON Lines, with timestamps, and replays them.
+/// Records a store's committed and failed actions as JSON Lines, with timestamps, and replays them.
 ///
 /// A log needs to know which type each line holds: register every `Codable` action type you want
 /// recorded and replayed, then record a store and replay what it recorded:
@@ -33,10 +33,24 @@ import Android
 /// ``ActionLog/Recording/stop()``, in the order they were reduced: the store notes them on its own
 /// queue as they commit, so replaying them with the same reducers into a store with the state the
 /// recording started from reaches the same state, whatever the reducers and middleware dispatched
-/// (see ``replay(_:into:)``). Floats that JSON cannot hold (`nan`,
+/// (see ``replay(_:into:)``).
+///
+/// **Failed actions.** An action that fails in that time (a reducer or a middleware threw on it,
+/// the store refused it, as an async action no middleware runs, or its asynchronous work threw)
+/// is recorded too, in order with the committed ones, as its usual line with its error's
+/// description (`String(describing:)`):
+/// `{"action":{…},"error":"no todo has ID 9","failed":true,"time":…,"type":"MyApp.TodoAction"}`.
+/// A batch that fails is one such line holding the whole batch, with the error of the action that
+/// failed; a store's part of a transaction whose commit threw is its batch marked as a
+/// transaction, and a history move that failed (a jump to a missing step) is a move's line
+/// without a state. Those lines changed nothing: a replay skips them. Failures that are not an
+/// action's (a dispatch lock released by its deinitializer, a state that does not round-trip) are
+/// not recorded. Lines without `"failed"`, as earlier versions wrote every line, committed.
+///
+/// Floats that JSON cannot hold (`nan`,
 /// `±infinity`) are written as strings, as in snapshots. An action whose type is not registered,
 /// whose own `encode(to:)` throws, or whose payload JSON cannot hold (a `Decimal` NaN, a cyclic
-/// object graph, checked as snapshots are) is left out and counted in
+/// object graph, checked as snapshots are) is left out, committed or failed, and counted in
 /// ``ActionLog/Recording/skippedActions``; in a batch, only that action is left out, and the batch is
 /// recorded with the others. A batch is recorded flat, as one ``ActionBatch`` of the actions of
 /// every level in the order reducers see them, so it replays the same at any depth of nesting. A
@@ -53,7 +67,7 @@ import Android
 /// the state, and a recording made while undoing and redoing replays to the same state into a
 /// store with any history or none (see ``replay(_:into:)``). Writing it encodes the state once
 /// per move, as a read of a new version does; only a recorded store pays for it. A move that
-/// changes nothing (nothing to undo) or fails (a jump to a missing step) is not recorded.
+/// changes nothing (nothing to undo) is not recorded; one that fails is recorded as failed.
 ///
 /// Types may be registered from any thread, at any time; a recording encodes each action with
 /// the registrations in place when it is read.
@@ -116,8 +130,8 @@ public final class ActionLog: Sendable {
         registeredTypes.withLock { $0.byName[name] }
     }
 
-    /// Starts recording `store`'s committed actions: the recording holds every action dispatched
-    /// after this call returns that commits before ``ActionLog/Recording/stop()``.
+    /// Starts recording `store`'s actions: the recording holds every action dispatched after this
+    /// call returns that commits, or fails, before ``ActionLog/Recording/stop()``.
     ///
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced. Called from a reducer or a middleware of the store, it
@@ -151,21 +165,30 @@ public final class ActionLog: Sendable {
     /// the store applied the transaction, is no step of the store's history; a batch line without
     /// the marker is a plain batch.
     ///
+    /// A failed action's line (`"failed":true`) is skipped: the action changed nothing when it was
+    /// recorded, so it is not dispatched, fails nothing again and is not counted.
+    ///
     /// The whole log is read before anything is dispatched. If a line is corrupt, the actions
     /// before it are replayed, and the error names the line; nothing after it reaches the store.
     ///
-    /// - Returns: How many actions were replayed.
+    /// - Returns: How many actions were replayed, failed lines not counted.
     @discardableResult
     public func replay<State>(_ lines: Data, into store: Store<State>) throws(ActionLog.ReplayError) -> Int {
         let (actions, failure) = decodeLines(lines, as: State.self)
-        for action in actions { dispatchReplayed(action.action, into: store.kernel) }
+        var replayed = 0
+        // A failed action's line changed nothing: it is skipped, so nothing fails again.
+        for action in actions where !(action.action is FailedLine) {
+            dispatchReplayed(action.action, into: store.kernel)
+            replayed += 1
+        }
         _ = store.currentState()
         if let failure { throw failure }
-        return actions.count
+        return replayed
     }
 
     /// The actions of `lines`, each with the number of its line, up to the first line that cannot
-    /// be read, and the error that line makes; a history move's state is read as `State`.
+    /// be read, and the error that line makes; a history move's state is read as `State`. The line
+    /// of an action that failed is read as a ``FailedLine``.
     func decodeLines<State: StateProtocol>(_ lines: Data, as _: State.Type) -> (
         actions: [(line: Int, action: any ActionProtocol)], failure: ActionLog.ReplayError?
     ) {
@@ -189,9 +212,8 @@ public final class ActionLog: Sendable {
                             : try action(from: line, strict: strict, lenient: lenient)
                     ))
             } catch {
-                return (
-                    actions, ActionLog.ReplayError(error.kind, line: number, replayedActions: actions.count)
-                )
+                let replayed = actions.count { !($0.action is FailedLine) }
+                return (actions, ActionLog.ReplayError(error.kind, line: number, replayedActions: replayed))
             }
         }
         return (actions, nil)
@@ -226,7 +248,7 @@ extension ActionLog {
         private struct Handover {
             let number: Int
             let time: String
-            let actions: StoreNotification.ActionList
+            let events: [RecordedEvent]
         }
 
         private struct Progress {
@@ -277,8 +299,8 @@ extension ActionLog {
             encodeRecorded().lines
         }
 
-        /// How many committed actions were left out so far: their type is not registered with the
-        /// log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
+        /// How many committed or failed actions were left out so far: their type is not registered
+        /// with the log, their own `encode(to:)` threw, or their payload holds what JSON cannot (a `Decimal`
         /// NaN, a cycle). Each action of a batch counts on its own. A history move is left out when
         /// the state it landed on cannot be encoded (the store reports such a state to readers with
         /// ``SnapshotError``).
@@ -316,9 +338,9 @@ extension ActionLog {
             let thisThread = pthread_self()
             let pending = progress.withLock { log -> [Handover] in
                 if log.encodingThreads.contains(where: { pthread_equal($0, thisThread) != 0 }) { return [] }
-                for (time, actions) in sink.take() {
+                for (time, events) in sink.take() {
                     let stamp = log.formatter.string(from: time)
-                    log.unwritten.append(Handover(number: log.nextNumber, time: stamp, actions: actions))
+                    log.unwritten.append(Handover(number: log.nextNumber, time: stamp, events: events))
                     log.nextNumber += 1
                 }
                 if !log.unwritten.isEmpty { log.encodingThreads.append(thisThread) }
@@ -350,13 +372,26 @@ extension ActionLog {
         ) {
             var lines = Data()
             var skipped = 0
-            for run in handover.actions.runs {
-                for entry in run.entries[run.range] {
-                    let (line, left) = logLine(for: entry, time: handover.time, with: encoder)
-                    skipped += left
-                    guard let line else { continue }
-                    lines.append(line)
-                    lines.append(UInt8(ascii: "\n"))
+            func add(_ line: Data?, leftOut: Int) {
+                skipped += leftOut
+                guard let line else { return }
+                lines.append(line)
+                lines.append(UInt8(ascii: "\n"))
+            }
+            for event in handover.events {
+                switch event {
+                case .committed(let actions):
+                    for run in actions.runs {
+                        for entry in run.entries[run.range] {
+                            let (line, left) = logLine(for: entry, time: handover.time, with: encoder)
+                            add(line, leftOut: left)
+                        }
+                    }
+                case .failed(let action, let error, let transaction):
+                    let (line, left) = log.line(
+                        for: action, transaction: transaction, failure: String(describing: error),
+                        time: handover.time, with: encoder)
+                    add(line, leftOut: left)
                 }
             }
             return (lines, skipped)
@@ -375,17 +410,27 @@ extension ActionLog {
     }
 }
 
-/// Where a store puts the actions it commits while an ``ActionLog/Recording`` records it.
+/// What a store hands the recordings of an action log: actions that committed together, or one
+/// that failed, with its error.
+enum RecordedEvent: Sendable {
+    case committed(StoreNotification.ActionList)
+    /// An action (or batch) that failed; `transaction` when it is a store's part of a
+    /// ``StoreTransaction`` whose commit threw.
+    case failed(any ActionProtocol, any Error, transaction: Bool)
+}
+
+/// Where a store puts the actions it commits, and those that fail, while an
+/// ``ActionLog/Recording`` records it.
 ///
 /// The store's queue calls ``record(_:at:)`` and ``detach()``; the recording takes the actions
 /// and waits for the detach from any thread.
 final class RecordingSink: Sendable {
-    private let recorded = LockedValue<[(time: Date, actions: StoreNotification.ActionList)]>([])
+    private let recorded = LockedValue<[(time: Date, events: [RecordedEvent])]>([])
     private let detached = DispatchSemaphore(value: 0)
 
-    /// Called by the store's queue with actions that committed at `time`.
-    func record(_ actions: StoreNotification.ActionList, at time: Date) {
-        recorded.withLock { $0.append((time, actions)) }
+    /// Called by the store's queue with what committed or failed at `time`, in order.
+    func record(_ events: [RecordedEvent], at time: Date) {
+        recorded.withLock { $0.append((time, events)) }
     }
 
     /// Called by the store's queue when it reached the stop: nothing more will be recorded.
@@ -399,7 +444,7 @@ final class RecordingSink: Sendable {
     }
 
     /// Hands over what was recorded since the last call.
-    func take() -> [(time: Date, actions: StoreNotification.ActionList)] {
+    func take() -> [(time: Date, events: [RecordedEvent])] {
         recorded.withLock { recorded in
             defer { recorded.removeAll() }
             return recorded
@@ -414,23 +459,36 @@ struct EventPosition {
 }
 
 extension ReductionPipeline {
-    /// Hands the recorders the committed actions of `events` they have not seen yet, and moves
-    /// `recordedEvents` past them. Runs are handed over as they are (no action is copied), with
-    /// one timestamp per call.
+    /// Hands the recorders the committed and failed actions of `events` they have not seen yet, in
+    /// order, and moves `recordedEvents` past them. Runs are handed over as they are (no action is
+    /// copied), with one timestamp per call. Failures that are no action's (an abandoned lock, a
+    /// snapshot that failed) are not handed over.
     mutating func feedRecorders(_ events: [StoreEvent]) {
-        var runs: [ActionRun] = []
+        var recorded: [RecordedEvent] = []
         if !recorders.isEmpty {
+            var runs: [ActionRun] = []
             for index in recordedEvents.event..<events.count {
-                guard case .changed(let changed) = events[index] else { continue }
-                let first = index == recordedEvents.event ? recordedEvents.run : 0
-                runs.append(contentsOf: changed[first...])
+                switch events[index] {
+                case .changed(let changed):
+                    let first = index == recordedEvents.event ? recordedEvents.run : 0
+                    runs.append(contentsOf: changed[first...])
+                case .failed(let action, let error, let site):
+                    if !runs.isEmpty {
+                        recorded.append(.committed(StoreNotification.ActionList(runs: runs)))
+                        runs = []
+                    }
+                    let isTransaction = if case .transaction = site { true } else { false }
+                    recorded.append(.failed(action, error, transaction: isTransaction))
+                case .lockAbandoned, .snapshotFailed:
+                    continue
+                }
             }
+            if !runs.isEmpty { recorded.append(.committed(StoreNotification.ActionList(runs: runs))) }
         }
         markRecorded(events)
-        guard !runs.isEmpty else { return }
-        let actions = StoreNotification.ActionList(runs: runs)
+        guard !recorded.isEmpty else { return }
         let time = Date()
-        for recorder in recorders { recorder.record(actions, at: time) }
+        for recorder in recorders { recorder.record(recorded, at: time) }
     }
 
     /// Moves `recordedEvents` past every event of `events`, recorded or not.

@@ -45,6 +45,11 @@ enum InspectorPage {
         .row .tag.transaction { background: #f3d9fa; }
         .row .tag.move { background: #fde7c2; }
         .row .tag.committed { background: #d4f4dd; }
+        .row.failed { background: #fff1f0; }
+        .row.failed .id { color: #b3261e; }
+        .row .tag.failed { background: #b3261e; color: #fff; }
+        .row.open.failed { background: #b3261e; }
+        .row.open.failed .id { color: #fff; }
         .row .summary { color: #666; overflow: hidden; text-overflow: ellipsis; }
         .row.open .summary { color: #eef; }
         .row .time { margin-left: auto; color: #888; font-size: 11px; }
@@ -54,6 +59,8 @@ enum InspectorPage {
         #detail h3 { font-size: 13px; margin: 16px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: #555; }
         pre { margin: 0; font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-word; }
         .meta { color: #555; }
+        .meta .failed { color: #b3261e; font-weight: 600; }
+        pre.error { color: #b3261e; background: #fff1f0; padding: 6px 8px; border-left: 3px solid #b3261e; }
         table.diff { border-collapse: collapse; width: 100%; font: 12px/1.4 ui-monospace, Menlo, Consolas, monospace; }
         table.diff td, table.diff th { border: 1px solid #ddd; padding: 3px 6px; vertical-align: top; text-align: left; }
         table.diff td.path { white-space: nowrap; }
@@ -171,6 +178,7 @@ enum InspectorPage {
               if (step) {
                 if (step.payload !== undefined) parts.push(JSON.stringify(step.payload));
                 if (step.actions) for (const action of step.actions) parts.push(JSON.stringify(action.payload));
+                if (step.failed) parts.push(step.error);
                 for (const change of changes[n - 1]) parts.push(pathText(change.p));
               }
               text = searchTexts[n] = parts.join("\n").toLowerCase();
@@ -233,13 +241,19 @@ enum InspectorPage {
             if (row.child >= 0) {
               const action = step.actions[row.child];
               node.classList.add("child");
+              if (step.failed) node.classList.add("failed");
               node.append(el("span", "id", action.id), el("span", "summary", summaryOf(action.payload)));
             } else if (!step) {
               node.append(el("span", "n", "0"), el("span", "id", "Initial state"));
             } else {
               node.append(el("span", "n", String(row.step)), el("span", "id", step.id));
               if (step.kind !== "action") node.append(el("span", "tag " + step.kind, step.kind === "batch" ? "batch of " + step.actions.length : step.kind === "transaction" ? "transaction of " + step.actions.length : "history"));
-              node.append(el("span", "tag committed", "committed"));
+              if (step.failed) {
+                node.classList.add("failed");
+                node.append(el("span", "tag failed", "✕ failed"));
+              } else {
+                node.append(el("span", "tag committed", "committed"));
+              }
               node.append(el("span", "summary", summaryOf(step.payload)));
               if (step.time) node.append(el("span", "time", step.time.replace(/^.*T/, "").replace(/Z$/, "")));
             }
@@ -307,7 +321,13 @@ enum InspectorPage {
             const nodes = [];
             nodes.push(el("h2", null, n === 0 ? "Step 0 · Initial state" : "Step " + n + " · " + step.id));
             if (step) {
-              nodes.push(el("div", "meta", "type " + step.type + " · " + step.kind + " · committed · line " + step.line + (step.time ? " · " + step.time : "")));
+              const meta = el("div", "meta", "type " + step.type + " · " + step.kind + " · ");
+              meta.append(step.failed ? el("span", "failed", "failed") : "committed", " · line " + step.line + (step.time ? " · " + step.time : ""));
+              nodes.push(meta);
+              if (step.failed) {
+                nodes.push(el("h3", null, "Error"));
+                nodes.push(el("pre", "error", step.error));
+              }
               nodes.push(el("h3", null, step.actions ? "Actions" : "Payload"));
               if (step.actions) {
                 for (const action of step.actions) {
@@ -320,7 +340,7 @@ enum InspectorPage {
               const stepChanges = changes[n - 1];
               nodes.push(el("h3", null, "Changes (" + stepChanges.length + ")"));
               if (stepChanges.length === 0) {
-                nodes.push(el("div", "none", "No change to the state."));
+                nodes.push(el("div", "none", step.failed ? "No change to the state: the action failed." : "No change to the state."));
               } else {
                 const table = el("table", "diff");
                 const head = el("tr");
@@ -343,7 +363,7 @@ enum InspectorPage {
                 if (limit < stepChanges.length) nodes.push(el("div", "hint", (stepChanges.length - limit) + " more changes not shown"));
               }
             }
-            nodes.push(el("h3", null, "State after"));
+            nodes.push(el("h3", null, step && step.failed ? "State (as before the failed action)" : "State after"));
             const tree = el("div", "tree");
             tree.append(treeNode(null, stateAt(n), true));
             nodes.push(tree);

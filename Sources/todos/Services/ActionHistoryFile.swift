@@ -1,9 +1,9 @@
 import Foundation
 import ReduxSwift
 
-/// The app's own recording: every action a launch commits, appended to `actions.jsonl` in the data
-/// directory, and the state the first recorded launch started from, `actions-start.json`, so that
-/// `todos inspect` can replay them all into a page.
+/// The app's own recording: every action a launch commits or fails, appended to `actions.jsonl` in
+/// the data directory, and the state the first recorded launch started from, `actions-start.json`,
+/// so that `todos inspect` can replay them all into a page.
 ///
 /// The files are written while the launch holds the data directory's lock, after the todos are
 /// saved. Deleting both starts a new recording from the next launch's state; so does a launch that

@@ -65,7 +65,7 @@ import Testing
         history.undo()
         history.undo()
         #expect(store.currentState() == TestState(counter: 0, log: ["paid"]))
-        store.dispatch(batch: [LoggedAction.add(7), LoggedAction.fail])  // fails: not recorded
+        store.dispatch(batch: [LoggedAction.add(7), LoggedAction.fail])  // fails: the replay skips it
         history.redo()
         store.dispatch(batch: [LoggedAction.note("y")])
         history.undo()

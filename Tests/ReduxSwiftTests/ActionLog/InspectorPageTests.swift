@@ -24,6 +24,12 @@ private enum InspectedAction: ActionProtocol, Codable, Equatable {
     case detail(String?)
     case tag(String)
     case nothing
+    case reject(String)
+}
+
+/// The error `InspectedAction.reject` throws, described by its message alone.
+private struct InspectedRejection: Error, CustomStringConvertible {
+    let description: String
 }
 
 private let inspectedReducer: Reducer<InspectedState> = { state, action in
@@ -34,6 +40,9 @@ private let inspectedReducer: Reducer<InspectedState> = { state, action in
     case .dropFirst?: if !state.names.isEmpty { state.names.removeFirst() }
     case .detail(let title)?: state.detail = title.map { InspectedState.Detail(title: $0, tags: []) }
     case .tag(let tag)?: state.detail?.tags.append(tag)
+    case .reject(let message)?:
+        state.names.append("half-done")
+        throw InspectedRejection(description: message)
     case .nothing?, nil: break
     }
 }
@@ -190,6 +199,34 @@ private let inspectedReducer: Reducer<InspectedState> = { state, action in
         #expect(first.first?.child("n")?.stringValue == hostile, "the string reads back whole")
         #expect(
             !html.contains("innerHTML") && !html.contains("insertAdjacentHTML") && !html.contains("eval("))
+    }
+
+    @Test func thePagesDataMarksAFailedStepWithItsErrorAndKeepsTheStateBeforeIt() throws {
+        let log = makeLog()
+        let hostile = "<img src=x onerror=alert(1)>"
+        let (lines, states) = record(
+            [
+                InspectedAction.set("a", 1), InspectedAction.reject(hostile),
+                ActionBatch([InspectedAction.append("x"), InspectedAction.reject("in a batch")]),
+                InspectedAction.append("y"),
+            ], log: log)
+        let html = try page(of: lines, log: log)
+        let embedded = try embeddedData(html)
+        #expect(!embedded.contains("<") && !html.contains("<img"), "the error stays text inside the data")
+        let data = try JSONValue(parsing: Data(embedded.utf8))
+        guard case .array(let steps)? = data.child("steps"), case .array(let changes)? = data.child("changes")
+        else { throw TestFailure() }
+        try #require(steps.count == 4)
+        #expect(steps.map { $0.child("failed") } == [nil, .bool(true), .bool(true), nil])
+        #expect(steps[1].child("error")?.stringValue == hostile)
+        #expect(steps[1].child("id")?.stringValue == "InspectedAction.reject")
+        #expect(steps[1].child("payload") != nil)
+        #expect(steps[2].child("kind")?.stringValue == "batch")
+        #expect(steps[2].child("error")?.stringValue == "in a batch")
+        #expect(changes[1] == .array([]) && changes[2] == .array([]), "a failed step changes nothing")
+        let rebuilt = try rebuiltStates(data)
+        #expect(rebuilt == (try states.map(json)), "a failed step's state is the state before it")
+        #expect(rebuilt[2] == rebuilt[1] && rebuilt[3] == rebuilt[1])
     }
 
     @Test func aRecordingInTheOlderFormatStillMakesAPage() throws {
