@@ -36,6 +36,11 @@ struct MigrationSurvey {
     let decode: (Data) throws -> Void
     /// Decodes values of the state's types with the load's strategies, for stand-ins.
     let decoder: JSONDecoder
+    /// Decodes the state from its JSON as `decode` does, noting the members its types read at each
+    /// place, to find the members of every object that they do not read (not only of the objects a
+    /// decode failed on); with the JSON of the value decoded, encoded again, whose members the
+    /// types' own encoding writes (a member for other readers of the file) and are not old names.
+    var census: ((Data) -> (MemberCensus, JSONValue?))?
 
     /// The changes `state` (the archived state, after the registered migrations) needs, in the
     /// order they were found; empty when it decodes as it is.
@@ -101,7 +106,17 @@ struct MigrationSurvey {
         }
         var settling = context
         settling.pairs = pairs
-        var problems = Self.settlingRenames(findings, in: settling)
+        // Only a search that reached a state the types read knows every member they lack: before
+        // it, a member no line takes may be one a later change renames.
+        var unread: [String: [(name: String, value: String?)]]?
+        if ending == nil, !findings.isEmpty {
+            unread =
+                census.map {
+                    let (census, written) = $0(state.data)
+                    return Self.unreadMembers(in: state, census: census, written: written, pairs: pairs)
+                } ?? [:]
+        }
+        var problems = Self.settlingRenames(findings, in: settling, unread: unread)
         if let ending, !problems.isEmpty {
             let last = problems.removeLast()
             problems.append(
@@ -120,8 +135,12 @@ struct MigrationSurvey {
 
     /// The problems of `findings`, each rename written again knowing every other member its
     /// object lacks and every old name that any of them could have had.
+    ///
+    /// With `unread` (the members no type reads, by object path, of a search that reached the
+    /// end), each object is followed by the lines that ask about its members no line takes.
     static func settlingRenames(
-        _ findings: [MigrationAdvice.Finding], in context: MigrationAdvice.Context
+        _ findings: [MigrationAdvice.Finding], in context: MigrationAdvice.Context,
+        unread: [String: [(name: String, value: String?)]]? = nil
     ) -> [PersistenceError.MigrationProblem] {
         struct Place: Hashable {
             let object: String
@@ -180,7 +199,60 @@ struct MigrationSurvey {
             }
             return finding.problem
         }
-        return withLeftMembers(problems, findings, in: context)
+        guard let unread else { return problems }
+        return withLeftMembers(problems, findings, unread: unread, in: context)
+    }
+
+    /// The members of the objects of `root` that no type reads, by the object's path as the member
+    /// migrations take it (`rows[]`, `byID[values]`), each with its first value abbreviated, as
+    /// `census` saw the types read `root`.
+    /// Members that `written`, the state encoded again, holds in an object of the same path are
+    /// left out: the types write them.
+    static func unreadMembers(
+        in root: JSONValue, census: MemberCensus, written: JSONValue?, pairs: Set<String>
+    ) -> [String: [(name: String, value: String?)]] {
+        var found: [String: [(name: String, value: String?)]] = [:]
+        var names: [String: Set<String>] = [:]
+        var writes: [String: Set<String>] = [:]
+        var collectsWrites = true
+        // `place` is the place key of ``MemberPath/placeKey(_:pairs:)``; the object path is it
+        // without its leading dot.
+        func walk(_ value: JSONValue, at censusPlace: MemberCensus.Place?, place: String) {
+            guard let censusPlace else { return }
+            switch value {
+            case .object(let members) where censusPlace.isDictionary:
+                for key in members.keys.sorted() {
+                    walk(members[key]!, at: censusPlace.each, place: place + "[]")
+                }
+            case .object(let members):
+                guard censusPlace.isSeen else { return }
+                let path = place.hasPrefix(".") ? String(place.dropFirst()) : place
+                if collectsWrites { writes[path, default: []].formUnion(members.keys) }
+                for name in members.keys.sorted() {
+                    if collectsWrites || censusPlace.knows(name) {
+                        walk(
+                            members[name]!, at: censusPlace.members[name],
+                            place: place + "." + MemberPath.escaped(name))
+                    } else if !(writes[path]?.contains(name) ?? false),
+                        names[path, default: []].insert(name).inserted
+                    {
+                        found[path, default: []].append((name, MigrationAdvice.abbreviated(members[name])))
+                    }
+                }
+            case .array(let elements):
+                let isPairs = pairs.contains(place)
+                for (index, element) in elements.enumerated() {
+                    let step = isPairs ? (index.isMultiple(of: 2) ? "[keys]" : "[values]") : "[]"
+                    walk(element, at: censusPlace.each, place: place + step)
+                }
+            default:
+                break
+            }
+        }
+        if let written { walk(written, at: census.root, place: "") }
+        collectsWrites = false
+        walk(root, at: census.root, place: "")
+        return found
     }
 
     /// `problems`, each object's followed by a line that asks about each member its type does not
@@ -191,7 +263,7 @@ struct MigrationSurvey {
     /// its type, rather than let the block drop it unasked.
     private static func withLeftMembers(
         _ problems: [PersistenceError.MigrationProblem], _ findings: [MigrationAdvice.Finding],
-        in context: MigrationAdvice.Context
+        unread: [String: [(name: String, value: String?)]], in context: MigrationAdvice.Context
     ) -> [PersistenceError.MigrationProblem] {
         struct Object {
             var last = 0
@@ -226,6 +298,7 @@ struct MigrationSurvey {
                 objects[addition.object] = object
             }
         }
+        for (path, found) in unread where objects[path] != nil { objects[path]?.note(found) }
         var after: [Int: [PersistenceError.MigrationProblem]] = [:]
         for (path, object) in objects {
             let offering = { (name: String) in object.renames.values.filter { $0.contains(name) } }
@@ -245,11 +318,12 @@ struct MigrationSurvey {
                     "\(owner) does not read \(held) there, and no line of this object takes it for certain, "
                     + "so a pasted block drops it unless a line takes it: delete this line where a line "
                     + "renames it; where a member it lacks (\(lacking.joined(separator: ", "))) is "
-                    + "\(MigrationAdvice.literal(name)) with another name and type, rename and convert it in "
-                    + "place of that member's line (ArchiveMigration(from: \(context.version), renaming: "
-                    + "\(MigrationAdvice.literal(name)), to: \(member)\(at)) and ArchiveMigration(from: "
-                    + "\(context.version), converting: \(member)\(at)) { old in <#old as the current type "
-                    + "reads it#> }), and delete this line; where it was dropped, keep this line"
+                    + "\(MigrationAdvice.literal(name)) under another name, rename it in place of that "
+                    + "member's line (ArchiveMigration(from: \(context.version), renaming: "
+                    + "\(MigrationAdvice.literal(name)), to: \(member)\(at))), and convert it where its type "
+                    + "changed too (ArchiveMigration(from: \(context.version), converting: \(member)\(at)) "
+                    + "{ old in <#old as the current type reads it#> }), and delete this line; where it was "
+                    + "dropped, keep this line"
                 after[object.last, default: []].append(
                     .init(
                         path: MigrationAdvice.rendered(object.codingPath + [AnyMemberKey(stringValue: name)]),

@@ -622,7 +622,18 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let context = MigrationAdvice.Context(
             version: adviceVersion ?? schemaVersion, stateType: State.self, codingPathPrefix: 0,
             migrated: migrated, defaults: DefaultStateValues(defaultState))
-        var problems = MigrationSurvey(context: context, decode: decode, decoder: lenient).problems(in: state)
+        var survey = MigrationSurvey(context: context, decode: decode, decoder: lenient)
+        survey.census = { data in
+            let census = MemberCensus()
+            let value = try? DefaultFilling.decode(
+                State.self, from: data, like: lenient,
+                session: FillSession(decoder: lenient, mode: .filling, census: census))
+            let written = value.flatMap { try? SnapshotCoder.makeJSONEncoder().encode($0) }.flatMap {
+                try? JSONValue(parsing: $0)
+            }
+            return (census, written)
+        }
+        var problems = survey.problems(in: state)
         if problems.isEmpty, case .missingMigration = first,
             let value = try? DefaultFilling.decode(State.self, from: state.data, like: lenient),
             let lost = try? Self.valuesNotKept(by: value, of: state, floatStrings: floats.variant)
