@@ -579,7 +579,8 @@ enum MigrationAdvice {
         let more = lost.count > 5 ? "; and \(lost.count - 5) more" : ""
         let detail =
             "the current types do not keep every value it holds: \(listed)\(more) (in a path for a "
-            + "migration, write [] for every element of an array and every value of a dictionary)"
+            + "migration, write [] for every element of an array and every value of a dictionary, and "
+            + "[values] or [keys] for the values or the keys of a dictionary archived as [key, value, …])"
         let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
         var components = lost[0].pathComponents
         let member = components.popLast() ?? ""

@@ -96,7 +96,7 @@ struct MigrationSurvey {
                 break
             }
             for finding in new {
-                guard let fix = finding.fix, apply(fix, to: &state) else {
+                guard let fix = finding.fix, apply(fix, to: &state, pairs: pairs) else {
                     ending =
                         "The search for more stopped here: it cannot look past this change without the "
                         + "app's code, so more may follow once it is made."
@@ -343,7 +343,8 @@ struct MigrationSurvey {
 
     /// Changes `state` as `fix` says, as the member migration of the same name changes a state;
     /// `false` when it cannot, for want of a stand-in value.
-    private func apply(_ fix: MigrationAdvice.Fix, to state: inout JSONValue) -> Bool {
+    /// `pairs`: the places of the dictionaries archived as keys and values that the decodes met.
+    private func apply(_ fix: MigrationAdvice.Fix, to state: inout JSONValue, pairs: Set<String>) -> Bool {
         switch fix {
         case .nothing:
             return true
@@ -383,25 +384,64 @@ struct MigrationSurvey {
                 // A number that does not fit: 0 fits every number type.
                 value = .number("0")
             }
-            // Only the elements the type does not read are replaced, and of an array only those
-            // on the failing element's side of each pair: a dictionary whose keys are neither
-            // strings nor integers is archived as keys and values, and a key the type of the
-            // values does not read (a UUID) is not what failed.
-            let failingIndex = place.last.flatMap { MemberPath.isPosition($0) ? $0.intValue : nil }
+            // Only the elements the type does not read are replaced, and in a dictionary archived
+            // as keys and values, only on the failing element's side of each pair: a key the type
+            // of the values does not read (a UUID, a struct) is not what failed, nor are its
+            // members, whatever they hold.
+            let sides = Self.pairSides(below: member, at: place, pairs: pairs, levels: levels)
             let decoder = decoder
-            func reads<T: Decodable>(_: T.Type, _ json: JSONValue) -> Bool {
-                (try? DefaultFilling.decode(T.self, from: json.data, like: decoder)) != nil
+            func needsReplacing(_ element: JSONValue) -> Bool {
+                guard let type else { return true }
+                func reads<T: Decodable>(_: T.Type) -> Bool {
+                    (try? DefaultFilling.decode(T.self, from: element.data, like: decoder)) != nil
+                }
+                return !reads(type)
+            }
+            func replaced(_ element: JSONValue, depth: Int) -> JSONValue {
+                guard depth < levels else { return needsReplacing(element) ? value : element }
+                switch element {
+                case .array(let elements):
+                    let side = sides[depth + 1]
+                    return .array(
+                        elements.enumerated().map { index, element in
+                            side.map { index % 2 != $0 } ?? false
+                                ? element : replaced(element, depth: depth + 1)
+                        })
+                case .object(let members):
+                    return .object(members.mapValues { replaced($0, depth: depth + 1) })
+                default:
+                    return element
+                }
             }
             state.forEachObject(at: steps[...]) { members in
                 guard let old = members[member] else { return }
-                members[member] = old.replacingElements(levels: levels, with: value) { index, element in
-                    guard let type else { return true }
-                    if let index, let failingIndex, index % 2 != failingIndex % 2 { return false }
-                    return !reads(type, element)
-                }
+                members[member] = replaced(old, depth: 0)
             }
         }
         return true
+    }
+
+    /// For each level below `member` (1 for its own elements) whose array the failure at `place`
+    /// is in and that is a dictionary archived as keys and values (one of `pairs`), the side of
+    /// its pairs the failure is on: 0 for keys, 1 for values.
+    private static func pairSides(
+        below member: String, at place: [any CodingKey], pairs: Set<String>, levels: Int
+    ) -> [Int: Int] {
+        guard levels > 0 else { return [:] }
+        var index = place.count - 1
+        while index >= 0, MemberPath.isPosition(place[index]) || MemberPath.isDictionaryKey(place[index]) {
+            index -= 1
+        }
+        guard index >= 0, place[index].stringValue == member else { return [:] }
+        var sides: [Int: Int] = [:]
+        for level in 1...levels where index + level < place.count {
+            let key = place[index + level]
+            guard MemberPath.isPosition(key), let position = key.intValue,
+                pairs.contains(MemberPath.placeKey(place[...(index + level - 1)], pairs: pairs))
+            else { continue }
+            sides[level] = position % 2
+        }
+        return sides
     }
 
     /// Up to 16 different values of `member` in the objects at `steps` (each of its elements,
@@ -644,29 +684,6 @@ extension JSONValue {
             self = .object(members)
         default:
             break
-        }
-    }
-
-    /// This value with each of its elements `levels` arrays or objects down that `replaces` picks
-    /// replaced by `replacement`; `replacement` itself when `levels` is 0. `replaces` is given an
-    /// element's position in its array (`nil` in an object) and the element.
-    func replacingElements(
-        levels: Int, with replacement: JSONValue, where replaces: (Int?, JSONValue) -> Bool
-    ) -> JSONValue {
-        guard levels > 0 else { return replacement }
-        func element(_ index: Int?, _ value: JSONValue) -> JSONValue {
-            guard levels == 1 else {
-                return value.replacingElements(levels: levels - 1, with: replacement, where: replaces)
-            }
-            return replaces(index, value) ? replacement : value
-        }
-        switch self {
-        case .array(let elements):
-            return .array(elements.enumerated().map { element($0.offset, $0.element) })
-        case .object(let members):
-            return .object(members.mapValues { element(nil, $0) })
-        default:
-            return self
         }
     }
 }

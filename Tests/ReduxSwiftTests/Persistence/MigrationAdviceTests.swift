@@ -844,6 +844,23 @@ enum ExpensesV2 {
             ], "\(error)")
     }
 
+    @Test func aCaseRemovedInsideTheValuesOfAStructKeyedDictionaryLeavesItsKeysAlone() throws {
+        struct Key: Codable, Hashable {
+            var note: String
+            var n: Int
+        }
+        enum Status: String, Codable { case open, done }
+        struct State: StateProtocol, Equatable { var x: [Key: [Status]] }
+        // Version 1's status had an `archived` case; its keys are unchanged.
+        try write(
+            #"{"x":[{"note":"k","n":1},["open","archived","done"],{"note":"k","n":2},["archived","done"]]}"#)
+        let error = try #require(migrationError { _ = try StateArchive<State>(file: url).load() })
+        #expect(error.migrationProblems.count == 1, "\(error)")
+        #expect(
+            !error.migrationProblems.contains { $0.path.contains(".n") || $0.path.contains(".note") },
+            "\(error)")
+    }
+
     @Test func aReleaseBuildsPartialAdviceAsksToRemoveNothing() throws {
         struct Money: Codable, Equatable {
             var value: Double
