@@ -568,8 +568,11 @@ enum MigrationAdvice {
     }
 
     /// The kind for values of a fixture that the current types do not keep: `lost` are the changes
-    /// from the archived state to the state encoded again, each with an old value.
-    static func notKept(_ lost: [StateChange], schemaVersion version: Int) -> PersistenceError.Kind {
+    /// from the archived state to the state encoded again, each with an old value, and `state` the
+    /// value the types decoded, which tells a dictionary's keys from members (`[]`, not `.k137`).
+    static func notKept(_ lost: [StateChange], in state: Any, schemaVersion version: Int)
+        -> PersistenceError.Kind
+    {
         func described(_ change: StateChange) -> String {
             guard let new = change.newValue else { return "\(statePath(change.path)) is dropped" }
             return
@@ -582,16 +585,10 @@ enum MigrationAdvice {
             + "migration, write [] for every element of an array and every value of a dictionary, and "
             + "[values] or [keys] for the values or the keys of a dictionary archived as [key, value, …])"
         let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
-        var components = lost[0].pathComponents
-        let member = components.popLast() ?? ""
         // An array's element, or a name a path cannot hold: only a general migration can say it.
-        guard !member.isEmpty, !member.allSatisfy(\.isNumber), !components.contains(where: \.isEmpty) else {
+        guard let (member, at) = migrationPlace(of: lost[0], in: state) else {
             return .needsMigration(path: statePath(lost[0].path), detail: detail, migration: general)
         }
-        let objectPath = components.map { $0.allSatisfy(\.isNumber) ? "[]" : "." + MemberPath.escaped($0) }
-            .joined()
-        let trimmed = objectPath.hasPrefix(".") ? String(objectPath.dropFirst()) : objectPath
-        let at = trimmed.isEmpty ? "" : ", in: \(literal(trimmed))"
         if lost[0].newValue == nil {
             return .needsMigration(
                 path: statePath(lost[0].path),

@@ -432,7 +432,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                         .description))
         }
         if lost.isEmpty { return loaded.state }
-        throw fail(MigrationAdvice.notKept(lost, schemaVersion: schemaVersion))
+        throw fail(MigrationAdvice.notKept(lost, in: loaded.state, schemaVersion: schemaVersion))
     }
 
     /// The values of `archived`, an archived state, that `state`, decoded from it, does not keep

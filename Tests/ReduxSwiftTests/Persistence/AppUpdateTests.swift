@@ -367,6 +367,28 @@ extension ShopV2.Line: ArchiveDefaults {
         #expect(error?.location == url.path)
     }
 
+    @Test func aMemberDroppedInsideADictionarysValuesIsNamedForEveryValueNotOneKey() throws {
+        struct Item: Codable, Equatable { var title: String }
+        struct State: StateProtocol, Equatable { var items: [String: Item] }
+        // Only the value under "k137" holds the member `note`, which the types no longer read.
+        try Data(
+            #"{"schemaVersion":1,"state":{"items":{"k1":{"title":"a"},"k137":{"title":"b","note":"n"}}}}"#
+                .utf8
+        )
+        .write(to: url)
+        let error = #expect(throws: PersistenceError.self) {
+            try StateArchive<State>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        guard case .needsMigration(let path, let detail, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "state.items.k137.note")
+        // The line covers the values under every key, as the users' archives hold them.
+        #expect(migration == #"ArchiveMigration(from: 1, removing: "note", in: "items[]")"#)
+        #expect(detail.contains(#"renaming: "note", to: <#its new name#>, in: "items[]")"#), "\(detail)")
+    }
+
     @Test func aValueTheCurrentTypesChangeIsNamedWithBothValues() throws {
         struct Rounding: StateProtocol, Equatable {
             var price: Double
