@@ -6,18 +6,10 @@ import Testing
 /// Recordings of actions that fail: each is one line marked failed, with its error, which a replay
 /// skips.
 @Suite(.offThePool) struct ActionLogFailureTests {
-    func makeLog() -> ActionLog {
-        let log = ActionLog()
-        log.register(LoggedAction.self, name: "LoggedAction")
-        return log
-    }
+    func makeLog() -> ActionLog { makeLoggedActionLog() }
 
     /// The log's lines as JSON objects.
-    func objects(_ lines: Data) throws -> [[String: Any]] {
-        try String(decoding: lines, as: UTF8.self).split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
-    }
+    func objects(_ lines: Data) throws -> [[String: Any]] { try jsonObjects(ofLines: lines) }
 
     /// A store whose middleware throws on `LoggedAction.note("refused")` without passing it on.
     func makeRefusingStore() -> Store<TestState> {

@@ -5,18 +5,10 @@ import Testing
 
 /// Recordings made while a history undoes, redoes and jumps.
 @Suite(.offThePool) struct ActionLogHistoryTests {
-    func makeLog() -> ActionLog {
-        let log = ActionLog()
-        log.register(LoggedAction.self, name: "LoggedAction")
-        return log
-    }
+    func makeLog() -> ActionLog { makeLoggedActionLog() }
 
     /// The log's lines as JSON objects.
-    func objects(_ lines: Data) throws -> [[String: Any]] {
-        try String(decoding: lines, as: UTF8.self).split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        }
-    }
+    func objects(_ lines: Data) throws -> [[String: Any]] { try jsonObjects(ofLines: lines) }
 
     /// Replays `lines` into a fresh store that starts from `state`, and returns its state.
     func replayed(_ lines: Data, log: ActionLog, from state: TestState = TestState()) throws -> TestState {

@@ -22,12 +22,22 @@ let loggedReducer: Reducer<TestState> = { state, action in
     }
 }
 
-@Suite(.offThePool) struct ActionLogTests {
-    func makeLog() -> ActionLog {
-        let log = ActionLog()
-        log.register(LoggedAction.self, name: "LoggedAction")
-        return log
+/// A log that knows `LoggedAction`, by the name "LoggedAction".
+func makeLoggedActionLog() -> ActionLog {
+    let log = ActionLog()
+    log.register(LoggedAction.self, name: "LoggedAction")
+    return log
+}
+
+/// A log's lines as JSON objects.
+func jsonObjects(ofLines lines: Data) throws -> [[String: Any]] {
+    try String(decoding: lines, as: UTF8.self).split(separator: "\n").map { line in
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
+}
+
+@Suite(.offThePool) struct ActionLogTests {
+    func makeLog() -> ActionLog { makeLoggedActionLog() }
 
     /// Records `actions` dispatched to a fresh store and returns the log once every notification
     /// has been delivered, with the store's final state.
