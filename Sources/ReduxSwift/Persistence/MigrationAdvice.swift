@@ -682,14 +682,25 @@ enum MigrationAdvice {
         else { return nil }
         var value: Any? = state
         var path = ""
-        for component in components {
+        for (position, component) in components.enumerated() {
             var element = false
             if let current = value {
                 (element, value) = step(into: current, at: component)
             } else {
                 element = component.allSatisfy(\.isNumber)
             }
-            path += element ? "[]" : (path.isEmpty ? "" : ".") + MemberPath.escaped(component)
+            if change.pairKeys.contains(position) {
+                // The value under a key of a dictionary archived as [key, value, …].
+                path += "[values]"
+            } else {
+                path += element ? "[]" : (path.isEmpty ? "" : ".") + MemberPath.escaped(component)
+            }
+        }
+        // A dictionary's value, changed whole, is no member.
+        if change.pairKeys.contains(components.count)
+            || value.map({ step(into: $0, at: member).element }) == true
+        {
+            return nil
         }
         return (member, path.isEmpty ? "" : ", in: \(literal(path))")
     }
@@ -708,11 +719,15 @@ enum MigrationAdvice {
             let child = index.flatMap { mirror.children.dropFirst($0).first?.value }
             return (true, mirror.displayStyle == .collection ? child : nil)
         case .dictionary?:
+            var any: Any?
             for entry in mirror.children {
                 let pair = Array(Mirror(reflecting: entry.value).children)
-                if pair.count == 2, String(describing: pair[0].value) == key { return (true, pair[1].value) }
+                guard pair.count == 2 else { continue }
+                if String(describing: pair[0].value) == key { return (true, pair[1].value) }
+                any = any ?? pair[1].value
             }
-            return (true, nil)
+            // A key written as JSON text (a struct's): any value shows the values' type.
+            return (true, key.hasPrefix("{") || key.hasPrefix("[") ? any : nil)
         case .struct?, .class?:
             var current: Mirror? = mirror
             while let type = current {

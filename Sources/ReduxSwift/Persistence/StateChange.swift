@@ -2,7 +2,10 @@
 ///
 /// A set, and a dictionary whose keys are not strings or integers (`JSONEncoder` writes it as an
 /// array of keys and values in hash order), is compared as unordered: a mere change of order is no
-/// change, and any other change is reported as one change of the whole collection.
+/// change. A set's other changes are one change of the whole set. Such a dictionary's values are
+/// compared key by key where both hold the same keys, with the key in the path
+/// (`"byID.3F2504E0-4F89-11D3-9A0C-0305E82C3301.done"`); where the keys differ, it is one change of
+/// the whole dictionary.
 ///
 /// The archive uses it to name what a load would lose, and `TestStore` to show how two states
 /// differ.
@@ -17,16 +20,20 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
     package let oldValue: JSONValue?
     /// The value after, or `nil` where there is none now.
     package let newValue: JSONValue?
+    /// The positions in ``pathComponents`` that are keys of a dictionary archived as `[key, value,
+    /// …]`, standing for the value held under that key.
+    let pairKeys: Set<Int>
 
     /// Creates a change.
     ///
     /// ```swift
     /// let change = StateChange(path: "todos.0.done", oldValue: .bool(false), newValue: .bool(true))
     /// ```
-    init(path: String, oldValue: JSONValue?, newValue: JSONValue?) {
+    init(path: String, oldValue: JSONValue?, newValue: JSONValue?, pairKeys: Set<Int> = []) {
         self.path = path
         self.oldValue = oldValue
         self.newValue = newValue
+        self.pairKeys = pairKeys
     }
 
     /// The keys and array indices of ``path``, unescaped: `["prices", "1.5"]`.
@@ -82,9 +89,9 @@ package struct StateChange: Sendable, Hashable, CustomStringConvertible {
 /// Compares two snapshots, value by value.
 enum StateDiff {
     /// Every leaf that differs: values of different kinds, or scalars that differ. Objects and arrays
-    /// are compared member by member, except unordered arrays (sets, and dictionaries written as
-    /// `[key, value, …]`), which are compared whole, as unordered; members whose names start with
-    /// `_` are ignored.
+    /// are compared member by member, except unordered arrays: sets are compared whole, as
+    /// unordered, and dictionaries written as `[key, value, …]` value by value under the same key
+    /// (whole where their keys differ). Members whose names start with `_` are ignored.
     ///
     /// An array whose encoding marked no order may still hold none: a set that a wrapper's
     /// `encode(to:)` writes by calling the set's own. When `order` is given, two arrays that hold the
@@ -95,7 +102,7 @@ enum StateDiff {
     ) -> [StateChange] {
         var comparison = Comparison(
             unordered: (old.unordered, new.unordered), ignoringUnderscored: ignoringUnderscored, order: order)
-        comparison.compare(old.value, new.value, path: "")
+        comparison.compare(old.value, new.value, path: "", place: "")
         return comparison.changes
     }
 
@@ -112,27 +119,48 @@ enum StateDiff {
         let order: OrderProbe?
         var changes: [StateChange] = []
 
-        mutating func compare(_ old: JSONValue?, _ new: JSONValue?, path: String) {
+        /// Adds the changes from `old` to `new`, found at `path`; `place` is the path of `new` in
+        /// its snapshot, where its unordered arrays are marked, and `pairKeys` the positions in `path`
+        /// that are keys of pairs.
+        mutating func compare(
+            _ old: JSONValue?, _ new: JSONValue?, path: String, place: String, pairKeys: Set<Int> = []
+        ) {
+            func change(_ old: JSONValue?, _ new: JSONValue?) -> StateChange {
+                StateChange(path: path, oldValue: old, newValue: new, pairKeys: pairKeys)
+            }
             switch (old, new) {
             case (.object(let before)?, .object(let after)?):
                 for (key, value) in after where !isIgnored(key) {
-                    compare(before[key], value, path: StatePath.appending(key, to: path))
+                    compare(
+                        before[key], value, path: StatePath.appending(key, to: path),
+                        place: StatePath.appending(key, to: place), pairKeys: pairKeys)
                 }
                 for (key, value) in before where after[key] == nil && !isIgnored(key) {
                     changes.append(
-                        StateChange(path: StatePath.appending(key, to: path), oldValue: value, newValue: nil))
+                        StateChange(
+                            path: StatePath.appending(key, to: path), oldValue: value, newValue: nil,
+                            pairKeys: pairKeys))
                 }
             case (.array(let before)?, .array(let after)?):
-                if let isPairs = isUnordered(path) {
-                    if !StateDiff.sameUnordered(before, after, isPairs: isPairs),
-                        canonical(.array(before), path: path) != canonical(.array(after), path: path)
-                    {
-                        changes.append(StateChange(path: path, oldValue: old, newValue: new))
+                if let isPairs = isUnordered(place) {
+                    guard !StateDiff.sameUnordered(before, after, isPairs: isPairs),
+                        canonical(.array(before), path: place) != canonical(.array(after), path: place)
+                    else { return }
+                    if isPairs, let matched = pairs(before, after, place: place) {
+                        let depth = StatePath.components(of: path).count
+                        for (key, old, new) in matched {
+                            compare(
+                                before[old], after[new], path: StatePath.appending(key, to: path),
+                                place: StatePath.appending(String(new), to: place),
+                                pairKeys: pairKeys.union([depth]))
+                        }
+                    } else {
+                        changes.append(change(old, new))
                     }
                     return
                 }
                 if let order, before != after, StateDiff.sameUnordered(before, after, isPairs: false),
-                    let isPairs = order.isUnordered(at: path),
+                    let isPairs = order.isUnordered(at: place),
                     StateDiff.sameUnordered(before, after, isPairs: isPairs)
                 {
                     return
@@ -140,11 +168,41 @@ enum StateDiff {
                 for index in 0..<max(before.count, after.count) {
                     compare(
                         index < before.count ? before[index] : nil, index < after.count ? after[index] : nil,
-                        path: StatePath.appending(String(index), to: path))
+                        path: StatePath.appending(String(index), to: path),
+                        place: StatePath.appending(String(index), to: place), pairKeys: pairKeys)
                 }
             default:
-                if old != new { changes.append(StateChange(path: path, oldValue: old, newValue: new)) }
+                if old != new { changes.append(change(old, new)) }
             }
+        }
+
+        /// The values of two dictionaries archived as `[key, value, …]` at `place`, matched by their
+        /// keys: each key as a path component (a string key as it is, any other as its JSON text),
+        /// and the positions of its value in `before` and in `after`; `nil` unless both hold the same
+        /// keys, each once.
+        private func pairs(_ before: [JSONValue], _ after: [JSONValue], place: String)
+            -> [(key: String, old: Int, new: Int)]?
+        {
+            guard before.count == after.count, after.count.isMultiple(of: 2) else { return nil }
+            func positions(_ elements: [JSONValue]) -> [JSONValue: Int]? {
+                var positions: [JSONValue: Int] = [:]
+                for index in stride(from: 0, to: elements.count, by: 2) {
+                    let key = canonical(elements[index], path: StatePath.appending(String(index), to: place))
+                    guard positions.updateValue(index + 1, forKey: key) == nil else { return nil }
+                }
+                return positions
+            }
+            guard let old = positions(before), let new = positions(after), old.count == new.count else {
+                return nil
+            }
+            var matched: [(key: String, old: Int, new: Int)] = []
+            for (key, position) in new {
+                guard let before = old[key] else { return nil }
+                let text: String
+                if case .string(let string) = key { text = string } else { text = key.description }
+                matched.append((text, before, position))
+            }
+            return matched
         }
 
         /// Whether a member is left out: a name starting with `_`, when underscored members are

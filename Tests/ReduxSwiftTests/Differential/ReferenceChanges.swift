@@ -154,7 +154,8 @@ enum ReferenceJSON: Hashable {
 /// The changes a store must report between two values, found independently of the library:
 /// `JSONEncoder` (sorted keys) writes both, ``ReferenceJSON`` parses them, and the values are
 /// compared leaf by leaf. Arrays that `unordered` names (sets, and dictionaries written as arrays
-/// of keys and values) are compared as multisets and change as a whole.
+/// of keys and values) are compared as multisets and change as a whole, except that the values of
+/// such a dictionary whose keys are the same strings compare key by key.
 enum ReferenceChanges {
     enum Unordered {
         /// A `Set`: its elements, in any order.
@@ -215,9 +216,19 @@ enum ReferenceChanges {
             }
         case (.array(let before)?, .array(let after)?):
             if let kind = unordered(components) {
-                if !sameMultiset(before, after, kind) {
-                    found.append(Change(path: path(components), hadValue: true, hasValue: true))
+                guard !sameMultiset(before, after, kind) else { return }
+                // A dictionary's values under the same string keys compare key by key.
+                if kind == .pairs, let old = stringKeyed(before), let new = stringKeyed(after),
+                    Set(old.keys) == Set(new.keys)
+                {
+                    for (key, value) in new {
+                        compare(
+                            old[key], value, components: components + [String(decoding: key, as: UTF8.self)],
+                            unordered: unordered, into: &found)
+                    }
+                    return
                 }
+                found.append(Change(path: path(components), hadValue: true, hasValue: true))
                 return
             }
             for index in 0..<max(before.count, after.count) {
@@ -230,6 +241,18 @@ enum ReferenceChanges {
                 found.append(Change(path: path(components), hadValue: old != nil, hasValue: new != nil))
             }
         }
+    }
+
+    /// The values of `[key, value, …]` by their keys, when every key is a string, once.
+    private static func stringKeyed(_ elements: [ReferenceJSON]) -> [[UInt8]: ReferenceJSON]? {
+        guard elements.count.isMultiple(of: 2) else { return nil }
+        var values: [[UInt8]: ReferenceJSON] = [:]
+        for start in stride(from: 0, to: elements.count, by: 2) {
+            guard case .string(let key) = elements[start],
+                values.updateValue(elements[start + 1], forKey: key) == nil
+            else { return nil }
+        }
+        return values
     }
 
     private static func sameMultiset(_ before: [ReferenceJSON], _ after: [ReferenceJSON], _ kind: Unordered)

@@ -389,6 +389,86 @@ extension ShopV2.Line: ArchiveDefaults {
         #expect(detail.contains(#"renaming: "note", to: <#its new name#>, in: "items[]")"#), "\(detail)")
     }
 
+    @Test func aMemberDroppedInsideTheValuesOfADictionaryArchivedAsPairsIsNamedForItsValues() throws {
+        struct Key: Codable, Hashable { var shelf: Int }
+        struct Item: Codable, Equatable { var title: String }
+        struct State: StateProtocol, Equatable {
+            var byID: [UUID: Item] = [:]
+            var byKey: [Key: Item] = [:]
+            var nested: [UUID: [Key: Item]] = [:]
+        }
+        let (one, two) = (UUID(), UUID())
+        func fixture(_ state: String) throws(PersistenceError) -> State {
+            try? Data(#"{"schemaVersion":1,"state":\#(state)}"#.utf8).write(to: url)
+            return try StateArchive<State>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        let cases: [(state: String, path: String, place: String)] = [
+            (
+                #"{"byID":["\#(one)",{"title":"a"},"\#(two)",{"title":"b","legacy":1}],"byKey":[],"nested":[]}"#,
+                "state.byID.\(two).legacy", "byID[values]"
+            ),
+            (
+                #"{"byID":[],"byKey":[{"shelf":1},{"title":"a","legacy":1},{"shelf":2},{"title":"b"}],"nested":[]}"#,
+                #"state.byKey.{"shelf":1}.legacy"#, "byKey[values]"
+            ),
+            (
+                #"{"byID":[],"byKey":[],"nested":["\#(one)",[{"shelf":1},{"title":"a"},{"shelf":2},{"title":"b","legacy":1}]]}"#,
+                #"state.nested.\#(one).{"shelf":2}.legacy"#, "nested[values][values]"
+            ),
+        ]
+        for (state, path, place) in cases {
+            let error = #expect(throws: PersistenceError.self) { try fixture(state) }
+            guard case .needsMigration(let named, _, let line)? = error?.kind else {
+                Issue.record("expected needsMigration, got \(String(describing: error))")
+                continue
+            }
+            // The value under one key, and a line that covers the values under every key: not the
+            // whole dictionary, and not its keys.
+            #expect(named == path)
+            #expect(line == #"ArchiveMigration(from: 1, removing: "legacy", in: "\#(place)")"#)
+            // Written as told, the line makes the fixture pass.
+            let migrated = StateArchive<State>(
+                file: directory.file("live.json"), schemaVersion: 2,
+                migrations: [ArchiveMigration(from: 1, removing: "legacy", in: place)])
+            #expect(throws: Never.self) { try migrated.loadFixture(at: url) }
+        }
+        // The same values without the member load as they are.
+        let loaded = try fixture(
+            #"{"byID":["\#(one)",{"title":"a"}],"byKey":[{"shelf":1},{"title":"b"}],"nested":[]}"#)
+        #expect(loaded == State(byID: [one: Item(title: "a")], byKey: [Key(shelf: 1): Item(title: "b")]))
+    }
+
+    @Test func aDictionarysValueChangedWholeIsNotTakenForAMemberNamedByItsKey() throws {
+        /// Reads a number or a string of digits, and writes a number.
+        struct Count: Codable, Equatable {
+            var value: Int
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                value = try (try? container.decode(Int.self)) ?? Int(container.decode(String.self)) ?? 0
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(value)
+            }
+        }
+        struct State: StateProtocol { var byName: [String: Count] = [:], byID: [UUID: Count] = [:] }
+        let id = UUID()
+        for state in [
+            #"{"byName":{"k1":"3"},"byID":[]}"#, #"{"byName":{},"byID":["\#(id)","3"]}"#,
+        ] {
+            try Data(#"{"schemaVersion":1,"state":\#(state)}"#.utf8).write(to: url)
+            let error = #expect(throws: PersistenceError.self) {
+                try StateArchive<State>(file: directory.file("live.json")).loadFixture(at: url)
+            }
+            guard case .needsMigration(_, _, let line)? = error?.kind else {
+                Issue.record("expected needsMigration, got \(String(describing: error))")
+                continue
+            }
+            // Not `converting: "k1", in: "byName"`: only a migration with a body changes a value.
+            #expect(line == "ArchiveMigration(from: 1) { state in <#change state to the new shape#> }")
+        }
+    }
+
     @Test func aValueTheCurrentTypesChangeIsNamedWithBothValues() throws {
         struct Rounding: StateProtocol, Equatable {
             var price: Double
