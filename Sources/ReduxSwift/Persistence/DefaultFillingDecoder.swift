@@ -43,14 +43,19 @@ enum DefaultFilling {
         static let depth = 48
 
         /// Whether element `index` of an array of `count` is looked at: one of the first or last
-        /// pairs, or of the pairs spread over it.
+        /// pairs, or of the `spread` pairs spread evenly over those between (all of them where there
+        /// are no more).
         static func includes(_ index: Int, of count: Int) -> Bool {
             let pair = index / 2
             let pairs = (count + 1) / 2
             // The last pairs too: elements an app appends are the newest, and hold the newest members.
             if pair < first || pair >= pairs - first { return true }
-            guard pairs > first + spread else { return false }
-            return pair % (pairs / spread) == 0
+            let (offset, between) = (pair - first, pairs - 2 * first)
+            if between <= spread { return true }
+            // The pairs at ⌊k × between / spread⌋ for k below `spread`: `offset` is one when the
+            // smallest k that reaches it lands on it.
+            let k = (offset * spread + between - 1) / between
+            return k < spread && k * between / spread == offset
         }
 
         /// Whether the value for `key` of a dictionary of `count` values is looked at: about

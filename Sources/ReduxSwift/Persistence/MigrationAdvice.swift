@@ -569,8 +569,9 @@ enum MigrationAdvice {
 
     /// The kind for values of a fixture that the current types do not keep: `lost` are the changes
     /// from the archived state to the state encoded again, each with an old value, and `state` the
-    /// value the types decoded, which tells a dictionary's keys from members (`[]`, not `.k137`).
-    static func notKept(_ lost: [StateChange], in state: Any, schemaVersion version: Int)
+    /// value the types decoded, which tells a dictionary's keys from members (`[]`, not `.k137`);
+    /// `migrated` when the fixture is of an earlier version, whose migrations ran first.
+    static func notKept(_ lost: [StateChange], in state: Any, schemaVersion version: Int, migrated: Bool)
         -> PersistenceError.Kind
     {
         func described(_ change: StateChange) -> String {
@@ -581,7 +582,8 @@ enum MigrationAdvice {
         let listed = lost.prefix(5).map(described).joined(separator: "; ")
         let more = lost.count > 5 ? "; and \(lost.count - 5) more" : ""
         let detail =
-            "the current types do not keep every value it holds: \(listed)\(more) (in a path for a "
+            (migrated ? "after migrating to version \(version), " : "")
+            + "the current types do not keep every value it holds: \(listed)\(more) (in a path for a "
             + "migration, write [] for every element of an array and every value of a dictionary, and "
             + "[values] or [keys] for the values or the keys of a dictionary archived as [key, value, …])"
         let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"

@@ -397,7 +397,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         }
         let loaded: (state: State, json: Data?, archive: Data?)
         do {
-            loaded = try decodeKeepingJSON(data) { nil }
+            // Every object, not a launch's sample: a rename to an optional that only objects
+            // outside it hold is asked about as a rename, not taken for a removed member.
+            loaded = try decodeKeepingJSON(data, everyObject: true) { nil }
         } catch {
             throw fail(error.kind)
         }
@@ -432,7 +434,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
                         .description))
         }
         if lost.isEmpty { return loaded.state }
-        throw fail(MigrationAdvice.notKept(lost, in: loaded.state, schemaVersion: schemaVersion))
+        throw fail(
+            MigrationAdvice.notKept(
+                lost, in: loaded.state, schemaVersion: schemaVersion, migrated: loaded.json != nil))
     }
 
     /// The values of `archived`, an archived state, that `state`, decoded from it, does not keep
@@ -557,10 +561,11 @@ public final class StateArchive<State: StateProtocol>: Sendable {
     /// The state in `data`; the JSON of the state it was decoded from, after migrations; and the
     /// archive of a state that was upgraded when the load has it as bytes that decode as the state
     /// with `JSONDecoder` alone. `defaultState` makes the state whose values the advice of a load
-    /// that needs migrations gives the members it adds.
-    private func decodeKeepingJSON(_ data: Data, defaultState: () -> State?) throws(PersistenceError) -> (
-        state: State, json: Data?, archive: Data?
-    ) {
+    /// that needs migrations gives the members it adds. With `everyObject`, a state that needs
+    /// nothing is looked at whole for renames to optionals, not through a launch's sample.
+    private func decodeKeepingJSON(
+        _ data: Data, everyObject: Bool = false, defaultState: () -> State?
+    ) throws(PersistenceError) -> (state: State, json: Data?, archive: Data?) {
         if data.isEmpty { throw failure(.load, .empty) }
         let envelope: ArchiveFormat.Envelope<State>
         // An archive that says it writes floats as strings is read so; any other may be one an earlier
@@ -574,13 +579,13 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         let asIs: Data?
         do {
             (envelope, asIs) = try decodeFillingDefaults(
-                ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
+                ArchiveFormat.Envelope<State>.self, from: data, floats: floats, everyObject: everyObject)
         } catch {
             let kind = ArchiveFormat.classify(
                 data, decodingError: error, stateType: State.self, schemaVersion: schemaVersion
             ) { data in
                 _ = try decodeFillingDefaults(
-                    ArchiveFormat.Envelope<State>.self, from: data, floats: floats)
+                    ArchiveFormat.Envelope<State>.self, from: data, floats: floats, everyObject: everyObject)
             }
             guard case .needsMigration = kind,
                 case .object(let envelope)? = try? JSONValue(parsing: data),

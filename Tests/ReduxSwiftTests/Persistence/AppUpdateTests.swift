@@ -469,6 +469,35 @@ extension ShopV2.Line: ArchiveDefaults {
         }
     }
 
+    @Test func aValueDroppedAfterTheMigrationsOfAnOlderFixtureOffersToAddTheLineToThem() throws {
+        struct Item: Codable, Equatable { var memo: String }
+        struct State: StateProtocol, Equatable { var items: [Item] }
+        // Version 2 renamed note to memo; the fixture of version 1 also holds `legacy`, which no
+        // migration takes.
+        try Data(#"{"schemaVersion":1,"state":{"items":[{"note":"a","legacy":1}]}}"#.utf8).write(to: url)
+        let archive = StateArchive<State>(
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: [ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "items[]")])
+        let error = #expect(throws: PersistenceError.self) { try archive.loadFixture(at: url) }
+        guard case .needsMigration(_, let detail, let migration)? = error?.kind else {
+            Issue.record("expected needsMigration, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.hasPrefix("after migrating to version 2, "), "\(detail)")
+        #expect(migration == #"ArchiveMigration(from: 2, removing: "legacy", in: "items[]")"#)
+        // Where version 2 has not shipped, the line belongs with the migrations from version 1.
+        let text = error?.description ?? ""
+        #expect(text.contains("if version 2 has not shipped yet, keep schemaVersion at 2"), "\(text)")
+        #expect(text.contains("with from: 1"), "\(text)")
+        let amended = StateArchive<State>(
+            file: directory.file("live.json"), schemaVersion: 2,
+            migrations: [
+                ArchiveMigration(from: 1, renaming: "note", to: "memo", in: "items[]"),
+                ArchiveMigration(from: 1, removing: "legacy", in: "items[]"),
+            ])
+        #expect(try amended.loadFixture(at: url) == State(items: [Item(memo: "a")]))
+    }
+
     @Test func aValueTheCurrentTypesChangeIsNamedWithBothValues() throws {
         struct Rounding: StateProtocol, Equatable {
             var price: Double

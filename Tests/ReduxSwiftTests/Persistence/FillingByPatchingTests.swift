@@ -60,6 +60,33 @@ import Testing
         return url
     }
 
+    @Test func aRenameToAnOptionalThatOnlyAValueOutsideTheSampleHoldsIsAskedAboutByTheFixtureCheck() throws {
+        struct Item: Codable, Equatable {
+            var q: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var byID: [UUID: Item] }
+        // Archived as keys and values; the value of pair 51 of 100 is outside a launch's sample.
+        #expect(!DefaultFilling.Sample.includes(103, of: 200))
+        let entries = (0..<100).map { index in
+            let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+            return #""\#(id.uuidString)",{"q":\#(index)\#(index == 51 ? #","note":"only""# : "")}"#
+        }
+        let url = directory.file("fixture.json")
+        try Data(#"{"schemaVersion":1,"state":{"byID":[\#(entries.joined(separator: ","))]}}"#.utf8).write(
+            to: url)
+        let error = try #require(throws: PersistenceError.self) {
+            try StateArchive<State>(file: directory.file("live.json")).loadFixture(at: url)
+        }
+        // Asked as a rename, as a launch that looks at the value asks, not offered as a removal
+        // that compiles as it is and drops the note.
+        #expect(
+            error.suggestedMigrations?.contains(
+                ##"renaming: <#"note", or delete this line#>, to: "memo", in: "byID[values]")"##) == true,
+            "\(error)")
+        #expect(error.suggestedMigrations?.contains(#"removing: "note""#) != true, "\(error)")
+    }
+
     @Test func aRenameToAnOptionalThatOnlyAnObjectOutsideTheSampleHoldsIsCaughtByALoadThatMigrates() throws {
         // Element 57 of 100 is outside the sample a plain launch looks at.
         #expect(!DefaultFilling.Sample.includes(57, of: 100))

@@ -423,6 +423,49 @@ enum ExpensesV2 {
             ])
     }
 
+    @Test func aPlainLaunchLooksAtTheFirstAndLastPairsAndEightSpreadOverTheRestOfEveryArray() {
+        let (first, spread) = (DefaultFilling.Sample.first, DefaultFilling.Sample.spread)
+        for count in 0...600 {
+            let pairs = (count + 1) / 2
+            let sampled = (0..<pairs).filter { DefaultFilling.Sample.includes(2 * $0, of: count) }
+            let between = max(0, pairs - 2 * first)
+            let ends = Set(0..<min(first, pairs)).union(max(0, pairs - first)..<pairs)
+            #expect(ends.isSubset(of: sampled), "\(count) elements")
+            let middle = sampled.filter { !ends.contains($0) }
+            #expect(middle.count == min(between, spread), "\(count) elements: \(middle)")
+            // Evenly: no gap between the pairs looked at is more than twice another.
+            let gaps = zip(middle.dropFirst(), middle).map { $0 - $1 }
+            #expect((gaps.max() ?? 0) <= 2 * max(1, gaps.min() ?? 1), "\(count) elements: \(middle)")
+            // Both elements of a pair alike.
+            #expect(
+                (0..<count).allSatisfy {
+                    DefaultFilling.Sample.includes($0, of: count) == sampled.contains($0 / 2)
+                })
+        }
+    }
+
+    @Test func aRenameToAnOptionalInAnyMiddleValueOfASmallPairDictionaryIsCaughtByAPlainLaunch() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var memo: String?  // "note" before
+        }
+        struct State: StateProtocol, Equatable { var byID: [UUID: Item] }
+        // 20 values: 8 first, 8 last and the 4 between, all of which a launch looks at.
+        for noted in 0..<20 {
+            let entries = (0..<20).map { index in
+                let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+                let note = index == noted ? #","note":"n\#(index)""# : ""
+                return #""\#(id.uuidString)",{"id":\#(index)\#(note)}"#
+            }
+            try write(#"{"byID":[\#(entries.joined(separator: ","))]}"#)
+            let error = migrationError { _ = try StateArchive<State>(file: url).load() }
+            #expect(
+                error?.migrationProblems.map(\.migration) == [
+                    ##"ArchiveMigration(from: 1, renaming: <#"note", or delete this line#>, to: "memo", in: "byID[values]")"##
+                ], "the note at value \(noted)")
+        }
+    }
+
     @Test func aRemovedEnumCaseIsNamedForEachMemberThatHoldsItWhateverTheDictionaryKeysAre() throws {
         enum Kind: String, Codable, Hashable { case home, work }  // "garden" removed
         struct State: StateProtocol, Equatable {
