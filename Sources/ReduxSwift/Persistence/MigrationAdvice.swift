@@ -609,11 +609,11 @@ enum MigrationAdvice {
     /// migrations before them, reads as the current types as it is: `lost` are the values the types
     /// do not keep (see ``StateArchive/valuesNotKept(by:of:floatStrings:merged:)``), and `state`
     /// the value they decoded, which tells a dictionary's keys from members. Never empty.
-    static func unseenChanges(_ lost: [StateChange], in state: Any, version: Int)
+    static func unseenChanges(_ lost: [StateChange], in state: Any, version: Int, migrated: Bool)
         -> [PersistenceError.MigrationProblem]
     {
         let general = "ArchiveMigration(from: \(version)) { state in <#change state to the new shape#> }"
-        let after = "after migrating to version \(version)"
+        let after = migrated ? "after migrating to version \(version)" : "as archived"
         guard !lost.isEmpty else {
             return [
                 .init(
@@ -788,8 +788,12 @@ enum MigrationAdvice {
         return digits.isEmpty ? (false, [], 0) : (isNegative, digits, exponent)
     }
 
+    /// A path of a ``StateChange`` as the errors write coding paths: `state.todos[2].due`.
     private static func statePath(_ path: String) -> String {
-        path.isEmpty ? "state" : "state.\(path)"
+        StatePath.components(of: path).reduce("state") { rendered, component in
+            !component.isEmpty && component.utf8.allSatisfy({ (48...57).contains($0) })
+                ? rendered + "[\(component)]" : rendered + "." + StatePath.escape(component)
+        }
     }
 
     static func abbreviated(_ value: JSONValue?) -> String {

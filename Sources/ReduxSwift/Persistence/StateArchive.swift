@@ -401,7 +401,9 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             // outside it hold is asked about as a rename, not taken for a removed member.
             loaded = try decodeKeepingJSON(data, everyObject: true) { nil }
         } catch {
-            throw fail(error.kind)
+            // The fixture's path, with the changes a load names and their migrations.
+            throw PersistenceError(
+                error.kind, stage: .load, location: location, migrationProblems: error.migrationProblems)
         }
         var archived: JSONValue
         // Members the types cannot tell from another (their names differ only in Unicode
@@ -645,7 +647,8 @@ public final class StateArchive<State: StateProtocol>: Sendable {
         {
             // The types read the state as it is: what the missing migrations must change is what
             // they do not keep, or nothing the archive shows.
-            problems = MigrationAdvice.unseenChanges(lost, in: value, version: context.version)
+            problems = MigrationAdvice.unseenChanges(
+                lost, in: value, version: context.version, migrated: context.migrated)
         }
         guard let problem = problems.first else { return failure(.load, first) }
         if case .missingMigration = first {

@@ -498,6 +498,30 @@ extension ShopV2.Line: ArchiveDefaults {
         #expect(try amended.loadFixture(at: url) == State(items: [Item(memo: "a")]))
     }
 
+    @Test func aFixtureOfAVersionWithNoMigrationNamesTheChangesAndTheirBlockAsALoadDoes() throws {
+        struct Item: Codable, Equatable { var q: Int }
+        struct State: StateProtocol, Equatable { var x: [Item] }
+        // Version 2 dropped `legacy`; schemaVersion was raised before any migration was written.
+        try Data(#"{"schemaVersion":1,"state":{"x":[{"q":1,"legacy":"L"}]}}"#.utf8).write(to: url)
+        let archive = StateArchive<State>(file: directory.file("live.json"), schemaVersion: 2)
+        let fixture = #expect(throws: PersistenceError.self) { try archive.loadFixture(at: url) }
+        try Data(#"{"schemaVersion":1,"state":{"x":[{"q":1,"legacy":"L"}]}}"#.utf8).write(
+            to: directory.file("live.json"))
+        let load = #expect(throws: PersistenceError.self) { try archive.load() }
+        #expect(fixture?.kind == .missingMigration(from: 1))
+        #expect(fixture?.location == url.path)
+        #expect(fixture?.suggestedMigrations != nil)
+        #expect(fixture?.suggestedMigrations == load?.suggestedMigrations)
+        #expect(fixture?.migrationProblems.map(\.path) == ["state.x[0].legacy"])
+        // No migration ran: the detail does not say one did.
+        let detail = fixture?.migrationProblems.first?.detail ?? ""
+        #expect(detail.hasPrefix("as archived, "), "\(detail)")
+        #expect(
+            fixture?.migrationProblems.map(\.migration) == [
+                #"ArchiveMigration(from: 1, removing: "legacy", in: "x[]")"#
+            ])
+    }
+
     @Test func aValueTheCurrentTypesChangeIsNamedWithBothValues() throws {
         struct Rounding: StateProtocol, Equatable {
             var price: Double
@@ -896,7 +920,7 @@ final class SubRecord: BaseRecord, @unchecked Sendable {
             Issue.record("expected needsMigration, got \(String(describing: error))")
             return
         }
-        #expect(path == "state.items.0")
+        #expect(path == "state.items[0]")
         #expect(migration.hasPrefix("ArchiveMigration(from: 1) { state in"), "\(migration)")
     }
 
