@@ -153,6 +153,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
         migrationProblems = problems
     }
 
+    /// This error, with its changes and their migrations, naming `location`: a file read as an
+    /// archive is read (a fixture, the unmerged state).
+    func naming(_ location: String) -> PersistenceError {
+        PersistenceError(kind, stage: stage, location: location, migrationProblems: migrationProblems)
+    }
+
     /// The migrations of every problem in ``migrationProblems``, in order, as a Swift array literal
     /// ready to paste as a ``StateArchive``'s `migrations:` argument (or into it); `nil` when there
     /// are none.

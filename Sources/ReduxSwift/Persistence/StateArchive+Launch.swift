@@ -198,7 +198,7 @@ extension StateArchive {
             }
             return try decodeNotingUpgrade(data).state
         } catch {
-            throw PersistenceError(error.kind, stage: error.stage, location: storage.location)
+            throw error.naming(storage.location)
         }
     }
 

@@ -401,9 +401,7 @@ public final class StateArchive<State: StateProtocol>: Sendable {
             // outside it hold is asked about as a rename, not taken for a removed member.
             loaded = try decodeKeepingJSON(data, everyObject: true) { nil }
         } catch {
-            // The fixture's path, with the changes a load names and their migrations.
-            throw PersistenceError(
-                error.kind, stage: .load, location: location, migrationProblems: error.migrationProblems)
+            throw error.naming(location)
         }
         var archived: JSONValue
         // Members the types cannot tell from another (their names differ only in Unicode

@@ -307,6 +307,39 @@ import Testing
         #expect(try scaled().loadUnmerged() == SettingsV1(size: 14), "migrated from version 1")
     }
 
+    @Test func anUnmergedStateOfAVersionWithNoMigrationNamesTheChangesAndTheirBlockAsTheArchiveDoes() throws {
+        struct Todo: Codable, Equatable { var name: String }
+        struct StateV1: StateProtocol, Equatable { var todos: [Todo1] }
+        struct Todo1: Codable, Equatable { var title: String }
+        struct StateV2: StateProtocol, Equatable { var todos: [Todo] }
+        let directory = TemporaryDirectory()
+        let file = directory.file("Todos.json")
+        let rename = ArchiveMigration(from: 1, renaming: "title", to: "name", in: "todos[]")
+        try StateArchive<StateV1>(file: file).save(StateV1(todos: [Todo1(title: "a")]))
+        // Version 2 upgrades the archive; a downgrade to version 1 cannot read it, and saves beside it.
+        _ = StateArchive<StateV2>(file: file, schemaVersion: 2, migrations: [rename]).restore(
+            default: StateV2(todos: [])
+        ) { _ in }
+        let downgraded = StateArchive<StateV1>(file: file)
+        _ = downgraded.restore(default: StateV1(todos: [])) { _ in }
+        try downgraded.save(StateV1(todos: [Todo1(title: "a"), Todo1(title: "b")]))
+        // A build of version 2 without the migration reads the archive, and not the unmerged state.
+        let forgetful = StateArchive<StateV2>(file: file, schemaVersion: 2)
+        #expect(try forgetful.load() == StateV2(todos: [Todo(name: "a")]))
+        let error = #expect(throws: PersistenceError.self) { try forgetful.loadUnmerged() }
+        #expect(error?.kind == .missingMigration(from: 1))
+        #expect(error?.location == file.path + ".unmerged")
+        #expect(error?.migrationProblems.map(\.path) == ["state.todos[0].name"])
+        #expect(
+            error?.suggestedMigrations?.contains(
+                ##"ArchiveMigration(from: 1, renaming: <#"title", or delete this line#>, to: "name", in: "todos[]")"##
+            )
+                == true, "\(String(describing: error))")
+        // With it, the edits come back.
+        let fixed = StateArchive<StateV2>(file: file, schemaVersion: 2, migrations: [rename])
+        #expect(try fixed.loadUnmerged() == StateV2(todos: [Todo(name: "a"), Todo(name: "b")]))
+    }
+
     @Test func theUnmergedStateIsReportedAtEveryLaunchUntilTheAppRemovesIt() throws {
         let place = ArchivePlace(.file)
         try place.v2Archive().save(.sample)
