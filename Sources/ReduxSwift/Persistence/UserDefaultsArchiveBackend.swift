@@ -233,10 +233,19 @@ public struct UserDefaultsArchiveBackend: ArchiveBackend, SiblingStorage, @unche
         defaults.object(forKey: key) != nil
     }
 
-    /// Removes the value and asks `UserDefaults` to write the change to disk.
+    /// Removes the value, and its key from the list of those that count toward ``sizeLimit`` (the
+    /// list itself when no other is left), and asks `UserDefaults` to write the change to disk.
     func remove() throws(PersistenceError) {
         guard exists() else { return }
         defaults.removeObject(forKey: key)
+        let listed = (defaults.stringArray(forKey: setAsideListKey) ?? []).filter {
+            $0 != key && defaults.object(forKey: $0) != nil
+        }
+        if listed.isEmpty {
+            defaults.removeObject(forKey: setAsideListKey)
+        } else {
+            defaults.set(listed, forKey: setAsideListKey)
+        }
         guard defaults.synchronize() else {
             throw PersistenceError(
                 .system(call: "UserDefaults.synchronize", errno: 0, message: "it returned false"),

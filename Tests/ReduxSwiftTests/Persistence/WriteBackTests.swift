@@ -29,6 +29,9 @@ import Testing
         #expect(try place.v2Archive().load() == .sample)
         #expect(place.kept == ["", ".previous-v1"])
         #expect(place.data(".previous-v1") == version1)
+        if kind == .userDefaults {
+            #expect(place.defaults.stringArray(forKey: "app.Notes#setAside") == ["app.Notes.previous-v1"])
+        }
         let written = try #require(place.data())
         #expect(ArchiveSiblings.schemaVersion(in: written) == 2)
         let object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
@@ -40,6 +43,10 @@ import Testing
         #expect(try next.load() == .sample)
         #expect(place.kept == [""])
         #expect(place.data() == written)
+        // Nothing is left listed for the size limit: the list goes with its last value.
+        if kind == .userDefaults {
+            #expect(place.defaults.object(forKey: "app.Notes#setAside") == nil)
+        }
         if kind == .file {
             let file = try FileManager.default.attributesOfItem(atPath: place.url().path)[.systemFileNumber]
             #expect(try next.load() == .sample)
