@@ -39,6 +39,17 @@ enum ExpensesV2 {
 
     var url: URL { directory.file("Expenses.json") }
 
+    /// An item of version 2, whose optional `memo` was `note` before.
+    struct Item: Codable, Equatable {
+        var id: Int
+        var memo: String?
+    }
+
+    /// The `index`th of a run of identifiers, the same at every launch.
+    static func id(_ index: Int) -> UUID {
+        UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+    }
+
     /// The choice that the advice for the expense tracker's rename asks for.
     /// The answers to the expense tracker's advice: the rename confirmed, and the value that
     /// `ExpensesV2.Expense` declares for its tags.
@@ -389,10 +400,6 @@ enum ExpensesV2 {
     }
 
     @Test func aRenameToAnOptionalInALargeArchiveIsCaughtByALaunchThatNeedsNothingElse() throws {
-        struct Item: Codable, Equatable {
-            var id: Int
-            var memo: String?  // "note" before
-        }
         struct State: StateProtocol, Equatable { var items: [Item] }
         let items = (0..<5_000).map { #"{"id":\#($0),"note":"n\#($0)"}"# }
         try write(#"{"items":[\#(items.joined(separator: ","))]}"#)
@@ -404,14 +411,10 @@ enum ExpensesV2 {
     }
 
     @Test func aRenameToAnOptionalInADictionaryKeyedByUUIDIsCaughtByALaunchThatNeedsNothingElse() throws {
-        struct Item: Codable, Equatable {
-            var id: Int
-            var memo: String?  // "note" before
-        }
         struct State: StateProtocol, Equatable { var byID: [UUID: Item] }
         // Archived as keys and values: the first 4 values have no note, every later one has one.
         let entries = (0..<40).map { index in
-            let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+            let id = Self.id(index)
             let note = index < 4 ? "" : #","note":"n\#(index)""#
             return #""\#(id.uuidString)",{"id":\#(index)\#(note)}"#
         }
@@ -445,15 +448,11 @@ enum ExpensesV2 {
     }
 
     @Test func aRenameToAnOptionalInAnyMiddleValueOfASmallPairDictionaryIsCaughtByAPlainLaunch() throws {
-        struct Item: Codable, Equatable {
-            var id: Int
-            var memo: String?  // "note" before
-        }
         struct State: StateProtocol, Equatable { var byID: [UUID: Item] }
         // 20 values: 8 first, 8 last and the 4 between, all of which a launch looks at.
         for noted in 0..<20 {
             let entries = (0..<20).map { index in
-                let id = UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index))!
+                let id = Self.id(index)
                 let note = index == noted ? #","note":"n\#(index)""# : ""
                 return #""\#(id.uuidString)",{"id":\#(index)\#(note)}"#
             }
@@ -507,10 +506,6 @@ enum ExpensesV2 {
     }
 
     @Test func aLaunchThatNeedsNothingElseLooksAtEveryValueOfASmallDictionaryWhateverTheirOrder() throws {
-        struct Item: Codable, Equatable {
-            var id: Int
-            var memo: String?  // "note" before
-        }
         struct State: StateProtocol, Equatable { var byName: [String: Item] }
         for holder in 0..<16 {
             let values = (0..<16).map { index in
