@@ -119,11 +119,10 @@ struct MigrationSurvey {
         var problems = Self.settlingRenames(findings, in: settling, unread: unread)
         if let ending, !problems.isEmpty {
             let last = problems.removeLast()
-            // A detail quoted from another error may already end the sentence.
-            let period = last.detail.last.map { ".?!".contains($0) } == true ? "" : "."
             problems.append(
                 .init(
-                    path: last.path, kind: last.kind, detail: "\(last.detail)\(period) \(ending)",
+                    path: last.path, kind: last.kind,
+                    detail: "\(PersistenceError.endingSentence(last.detail)) \(ending)",
                     migration: last.migration))
         }
         guard context.migrated else { return problems }

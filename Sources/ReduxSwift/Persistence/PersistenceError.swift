@@ -211,9 +211,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible, Equata
                 + "these migrations\(Self.sameRelease(migrationProblems)):\nmigrations: \(migrations)"
         }
         let explanation = Self.explain(kind, stage: stage)
-        // A detail quoted from another error may already end the sentence.
-        let period = explanation.last.map { ".?!".contains($0) } == true ? "" : "."
-        return "Cannot \(verb) \(location): \(explanation)\(period)"
+        return "Cannot \(verb) \(location): \(Self.endingSentence(explanation))"
+    }
+
+    /// `text` with a period, unless a detail quoted from another error already ends the sentence.
+    static func endingSentence(_ text: String) -> String {
+        text.last.map { ".?!".contains($0) } == true ? text : text + "."
     }
 
     /// For advice found after the migrations to version N, which gives migrations from N: how to
