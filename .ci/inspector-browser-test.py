@@ -259,8 +259,27 @@ def large_page(driver, path, screenshot):
     check(todos == "todos: [100 items]", f"the state after it holds the 100 todos (got {todos!r})")
     external = requests_made(driver, url)
     check(external == [], f"the large page made no request (got {external})")
-    driver.execute_script("location.hash = '#step=42'")
+
+    # Follow-ups: each rename's middleware dispatched an increment, nested under it in the timeline;
+    # the detail of each links the other.
+    driver.execute_script("location.hash = '#step=43'")
+    WebDriverWait(driver, 10).until(lambda d: heading(d).startswith("Step 43"))
+    nested = driver.execute_script(
+        "const row = document.querySelector('.row[data-step=\"43\"]');"
+        " return row && [row.dataset.depth, row.querySelector('.arrow') !== null, row.title,"
+        " parseFloat(getComputedStyle(row).paddingLeft)];")
+    check(nested is not None and nested[0] == "1" and nested[1] and nested[2] == "dispatched by step 42"
+          and nested[3] > 8, f"step 43, the follow-up of step 42, is drawn nested under it (got {nested})")
+    cause = driver.find_element(By.CSS_SELECTOR, "#detail .cause a")
+    check(cause.get_attribute("href").endswith("#step=42"), "its detail links the step that dispatched it")
+    cause.click()
     WebDriverWait(driver, 10).until(lambda d: heading(d).startswith("Step 42"))
+    follow_ups = driver.find_element(By.CSS_SELECTOR, "#detail .followups").text
+    check(follow_ups == "Dispatched 1 follow-up: step 43 · increment",
+          f"step 42's detail lists its follow-up (got {follow_ups!r})")
+    top = driver.execute_script(
+        "const row = document.querySelector('.row[data-step=\"42\"]'); return row && row.dataset.depth === undefined;")
+    check(top, "step 42, dispatched from outside the store, is not nested")
     driver.save_screenshot(str(screenshot))
     print(f"  screenshot: {screenshot}")
 

@@ -239,7 +239,8 @@ extension ReductionPipeline {
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
         let time = Date()
-        for recorder in recorders { recorder.record([.committed(landed)], at: time) }
+        let depths = currentFollowUpDepth > 0 ? [currentFollowUpDepth] : []
+        for recorder in recorders { recorder.record([.committed(landed, depths: depths)], at: time) }
     }
 
     /// Applies a move an ``ActionLog`` replays: the state becomes the one the move landed on when

@@ -12,7 +12,8 @@ import Foundation
 ///   recording holds it; a history move without the state it landed on). A batch or a transaction
 ///   has `"actions"` instead of `"payload"`: its actions, each with `"type"`, `"id"` and `"payload"`.
 ///   A step whose action failed has `"failed":true` and `"error"` (its error's description); it
-///   changed nothing.
+///   changed nothing. A follow-up has `"cause"`: the step of the action whose reducers or
+///   middleware dispatched it.
 /// - `"changes"`: per step, what it changed: `{"p":[keys and indices],"o":old,"n":new}`, `"o"`
 ///   missing for an added value and `"n"` for a removed one. `changes[n-1]` is step `n`'s.
 /// - `"checkpoints"`: `[[step, state], …]`, whole states at step 0 and wherever the changes written
@@ -74,17 +75,22 @@ extension ActionLog {
         data.begin(title: title, stateType: String(reflecting: State.self))
         var previous = try Self.snapshotJSON(of: store)
         data.addCheckpoint(step: 0, state: previous.value, size: previous.bytes.count)
+        var stepOfLine: [Int: Int] = [:]
         for (index, entry) in actions.enumerated() {
             let line = Data(recordedLines[entry.line - 1])
+            stepOfLine[entry.line] = index + 1
             if let failed = entry.action as? FailedLine {
                 // It changed nothing: its state is the state before it.
                 data.addStep(
-                    Self.inspectedStep(failed.action, line: entry.line, json: line, failure: failed.error))
+                    Self.inspectedStep(
+                        failed.action, line: entry.line, json: line, stepOfLine: stepOfLine,
+                        failure: failed.error))
                 data.addChanges([], step: index + 1, state: nil)
                 continue
             }
             dispatchReplayed(entry.action, into: store.kernel)
-            data.addStep(Self.inspectedStep(entry.action, line: entry.line, json: line))
+            data.addStep(
+                Self.inspectedStep(entry.action, line: entry.line, json: line, stepOfLine: stepOfLine))
             let next = try Self.snapshotJSON(of: store)
             if next.bytes == previous.bytes {
                 data.addChanges([], step: index + 1, state: nil)
@@ -106,13 +112,16 @@ extension ActionLog {
         return (bytes, try JSONValue(parsing: bytes))
     }
 
-    /// What the page shows of one line of a recording; `failure` is the error of an action that
-    /// failed.
+    /// What the page shows of one line of a recording; `stepOfLine` gives the step of each line
+    /// before it, `failure` the error of an action that failed.
     private static func inspectedStep(
-        _ action: any ActionProtocol, line number: Int, json: Data, failure: String? = nil
+        _ action: any ActionProtocol, line number: Int, json: Data, stepOfLine: [Int: Int],
+        failure: String? = nil
     ) -> InspectorStep {
         let record = (try? JSONValue(parsing: json)) ?? .null
         let time = record.child("time")?.stringValue
+        let offset = record.child("causeOffset")?.intValue
+        let cause = offset.flatMap { $0 < 0 ? stepOfLine[number + $0] : nil }
         if let move = (action as? ReplayedMove)?.move ?? (action as? HistoryAction) {
             var payload = record.child("action") ?? .null
             if case .object(var members) = payload {
@@ -121,7 +130,7 @@ extension ActionLog {
             }
             return InspectorStep(
                 line: number, time: time, kind: "move", type: moveName, identifier: move.identifier,
-                payload: payload, actions: nil, failure: failure)
+                payload: payload, actions: nil, failure: failure, cause: cause)
         }
         if let batch = (action as? ReplayedTransaction)?.batch ?? (action as? ActionBatch) {
             var members: [InspectorStep] = []
@@ -132,18 +141,18 @@ extension ActionLog {
                             line: number, time: nil, kind: "action",
                             type: memberRecord.child("type")?.stringValue ?? "",
                             identifier: member.identifier, payload: memberRecord.child("action") ?? .null,
-                            actions: nil, failure: nil))
+                            actions: nil, failure: nil, cause: nil))
                 }
             }
             return InspectorStep(
                 line: number, time: time, kind: action is ReplayedTransaction ? "transaction" : "batch",
                 type: batchName, identifier: batch.identifier, payload: nil, actions: members,
-                failure: failure)
+                failure: failure, cause: cause)
         }
         return InspectorStep(
             line: number, time: time, kind: "action", type: record.child("type")?.stringValue ?? "",
             identifier: action.identifier, payload: record.child("action") ?? .null, actions: nil,
-            failure: failure)
+            failure: failure, cause: cause)
     }
 }
 
@@ -158,6 +167,8 @@ struct InspectorStep {
     let actions: [InspectorStep]?
     /// The error of an action that failed; `nil` for one that committed.
     let failure: String?
+    /// The step of the action whose reducers or middleware dispatched this one, if any.
+    let cause: Int?
 
     var json: JSONValue {
         var members: [String: JSONValue] = [
@@ -171,6 +182,7 @@ struct InspectorStep {
             members["failed"] = .bool(true)
             members["error"] = .string(failure)
         }
+        if let cause { members["cause"] = .number(String(cause)) }
         return .object(members)
     }
 }

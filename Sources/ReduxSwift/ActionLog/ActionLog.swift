@@ -57,6 +57,16 @@ import Android
 /// store's part of a committed ``StoreTransaction`` is recorded as its batch, marked as one:
 /// `{"actions":[…],"time":…,"transaction":true,"type":"ActionBatch"}`.
 ///
+/// **Follow-ups.** An action that a reducer or a middleware dispatched to its own store while
+/// another action passed through it is reduced right after that action (see
+/// <doc:TheDispatchPipeline>), and its line says so: `"causeOffset":-2` means that the action
+/// that dispatched it is on the line two lines above. So the link survives recordings appended one
+/// after another to one file, and the inspector page nests each follow-up under its cause (see
+/// <doc:InspectingARecording>). A follow-up whose cause was left out of the recording has no
+/// link, and neither has an action dispatched from anywhere else: an async action's work, another
+/// store's code, or a function kept from ``Middleware/Context/dispatchLater()``. Replays ignore
+/// the link.
+///
 /// **History moves.** The undos, redos and jumps of the store's history
 /// (``Store/recordHistory(limit:makesStep:)``) are recorded too, each as one line holding the
 /// move and the whole state it landed on:
@@ -265,6 +275,32 @@ extension ActionLog {
             /// The threads encoding now; an `encode(to:)` that reads the recording again runs on one.
             var encodingThreads: [pthread_t] = []
             let formatter: ISO8601DateFormatter
+            /// The number of lines written.
+            var lineCount = 0
+            /// The newest line written at each depth of follow-ups, by number from 1; `nil` where
+            /// that action was left out. A follow-up's cause is the newest line one level up.
+            var causeLines: [Int?] = []
+
+            /// Writes one action's line, if it has one, as the next line: a follow-up whose cause has
+            /// a line gets `"causeOffset"`, the cause's line number minus its own.
+            mutating func write(_ line: Data?, depth: Int) {
+                let cause = depth > 0 && depth <= causeLines.count ? causeLines[depth - 1] : nil
+                if causeLines.count > depth { causeLines.removeSubrange(depth...) }
+                while causeLines.count < depth { causeLines.append(nil) }
+                guard let line else {
+                    causeLines.append(nil)
+                    return
+                }
+                lineCount += 1
+                causeLines.append(lineCount)
+                if let cause, line.last == UInt8(ascii: "}") {
+                    lines.append(line.dropLast())
+                    lines.append(contentsOf: #","causeOffset":\#(cause - lineCount)}"#.utf8)
+                } else {
+                    lines.append(line)
+                }
+                lines.append(UInt8(ascii: "\n"))
+            }
         }
 
         /// The log whose registered types the recording encodes.
@@ -357,7 +393,7 @@ extension ActionLog {
                 }
                 // Another reader may have written some of these handovers meanwhile: write the rest.
                 for (number, handover) in encoded where number == log.nextToWrite {
-                    log.lines.append(handover.lines)
+                    for action in handover.actions { log.write(action.line, depth: action.depth) }
                     log.skipped += handover.skipped
                     log.nextToWrite += 1
                 }
@@ -366,35 +402,33 @@ extension ActionLog {
             }
         }
 
-        /// The lines of one handover, and how many of its actions were left out.
+        /// The line of each action of one handover (`nil` for one left out) with how deep in
+        /// follow-ups it was reduced, and how many of its actions were left out.
         private func encode(_ handover: Handover, with encoder: SnapshotEncoder) -> (
-            lines: Data, skipped: Int
+            actions: [(line: Data?, depth: Int)], skipped: Int
         ) {
-            var lines = Data()
+            var actions: [(line: Data?, depth: Int)] = []
             var skipped = 0
-            func add(_ line: Data?, leftOut: Int) {
-                skipped += leftOut
-                guard let line else { return }
-                lines.append(line)
-                lines.append(UInt8(ascii: "\n"))
-            }
             for event in handover.events {
                 switch event {
-                case .committed(let actions):
-                    for run in actions.runs {
+                case .committed(let list, let depths):
+                    for (index, run) in list.runs.enumerated() {
+                        let depth = depths.isEmpty ? 0 : depths[index]
                         for entry in run.entries[run.range] {
                             let (line, left) = logLine(for: entry, time: handover.time, with: encoder)
-                            add(line, leftOut: left)
+                            skipped += left
+                            actions.append((line, depth))
                         }
                     }
-                case .failed(let action, let error, let transaction):
+                case .failed(let action, let error, let transaction, let depth):
                     let (line, left) = log.line(
                         for: action, transaction: transaction, failure: String(describing: error),
                         time: handover.time, with: encoder)
-                    add(line, leftOut: left)
+                    skipped += left
+                    actions.append((line, depth))
                 }
             }
-            return (lines, skipped)
+            return (actions, skipped)
         }
 
         /// The line of one committed entry, and how many of its actions were left out; a
@@ -412,11 +446,15 @@ extension ActionLog {
 
 /// What a store hands the recordings of an action log: actions that committed together, or one
 /// that failed, with its error.
+///
+/// Each comes with how deep in follow-ups it was reduced (see
+/// ``ReductionPipeline/followUpDepths``): `depths` holds one per run of `committed`, or is empty
+/// when every run's is 0.
 enum RecordedEvent: Sendable {
-    case committed(StoreNotification.ActionList)
+    case committed(StoreNotification.ActionList, depths: [Int] = [])
     /// An action (or batch) that failed; `transaction` when it is a store's part of a
     /// ``StoreTransaction`` whose commit threw.
-    case failed(any ActionProtocol, any Error, transaction: Bool)
+    case failed(any ActionProtocol, any Error, transaction: Bool, depth: Int)
 }
 
 /// Where a store puts the actions it commits, and those that fail, while an
@@ -453,9 +491,21 @@ final class RecordingSink: Sendable {
 }
 
 /// A position in the events of one pass: the event, and the run within it when it is a change.
-struct EventPosition {
+struct EventPosition: Comparable {
     var event = 0
     var run = 0
+
+    /// Where the next event or run of `events` goes: a run joins the last event when it is a change.
+    static func end(of events: [StoreEvent]) -> EventPosition {
+        if let last = events.indices.last, case .changed(let changed) = events[last] {
+            return EventPosition(event: last, run: changed.count)
+        }
+        return EventPosition(event: events.count, run: 0)
+    }
+
+    static func < (lhs: EventPosition, rhs: EventPosition) -> Bool {
+        (lhs.event, lhs.run) < (rhs.event, rhs.run)
+    }
 }
 
 extension ReductionPipeline {
@@ -467,23 +517,41 @@ extension ReductionPipeline {
         var recorded: [RecordedEvent] = []
         if !recorders.isEmpty {
             var runs: [ActionRun] = []
+            var depths: [Int] = []
+            var marks = followUpDepths[...]
+            func depth(at position: EventPosition) -> Int {
+                while let next = marks.dropFirst().first, next.from <= position { marks = marks.dropFirst() }
+                guard let mark = marks.first, mark.from <= position else { return 0 }
+                return mark.depth
+            }
+            func closeRuns() {
+                guard !runs.isEmpty else { return }
+                let nested = depths.contains { $0 > 0 }
+                recorded.append(
+                    .committed(StoreNotification.ActionList(runs: runs), depths: nested ? depths : []))
+                runs = []
+                depths = []
+            }
             for index in recordedEvents.event..<events.count {
                 switch events[index] {
                 case .changed(let changed):
                     let first = index == recordedEvents.event ? recordedEvents.run : 0
                     runs.append(contentsOf: changed[first...])
-                case .failed(let action, let error, let site):
-                    if !runs.isEmpty {
-                        recorded.append(.committed(StoreNotification.ActionList(runs: runs)))
-                        runs = []
+                    for run in first..<changed.count {
+                        depths.append(depth(at: EventPosition(event: index, run: run)))
                     }
+                case .failed(let action, let error, let site):
+                    closeRuns()
                     let isTransaction = if case .transaction = site { true } else { false }
-                    recorded.append(.failed(action, error, transaction: isTransaction))
+                    recorded.append(
+                        .failed(
+                            action, error, transaction: isTransaction,
+                            depth: depth(at: EventPosition(event: index, run: 0))))
                 case .lockAbandoned, .snapshotFailed:
                     continue
                 }
             }
-            if !runs.isEmpty { recorded.append(.committed(StoreNotification.ActionList(runs: runs))) }
+            closeRuns()
         }
         markRecorded(events)
         guard !recorded.isEmpty else { return }
@@ -493,10 +561,9 @@ extension ReductionPipeline {
 
     /// Moves `recordedEvents` past every event of `events`, recorded or not.
     mutating func markRecorded(_ events: [StoreEvent]) {
-        if let last = events.indices.last, case .changed(let changed) = events[last] {
-            recordedEvents = EventPosition(event: last, run: changed.count)
-        } else {
-            recordedEvents = EventPosition(event: events.count, run: 0)
-        }
+        recordedEvents = EventPosition.end(of: events)
     }
+
+    /// How deep in follow-ups the action reduced now is (see ``followUpDepths``).
+    var currentFollowUpDepth: Int { followUpDepths.last?.depth ?? 0 }
 }

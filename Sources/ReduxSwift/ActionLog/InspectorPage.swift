@@ -53,6 +53,8 @@ enum InspectorPage {
         .row .summary { color: #666; overflow: hidden; text-overflow: ellipsis; }
         .row.open .summary { color: #eef; }
         .row .time { margin-left: auto; color: #888; font-size: 11px; }
+        .row .arrow { color: #888; }
+        .row.open .arrow { color: #dde; }
         .row.open .time { color: #dde; }
         #detail { overflow: auto; padding: 10px 14px; }
         #detail h2 { font-size: 15px; margin: 4px 0 8px; }
@@ -128,6 +130,17 @@ enum InspectorPage {
           }
           const firstRowOf = new Int32Array(steps.length + 1);
           for (let r = rows.length - 1; r >= 0; r--) if (rows[r].child < 0) firstRowOf[rows[r].step] = r;
+          // Follow-ups: each step's depth under the actions that dispatched it, and each step's follow-ups.
+          const depthOf = new Int32Array(steps.length + 1);
+          const followUpsOf = new Map();
+          for (let i = 0; i < steps.length; i++) {
+            const cause = steps[i].cause;
+            if (!(cause >= 1 && cause <= i)) continue;
+            depthOf[i + 1] = depthOf[cause] + 1;
+            if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
+            followUpsOf.get(cause).push(i + 1);
+          }
+          const indent = (n, base) => (base + 18 * Math.min(depthOf[n], 12)) + "px";
 
           document.getElementById("title").textContent = data.title;
           document.title = data.title + " — inspector";
@@ -238,6 +251,10 @@ enum InspectorPage {
             node.dataset.row = String(i);
             node.dataset.step = String(row.step);
             node.setAttribute("role", "option");
+            if (row.step > 0 && depthOf[row.step] > 0) {
+              node.dataset.depth = String(depthOf[row.step]);
+              node.style.paddingLeft = indent(row.step, row.child >= 0 ? 32 : 8);
+            }
             if (row.child >= 0) {
               const action = step.actions[row.child];
               node.classList.add("child");
@@ -246,7 +263,13 @@ enum InspectorPage {
             } else if (!step) {
               node.append(el("span", "n", "0"), el("span", "id", "Initial state"));
             } else {
-              node.append(el("span", "n", String(row.step)), el("span", "id", step.id));
+              node.append(el("span", "n", String(row.step)));
+              if (depthOf[row.step] > 0) {
+                node.classList.add("followup");
+                node.title = "dispatched by step " + step.cause;
+                node.append(el("span", "arrow", "↳"));
+              }
+              node.append(el("span", "id", step.id));
               if (step.kind !== "action") node.append(el("span", "tag " + step.kind, step.kind === "batch" ? "batch of " + step.actions.length : step.kind === "transaction" ? "transaction of " + step.actions.length : "history"));
               if (step.failed) {
                 node.classList.add("failed");
@@ -324,6 +347,23 @@ enum InspectorPage {
               const meta = el("div", "meta", "type " + step.type + " · " + step.kind + " · ");
               meta.append(step.failed ? el("span", "failed", "failed") : "committed", " · line " + step.line + (step.time ? " · " + step.time : ""));
               nodes.push(meta);
+              const stepLink = (m) => {
+                const link = el("a", null, "step " + m + " · " + steps[m - 1].id);
+                link.href = "#step=" + m;
+                return link;
+              };
+              if (depthOf[n] > 0) {
+                const cause = el("div", "meta cause", "Dispatched by ");
+                cause.append(stepLink(step.cause));
+                nodes.push(cause);
+              }
+              const followUps = followUpsOf.get(n);
+              if (followUps) {
+                const list = el("div", "meta followups", "Dispatched " + followUps.length + (followUps.length === 1 ? " follow-up: " : " follow-ups: "));
+                followUps.slice(0, 50).forEach((m, i) => { if (i > 0) list.append(", "); list.append(stepLink(m)); });
+                if (followUps.length > 50) list.append(", …");
+                nodes.push(list);
+              }
               if (step.failed) {
                 nodes.push(el("h3", null, "Error"));
                 nodes.push(el("pre", "error", step.error));

@@ -79,6 +79,11 @@ struct ReductionPipeline {
     var recorders: [RecordingSink] = []
     /// How far the recorders have been given the events of the current pass.
     var recordedEvents = EventPosition()
+    /// How deep in follow-ups the current pass's events are, for the recorders: from each position
+    /// on, the number of actions above the one reduced there (0 for an action dispatched from
+    /// outside store code, 1 for one that its reducers or middleware dispatched, and so on).
+    /// Noted only where a pass goes into follow-ups or comes back; empty for a pass that has none.
+    var followUpDepths: [(from: EventPosition, depth: Int)] = []
     /// Whether a change may be heard by an observer of notifications; when not, and nothing
     /// records the store, a pass keeps no change events, which nobody would read.
     var announcesChanges = true
@@ -176,25 +181,30 @@ struct ReductionPipeline {
     ) -> ReducedPass {
         var result = ReducedPass()
         recordedEvents = EventPosition()
-        var unfinished: [(entries: [QueueEntry], next: Int)] = []
+        if !followUpDepths.isEmpty { followUpDepths.removeAll(keepingCapacity: true) }
+        var unfinished: [(entries: [QueueEntry], next: Int, depth: Int)] = []
         var entries = pass
         var start = 0
+        var depth = 0
         var followUpsHandled = 0
         while true {
             if let stop = reduce(entries, from: start, state: state, scope: scope, into: &result) {
                 if stop < entries.count {
-                    unfinished.append((entries, stop))
+                    unfinished.append((entries, stop, depth))
                 } else {
                     releaseBatch(entries)
                 }
                 entries = scope.takeFollowUps()
                 start = 0
+                depth += 1
+                followUpDepths.append((EventPosition.end(of: result.events), depth))
                 followUpsHandled = reportEndlessFollowUps(handled: followUpsHandled, adding: entries.count)
                 continue
             }
             releaseBatch(entries)
             guard let resumed = unfinished.popLast() else { break }
-            (entries, start) = resumed
+            (entries, start, depth) = resumed
+            followUpDepths.append((EventPosition.end(of: result.events), depth))
         }
         if !recorders.isEmpty { feedRecorders(result.events) }
         if result.changes > 0, !watchers.isEmpty { select(from: state, scope: scope) }
