@@ -229,6 +229,7 @@ extension ReductionPipeline {
         result.changes += 1
         // What committed before the move is recorded before it.
         if !recorders.isEmpty { feedRecorders(result.events) }
+        let position = EventPosition.end(of: result.events)
         result.events.appendChange([ActionRun(entries: [.action(move)], range: 0..<1)])
         tap?(move, nil, state)
         guard !recorders.isEmpty else { return }
@@ -239,8 +240,9 @@ extension ReductionPipeline {
         }
         let landed = StoreNotification.ActionList([LandedMove(move: move, state: snapshot)])
         let time = Date()
-        let depths = currentFollowUpDepth > 0 ? [currentFollowUpDepth] : []
-        for recorder in recorders { recorder.record([.committed(landed, depths: depths)], at: time) }
+        var recorded = takeFollowUpMarks(through: position)
+        recorded.append(.committed(landed, depths: recordedDepth > 0 ? [recordedDepth] : []))
+        for recorder in recorders { recorder.record(recorded, at: time) }
     }
 
     /// Applies a move an ``ActionLog`` replays: the state becomes the one the move landed on when

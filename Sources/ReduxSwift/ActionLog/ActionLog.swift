@@ -62,10 +62,12 @@ import Android
 /// <doc:TheDispatchPipeline>), and its line says so: `"causeOffset":-2` means that the action
 /// that dispatched it is on the line two lines above. So the link survives recordings appended one
 /// after another to one file, and the inspector page nests each follow-up under its cause (see
-/// <doc:InspectingARecording>). A follow-up whose cause was left out of the recording has no
-/// link, and neither has an action dispatched from anywhere else: an async action's work, another
-/// store's code, or a function kept from ``Middleware/Context/dispatchLater()``. Replays ignore
-/// the link.
+/// <doc:InspectingARecording>). What counts is where the dispatch is made: a function kept from
+/// ``Middleware/Context/dispatchLater()`` and called by a middleware while another action passes
+/// through it makes a follow-up of that action. A follow-up whose cause has no line (it was left
+/// out, a middleware dropped it, or a history move moved nothing) has no link, and neither has an
+/// action dispatched from anywhere else: an async action's work, another store's code, a kept
+/// function called later from outside store code. Replays ignore the link.
 ///
 /// **History moves.** The undos, redos and jumps of the store's history
 /// (``Store/recordHistory(limit:makesStep:)``) are recorded too, each as one line holding the
@@ -146,7 +148,11 @@ public final class ActionLog: Sendable {
     /// The start is queued like a dispatch that passes dispatch locks: actions a lock holds now
     /// are recorded when they are reduced. Called from a reducer or a middleware of the store, it
     /// is made like a dispatch from there: right after the current action, so that the follow-ups
-    /// dispatched after it are recorded, and not at all if that action fails.
+    /// dispatched after it are recorded, and not at all if that action fails. A reducer runs again
+    /// for an action the store re-applies while it rolls back a later one (see
+    /// <doc:TheDispatchPipeline>); a recording made by that second run records nothing, and the
+    /// first keeps recording, so keep the recording the first call returned, or start recording
+    /// from a middleware, which never runs again for an action.
     public func record<State>(_ store: Store<State>) -> ActionLog.Recording {
         ActionLog.Recording(log: self, kernel: store.kernel)
     }
@@ -352,6 +358,9 @@ extension ActionLog {
         /// from a reducer, a middleware or an `encode(to:)`, where waiting could wait for the caller
         /// itself, it does not wait: it returns the lines recorded so far, and ``data`` has the
         /// complete recording once the store has reduced the actions dispatched before the call.
+        /// Called from a reducer or a middleware of the recorded store, the recording also holds the
+        /// follow-ups that code dispatches to its own store after the call: they are handled right
+        /// after the current action, ahead of the stop, which is queued.
         /// Calling it again returns ``data``.
         @discardableResult
         public func stop() -> Data {
@@ -426,6 +435,8 @@ extension ActionLog {
                         time: handover.time, with: encoder)
                     skipped += left
                     actions.append((line, depth))
+                case .causeWithoutLine(let depth):
+                    actions.append((nil, depth))
                 }
             }
             return (actions, skipped)
@@ -455,6 +466,9 @@ enum RecordedEvent: Sendable {
     /// An action (or batch) that failed; `transaction` when it is a store's part of a
     /// ``StoreTransaction`` whose commit threw.
     case failed(any ActionProtocol, any Error, transaction: Bool, depth: Int)
+    /// An action at `depth` that left no line (a middleware dropped it, or a move moved nothing),
+    /// whose follow-ups come next: they name no line as their cause.
+    case causeWithoutLine(depth: Int)
 }
 
 /// Where a store puts the actions it commits, and those that fail, while an
@@ -518,12 +532,6 @@ extension ReductionPipeline {
         if !recorders.isEmpty {
             var runs: [ActionRun] = []
             var depths: [Int] = []
-            var marks = followUpDepths[...]
-            func depth(at position: EventPosition) -> Int {
-                while let next = marks.dropFirst().first, next.from <= position { marks = marks.dropFirst() }
-                guard let mark = marks.first, mark.from <= position else { return 0 }
-                return mark.depth
-            }
             func closeRuns() {
                 guard !runs.isEmpty else { return }
                 let nested = depths.contains { $0 > 0 }
@@ -536,17 +544,21 @@ extension ReductionPipeline {
                 switch events[index] {
                 case .changed(let changed):
                     let first = index == recordedEvents.event ? recordedEvents.run : 0
-                    runs.append(contentsOf: changed[first...])
                     for run in first..<changed.count {
-                        depths.append(depth(at: EventPosition(event: index, run: run)))
+                        let markers = takeFollowUpMarks(through: EventPosition(event: index, run: run))
+                        if !markers.isEmpty {
+                            closeRuns()
+                            recorded.append(contentsOf: markers)
+                        }
+                        runs.append(changed[run])
+                        depths.append(recordedDepth)
                     }
                 case .failed(let action, let error, let site):
                     closeRuns()
-                    let isTransaction = if case .transaction = site { true } else { false }
                     recorded.append(
-                        .failed(
-                            action, error, transaction: isTransaction,
-                            depth: depth(at: EventPosition(event: index, run: 0))))
+                        contentsOf: takeFollowUpMarks(through: EventPosition(event: index, run: 0)))
+                    let isTransaction = if case .transaction = site { true } else { false }
+                    recorded.append(.failed(action, error, transaction: isTransaction, depth: recordedDepth))
                 case .lockAbandoned, .snapshotFailed:
                     continue
                 }
@@ -564,6 +576,18 @@ extension ReductionPipeline {
         recordedEvents = EventPosition.end(of: events)
     }
 
-    /// How deep in follow-ups the action reduced now is (see ``followUpDepths``).
-    var currentFollowUpDepth: Int { followUpDepths.last?.depth ?? 0 }
+    /// Takes the marks of ``followUpDepths`` up to `position` that the recorders have not been
+    /// given: the depth of what is recorded next becomes theirs (``recordedDepth``), and follow-ups
+    /// whose cause left no event get a ``RecordedEvent/causeWithoutLine(depth:)`` before them, so
+    /// that they name no line.
+    mutating func takeFollowUpMarks(through position: EventPosition) -> [RecordedEvent] {
+        var markers: [RecordedEvent] = []
+        while followUpMarksTaken < followUpDepths.count, followUpDepths[followUpMarksTaken].from <= position {
+            let mark = followUpDepths[followUpMarksTaken]
+            followUpMarksTaken += 1
+            recordedDepth = mark.depth
+            if !mark.causeHasEvent { markers.append(.causeWithoutLine(depth: mark.depth - 1)) }
+        }
+        return markers
+    }
 }

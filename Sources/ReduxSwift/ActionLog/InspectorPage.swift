@@ -130,15 +130,32 @@ enum InspectorPage {
           }
           const firstRowOf = new Int32Array(steps.length + 1);
           for (let r = rows.length - 1; r >= 0; r--) if (rows[r].child < 0) firstRowOf[rows[r].step] = r;
-          // Follow-ups: each step's depth under the actions that dispatched it, and each step's follow-ups.
+          // Follow-ups: a follow-up comes right after its cause and the cause's earlier follow-ups, so
+          // its cause is on the path of causes that leads to the step before it. A link to a step
+          // off that path (a recording edited by hand) is not drawn.
           const depthOf = new Int32Array(steps.length + 1);
+          const causeOf = new Int32Array(steps.length + 1);
           const followUpsOf = new Map();
-          for (let i = 0; i < steps.length; i++) {
-            const cause = steps[i].cause;
-            if (!(cause >= 1 && cause <= i)) continue;
-            depthOf[i + 1] = depthOf[cause] + 1;
-            if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
-            followUpsOf.get(cause).push(i + 1);
+          const path = [];
+          for (let n = 1; n <= steps.length; n++) {
+            const cause = steps[n - 1].cause;
+            let at = -1;
+            if (Number.isInteger(cause) && cause >= 1 && cause < n) {
+              let lo = 0, hi = path.length - 1;
+              while (lo <= hi) {
+                const mid = (lo + hi) >> 1;
+                if (path[mid] === cause) { at = mid; break; }
+                if (path[mid] < cause) lo = mid + 1; else hi = mid - 1;
+              }
+            }
+            path.length = at + 1;
+            depthOf[n] = path.length;
+            if (at >= 0) {
+              causeOf[n] = cause;
+              if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
+              followUpsOf.get(cause).push(n);
+            }
+            path.push(n);
           }
           const indent = (n, base) => (base + 18 * Math.min(depthOf[n], 12)) + "px";
 
@@ -266,7 +283,7 @@ enum InspectorPage {
               node.append(el("span", "n", String(row.step)));
               if (depthOf[row.step] > 0) {
                 node.classList.add("followup");
-                node.title = "dispatched by step " + step.cause;
+                node.title = "dispatched by step " + causeOf[row.step];
                 node.append(el("span", "arrow", "↳"));
               }
               node.append(el("span", "id", step.id));
@@ -354,7 +371,7 @@ enum InspectorPage {
               };
               if (depthOf[n] > 0) {
                 const cause = el("div", "meta cause", "Dispatched by ");
-                cause.append(stepLink(step.cause));
+                cause.append(stepLink(causeOf[n]));
                 nodes.push(cause);
               }
               const followUps = followUpsOf.get(n);

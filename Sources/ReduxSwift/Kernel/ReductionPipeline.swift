@@ -83,7 +83,16 @@ struct ReductionPipeline {
     /// on, the number of actions above the one reduced there (0 for an action dispatched from
     /// outside store code, 1 for one that its reducers or middleware dispatched, and so on).
     /// Noted only where a pass goes into follow-ups or comes back; empty for a pass that has none.
-    var followUpDepths: [(from: EventPosition, depth: Int)] = []
+    /// Going into follow-ups, `causeHasEvent` says whether the action that dispatched them left an
+    /// event (it committed or failed) whose recorded line they can name; one that a middleware
+    /// dropped, or a move that moved nothing, left none.
+    var followUpDepths: [(from: EventPosition, depth: Int, causeHasEvent: Bool)] = []
+    /// Whether the entry whose follow-ups the pass goes into next left an event (see
+    /// ``followUpDepths``).
+    private var followUpCauseHasEvent = true
+    /// How many marks of ``followUpDepths`` the recorders were given, and the depth of the last.
+    var followUpMarksTaken = 0
+    var recordedDepth = 0
     /// Whether a change may be heard by an observer of notifications; when not, and nothing
     /// records the store, a pass keeps no change events, which nobody would read.
     var announcesChanges = true
@@ -181,7 +190,11 @@ struct ReductionPipeline {
     ) -> ReducedPass {
         var result = ReducedPass()
         recordedEvents = EventPosition()
-        if !followUpDepths.isEmpty { followUpDepths.removeAll(keepingCapacity: true) }
+        if !followUpDepths.isEmpty {
+            followUpDepths.removeAll(keepingCapacity: true)
+            followUpMarksTaken = 0
+            recordedDepth = 0
+        }
         var unfinished: [(entries: [QueueEntry], next: Int, depth: Int)] = []
         var entries = pass
         var start = 0
@@ -197,14 +210,14 @@ struct ReductionPipeline {
                 entries = scope.takeFollowUps()
                 start = 0
                 depth += 1
-                followUpDepths.append((EventPosition.end(of: result.events), depth))
+                followUpDepths.append((EventPosition.end(of: result.events), depth, followUpCauseHasEvent))
                 followUpsHandled = reportEndlessFollowUps(handled: followUpsHandled, adding: entries.count)
                 continue
             }
             releaseBatch(entries)
             guard let resumed = unfinished.popLast() else { break }
             (entries, start, depth) = resumed
-            followUpDepths.append((EventPosition.end(of: result.events), depth))
+            followUpDepths.append((EventPosition.end(of: result.events), depth, true))
         }
         if !recorders.isEmpty { feedRecorders(result.events) }
         if result.changes > 0, !watchers.isEmpty { select(from: state, scope: scope) }
@@ -253,6 +266,13 @@ struct ReductionPipeline {
         // go one at a time, as through middleware.
         // A tap hears each action with the state it leaves: with one, runs hold one action.
         var passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
+        // Whether the entry passed on or handled alone left an event, for its follow-ups (see
+        // `followUpDepths`).
+        func leavesFollowUps(since before: EventPosition) -> Bool {
+            guard scope.hasFollowUps else { return false }
+            followUpCauseHasEvent = EventPosition.end(of: result.events) != before
+            return true
+        }
         // Reading entries through the buffer borrows each action instead of retaining a copy.
         let stop: Int? = pass.withUnsafeBufferPointer { entries in
             for index in start..<entries.count {
@@ -262,8 +282,9 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
+                        let before = EventPosition.end(of: result.events)
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
-                        if scope.hasFollowUps { return index + 1 }
+                        if leavesFollowUps(since: before) { return index + 1 }
                         continue
                     }
                     outcome = apply(action, at: index, of: pass, state: state, scope: scope)
@@ -271,8 +292,9 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
+                        let before = EventPosition.end(of: result.events)
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
-                        if scope.hasFollowUps { return index + 1 }
+                        if leavesFollowUps(since: before) { return index + 1 }
                         continue
                     }
                     outcome = applyBatch(at: index, of: pass, state: state, scope: scope)
@@ -280,14 +302,16 @@ struct ReductionPipeline {
                     closeRun(at: index)
                     runStart = index + 1
                     if passesOneByOne {
+                        let before = EventPosition.end(of: result.events)
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
-                        if scope.hasFollowUps { return index + 1 }
+                        if leavesFollowUps(since: before) { return index + 1 }
                     } else {
                         refuse(action, into: &result)
                     }
                     continue
                 case .command(let command):
                     if !command.joinsRun(recordingHistory: !historyRecorders.isEmpty) { closeRun(at: index) }
+                    let before = EventPosition.end(of: result.events)
                     guard
                         let applied = command.handle(
                             &self, at: index, of: pass, state: state, scope: scope, into: &result)
@@ -296,7 +320,7 @@ struct ReductionPipeline {
                         // the middleware, the historyRecorders or the tap.
                         runStart = index + 1
                         passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
-                        if scope.hasFollowUps { return index + 1 }
+                        if leavesFollowUps(since: before) { return index + 1 }
                         continue
                     }
                     outcome = applied
@@ -312,6 +336,7 @@ struct ReductionPipeline {
                     runHasActions = true
                     if scope.releaseDispatches() {
                         closeRun(at: index + 1)
+                        followUpCauseHasEvent = true
                         return index + 1
                     }
                     // A replayed action commits in a run even when actions pass on one by one.

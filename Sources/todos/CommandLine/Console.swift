@@ -17,6 +17,10 @@ struct Console {
     private var expectedLogLines = 0
     /// Whether the last save failed; the command that tried it has reported why.
     private(set) var lastSaveFailed = false
+    /// Hears the store refuse the actions the console dispatches knowing they are refused (see
+    /// `dispatchIfAccepted(_:)`): the console reports each itself, with its exit code, and the
+    /// store's own report of a failure nobody observes would repeat it on standard error.
+    private let refusals: ObserverToken
 
     init(store: AppStore, archive: StateArchive<AppState>, dataDirectory: URL, logger: ChangeLogger?) {
         self.store = store
@@ -25,6 +29,7 @@ struct Console {
             onError: { error in Terminal.writeError(DataFile.message(error)) })
         self.logger = logger
         self.dataDirectory = dataDirectory
+        refusals = store.observeFailures { _ in }
     }
 
     /// Runs one command and returns what to print.
@@ -85,16 +90,20 @@ struct Console {
         expectedLogLines += 1
     }
 
-    /// Dispatches a todo action once the reducer has accepted it on a copy of the state, so that a
-    /// refusal (an unknown ID, no ID left) is reported here, with its exit code, and only if it
-    /// changes the copy. Nothing else changes the state in between: this process holds the data
-    /// directory's lock.
+    /// Dispatches a todo action that changes the state, after the reducer has run it on a copy, so
+    /// that a refusal (an unknown ID, no ID left) is reported here, with its exit code. A refused
+    /// action is dispatched too: the store refuses it as the copy did, changing nothing, and the
+    /// app's recording holds it as a failed action with its error, which `todos inspect` shows.
+    /// Nothing else changes the state in between: this process holds the data directory's lock.
     private mutating func dispatchIfAccepted(_ action: TodoAction) throws(CommandError) {
         let current = store.currentState()
         var preview = current
         do {
             try TodoReducers.reduce(&preview, action)
         } catch {
+            dispatch(action)
+            // With `--verbose`, the log's line about the refusal comes before the error's.
+            logger?.waitUntilLogged(expectedLogLines)
             throw .rejected(error)
         }
         if preview != current { dispatch(action) }

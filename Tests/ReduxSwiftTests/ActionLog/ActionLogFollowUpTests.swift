@@ -86,6 +86,69 @@ import Testing
         #expect(recorded.map(\.1) == [nil, nil, -1], "not the line before the left-out action")
     }
 
+    @Test func theFollowUpsOfAnActionAMiddlewareDroppedNameNoCauseNotAnEarlierLine() throws {
+        let store = storeWithFollowUps(
+            middleware: [
+                Middleware<TestState>("drops") { action, context in
+                    if case .note(let text)? = action as? LoggedAction, text.hasPrefix("drop"),
+                        !text.hasSuffix(".follow-up")
+                    {
+                        // Dispatches a follow-up, then drops the action: it leaves no line.
+                        context.dispatch(LoggedAction.note(text + ".follow-up"))
+                        return
+                    }
+                    context.next(action)
+                }
+            ]
+        ) { text in text == "spawn" ? [LoggedAction.note("sibling"), LoggedAction.note("drop-nested")] : [] }
+        let recording = makeLoggedActionLog().record(store)
+        store.dispatch(LoggedAction.note("before"))
+        store.dispatch(LoggedAction.note("drop-top"))
+        store.dispatch(LoggedAction.note("spawn"))
+        let recorded = try notesAndCauses(recording.stop())
+        #expect(
+            recorded.map(\.0) == [
+                "before", "drop-top.follow-up", "spawn", "sibling", "drop-nested.follow-up",
+            ])
+        #expect(recorded.map(\.1) == [nil, nil, nil, -1, nil], "not the line before, nor a sibling")
+    }
+
+    @Test func theFollowUpOfAHistoryMoveThatMovedNothingNamesNoCause() throws {
+        let store = storeWithFollowUps(
+            middleware: [
+                Middleware<TestState>("notes moves") { action, context in
+                    context.next(action)
+                    if action is HistoryAction { context.dispatch(LoggedAction.note("after a move")) }
+                }
+            ]
+        ) { _ in [] }
+        let history = store.recordHistory(limit: HistoryLimit(steps: 10, actions: .max))
+        let recording = makeLoggedActionLog().record(store)
+        store.dispatch(LoggedAction.note("a"))
+        history.redo()  // nothing to redo: no line
+        let recorded = try notesAndCauses(recording.stop())
+        #expect(recorded.map(\.0) == ["a", "after a move"])
+        #expect(recorded.map(\.1) == [nil, nil])
+    }
+
+    @Test func aMiddlewareThatSeesTheActionFailAndGoesOnKeepsItsDispatchLinkedToTheFailedLine() throws {
+        let store = storeWithFollowUps(
+            middleware: [
+                Middleware<TestState>("dispatches first") { action, context in
+                    if case .fail? = action as? LoggedAction { context.dispatch(LoggedAction.note("kept")) }
+                    context.next(action)
+                }
+            ]
+        ) { _ in [] }
+        let recording = makeLoggedActionLog().record(store)
+        store.dispatch(LoggedAction.fail)
+        let objects = try jsonObjects(ofLines: recording.stop())
+        try #require(objects.count == 2)
+        #expect(objects[0]["failed"] as? Bool == true)
+        #expect(objects[1]["causeOffset"] as? Int == -1)
+        #expect(store.currentState().log == ["kept"])
+    }
+
     @Test func aMiddlewaresFollowUpNamesItsCauseToo() throws {
         let store = storeWithFollowUps(
             middleware: [
