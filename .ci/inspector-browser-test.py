@@ -133,10 +133,11 @@ def small_page(driver, path):
     errors = driver.execute_script(
         "return [...document.querySelectorAll('#detail pre.error')].map(e => e.textContent)")
     check(errors == [HOSTILE], f"step 6's hostile error is shown as text (got {errors})")
-    unlinked = driver.execute_script(
-        "const row = document.querySelector('.row[data-step=\"6\"]');"
-        " return row && row.dataset.depth === undefined && !document.querySelector('#detail .cause');")
-    check(unlinked, "step 6's tampered link to step 1, which its follow-ups would follow, is not drawn")
+    tampered = driver.execute_script(
+        "const row = document.querySelector('.row[data-step=\"6\"]'); const arrow = row && row.querySelector('.arrow');"
+        " return row && [row.dataset.depth, arrow && arrow.textContent, row.title];")
+    check(tampered == ["1", "↳ 1", "dispatched by step 1"],
+          f"step 6's tampered link to step 1, not right above it, names step 1 in its arrow (got {tampered})")
     check(driver.execute_script("return document.querySelectorAll('img').length") == 0,
           "the hostile error made no <img> element")
 

@@ -58,6 +58,21 @@ import Testing
         #expect(outcome.outputLines == ["wrote \(page.path): 1 recorded action; open it in a browser"])
     }
 
+    @Test func aDamagedStartStateIsReportedAndTheNextChangeStartsTheRecordingAnew() async throws {
+        let todos = TodosProcess()
+        _ = await todos.run(["add", "Buy milk"])
+        let start = todos.dataDirectory.appendingPathComponent("actions-start.json")
+        try Data("garbage".utf8).write(to: start)
+        let refused = await todos.run(["inspect"])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("does not read"), "\(refused.errors)")
+        #expect(refused.errors.contains("starts it anew"), "\(refused.errors)")
+        _ = await todos.run(["add", "Call Ada"])
+        let page = todos.dataDirectory.appendingPathComponent("page.html")
+        let outcome = await todos.run(["inspect", page.path])
+        #expect(outcome.outputLines == ["wrote \(page.path): 1 recorded action; open it in a browser"])
+    }
+
     @Test func inspectBeforeAnyChangeSaysThereIsNothingToInspect() async {
         let todos = TodosProcess()
         let outcome = await todos.run(["inspect"])

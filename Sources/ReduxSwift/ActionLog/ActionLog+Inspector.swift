@@ -71,6 +71,17 @@ extension ActionLog {
         if let failure { throw failure }
         let recordedLines = recording.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let store = Store(reducers: reducers, state: state)
+        // A line that fails again when replayed (a recording edited by hand, reducers changed since)
+        // is shown failed, with its error: the tap hears it before the step's snapshot is read. The
+        // page shows it, so the store's own warning about a failure nobody observes would repeat it.
+        let replayFailure = LockedValue<String?>(nil)
+        store.installTap(
+            { _, error, _ in
+                guard let error else { return }
+                replayFailure.withLock { $0 = $0 ?? String(describing: error) }
+            }, storeFailures: { _ in })
+        let failuresHeard = store.observeFailures { _ in }
+        defer { failuresHeard.cancel() }
         var data = InspectorData()
         data.begin(title: title, stateType: String(reflecting: State.self))
         var previous = try Self.snapshotJSON(of: store)
@@ -89,9 +100,14 @@ extension ActionLog {
                 continue
             }
             dispatchReplayed(entry.action, into: store.kernel)
-            data.addStep(
-                Self.inspectedStep(entry.action, line: entry.line, json: line, stepOfLine: stepOfLine))
             let next = try Self.snapshotJSON(of: store)
+            let failure = replayFailure.withLock { failure in
+                defer { failure = nil }
+                return failure.map { "it failed when replayed for this page: \($0)" }
+            }
+            data.addStep(
+                Self.inspectedStep(
+                    entry.action, line: entry.line, json: line, stepOfLine: stepOfLine, failure: failure))
             if next.bytes == previous.bytes {
                 data.addChanges([], step: index + 1, state: nil)
             } else {

@@ -130,31 +130,34 @@ enum InspectorPage {
           }
           const firstRowOf = new Int32Array(steps.length + 1);
           for (let r = rows.length - 1; r >= 0; r--) if (rows[r].child < 0) firstRowOf[rows[r].step] = r;
-          // Follow-ups: a follow-up comes right after its cause and the cause's earlier follow-ups, so
-          // its cause is on the path of causes that leads to the step before it. A link to a step
-          // off that path (a recording edited by hand) is not drawn.
+          // Follow-ups: each is drawn one level under the step that dispatched it. It comes right
+          // after its cause, or after the cause's earlier follow-ups, unless steps between have no
+          // line linking them (their cause was left out of the recording): `offPath` marks a
+          // follow-up whose cause is not among the steps drawn right above it, which shows its
+          // cause's number.
           const depthOf = new Int32Array(steps.length + 1);
           const causeOf = new Int32Array(steps.length + 1);
+          const offPath = new Uint8Array(steps.length + 1);
           const followUpsOf = new Map();
           const path = [];
           for (let n = 1; n <= steps.length; n++) {
             const cause = steps[n - 1].cause;
-            let at = -1;
-            if (Number.isInteger(cause) && cause >= 1 && cause < n) {
-              let lo = 0, hi = path.length - 1;
-              while (lo <= hi) {
-                const mid = (lo + hi) >> 1;
-                if (path[mid] === cause) { at = mid; break; }
-                if (path[mid] < cause) lo = mid + 1; else hi = mid - 1;
-              }
+            if (!(Number.isInteger(cause) && cause >= 1 && cause < n)) {
+              path.length = 0;
+              path.push(n);
+              continue;
             }
-            path.length = at + 1;
-            depthOf[n] = path.length;
-            if (at >= 0) {
-              causeOf[n] = cause;
-              if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
-              followUpsOf.get(cause).push(n);
+            causeOf[n] = cause;
+            depthOf[n] = depthOf[cause] + 1;
+            if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
+            followUpsOf.get(cause).push(n);
+            let at = -1, lo = 0, hi = path.length - 1;
+            while (lo <= hi) {
+              const mid = (lo + hi) >> 1;
+              if (path[mid] === cause) { at = mid; break; }
+              if (path[mid] < cause) lo = mid + 1; else hi = mid - 1;
             }
+            if (at < 0) { offPath[n] = 1; path.length = 0; path.push(cause); } else { path.length = at + 1; }
             path.push(n);
           }
           const indent = (n, base) => (base + 18 * Math.min(depthOf[n], 12)) + "px";
@@ -284,7 +287,7 @@ enum InspectorPage {
               if (depthOf[row.step] > 0) {
                 node.classList.add("followup");
                 node.title = "dispatched by step " + causeOf[row.step];
-                node.append(el("span", "arrow", "↳"));
+                node.append(el("span", "arrow", offPath[row.step] ? "↳ " + causeOf[row.step] : "↳"));
               }
               node.append(el("span", "id", step.id));
               if (step.kind !== "action") node.append(el("span", "tag " + step.kind, step.kind === "batch" ? "batch of " + step.actions.length : step.kind === "transaction" ? "transaction of " + step.actions.length : "history"));

@@ -74,6 +74,9 @@ struct ReductionPipeline {
     var calls: [MiddlewareCall] = []
     /// What committed since the checkpoint, in order.
     private var replayList: [ReplayRun] = []
+    /// Where in the replay list the runs of the current pass begin: those before it belong to
+    /// passes already released (see ``releaseBatch(_:)``).
+    private var passRunsStart = 0
     private(set) var actionsToReplay = 0
     /// The action logs recording this store (see `ActionLog.Recording`); empty unless one records.
     var recorders: [RecordingSink] = []
@@ -171,6 +174,7 @@ struct ReductionPipeline {
     /// Forgets the replay list, after the caller made the current state the checkpoint.
     mutating func clearReplayList() {
         replayList.removeAll(keepingCapacity: true)
+        passRunsStart = 0
         actionsToReplay = 0
     }
 
@@ -190,6 +194,7 @@ struct ReductionPipeline {
     ) -> ReducedPass {
         var result = ReducedPass()
         recordedEvents = EventPosition()
+        passRunsStart = replayList.count
         if !followUpDepths.isEmpty {
             followUpDepths.removeAll(keepingCapacity: true)
             followUpMarksTaken = 0
@@ -591,9 +596,12 @@ struct ReductionPipeline {
 
     /// Stops the replay list from keeping a large pass alive for the few actions it may replay: a run
     /// that covers less than half of its pass is copied out. This costs at most
-    /// `checkpointInterval` copies per pass, and keeps memory after a burst at O(interval).
+    /// `checkpointInterval` copies per pass, and keeps memory after a burst at O(interval). Only the
+    /// runs of the current pass are looked at: a pass of one action looks at one run, not at every
+    /// run since the checkpoint.
     private mutating func releaseBatch(_ pass: [QueueEntry]) {
-        for position in replayList.indices where replayList[position].entries.isSameBuffer(as: pass) {
+        for position in min(passRunsStart, replayList.count)..<replayList.count
+        where replayList[position].entries.isSameBuffer(as: pass) {
             let run = replayList[position]
             guard run.range.count * 2 < run.entries.count else { continue }
             replayList[position] = ReplayRun(
@@ -647,6 +655,7 @@ struct ReductionPipeline {
             .filter { !$0.isEmpty }
             .map { ReplayRun(entries: run.entries, range: $0, reducerCount: run.reducerCount) }
         replayList.replaceSubrange(position...position, with: pieces)
+        if position < passRunsStart { passRunsStart = position }
         actionsToReplay -= 1
     }
 }

@@ -39,14 +39,18 @@ struct ActionHistoryFile {
         startState = state
     }
 
-    /// Stops recording and appends what was recorded; the first time, or once the recording is past
-    /// ``sizeLimit``, it writes this launch's start state and starts the recording anew.
+    /// Stops recording and appends what was recorded; the first time, once the recording is past
+    /// ``sizeLimit``, or when its start state does not read, it writes this launch's start state
+    /// and starts the recording anew.
     func save() throws {
         let lines = recording.stop()
         guard !lines.isEmpty else { return }
         let manager = FileManager.default
         let size = (try? manager.attributesOfItem(atPath: linesURL.path)[.size] as? Int) ?? nil
-        if size.map({ $0 > Self.sizeLimit }) ?? true {
+        // A start state that does not read (damaged, or of another app) makes the recording
+        // useless: it starts anew too.
+        let startReads = (try? JSONDecoder().decode(AppState.self, from: Data(contentsOf: startURL))) != nil
+        if !startReads || size.map({ $0 > Self.sizeLimit }) ?? true {
             try JSONEncoder().encode(startState).write(to: startURL, options: .atomic)
             try lines.write(to: linesURL, options: .atomic)
             return
@@ -67,9 +71,17 @@ struct ActionHistoryFile {
             start = try JSONDecoder().decode(
                 AppState.self, from: Data(contentsOf: directory.appendingPathComponent(startName)))
         } catch {
+            let exists = [linesName, startName].allSatisfy {
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
+            }
+            guard exists else {
+                throw .dataFileUnusable(
+                    "no recording to inspect in \(directory.path): add a todo first (\(linesName) and "
+                        + "\(startName) are written by every launch that changes the list)")
+            }
             throw .dataFileUnusable(
-                "no recording to inspect in \(directory.path): add a todo first (\(linesName) and \(startName) "
-                    + "are written by every launch that changes the list)")
+                "the recording in \(directory.path) does not read (\(error)); the next launch that changes "
+                    + "the list starts it anew")
         }
         do {
             return try makeLog().writeInspectorPage(

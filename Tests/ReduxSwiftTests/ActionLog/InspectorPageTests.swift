@@ -229,6 +229,29 @@ private let inspectedReducer: Reducer<InspectedState> = { state, action in
         #expect(rebuilt[2] == rebuilt[1] && rebuilt[3] == rebuilt[1])
     }
 
+    @Test func aLineThatFailsWhenReplayedIsShownFailedWithItsErrorAndChangesNothing() throws {
+        let log = makeLog()
+        let (lines, _) = record([InspectedAction.append("x"), InspectedAction.append("y")], log: log)
+        // The reducers changed since the recording: they refuse "y" now.
+        let stricter: Reducer<InspectedState> = { state, action in
+            if case .append("y")? = action as? InspectedAction {
+                throw InspectedRejection(description: "no more y")
+            }
+            try inspectedReducer(&state, action)
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID()).html")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try log.writeInspectorPage(of: lines, reducers: [stricter], startingFrom: InspectedState(), to: url)
+        let data = try JSONValue(
+            parsing: Data(try embeddedData(String(contentsOf: url, encoding: .utf8)).utf8))
+        guard case .array(let steps)? = data.child("steps"), case .array(let changes)? = data.child("changes")
+        else { throw TestFailure() }
+        try #require(steps.count == 2)
+        #expect(steps.map { $0.child("failed") } == [nil, .bool(true)])
+        #expect(steps[1].child("error")?.stringValue == "it failed when replayed for this page: no more y")
+        #expect(changes[1] == .array([]))
+    }
+
     @Test func aRecordingInTheOlderFormatStillMakesAPage() throws {
         // Lines as earlier versions wrote them: no float-strings marker, a batch without time or
         // transaction marker.
