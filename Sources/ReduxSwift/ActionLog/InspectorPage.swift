@@ -130,35 +130,26 @@ enum InspectorPage {
           }
           const firstRowOf = new Int32Array(steps.length + 1);
           for (let r = rows.length - 1; r >= 0; r--) if (rows[r].child < 0) firstRowOf[rows[r].step] = r;
-          // Follow-ups: each is drawn one level under the step that dispatched it. It comes right
-          // after its cause, or after the cause's earlier follow-ups, unless steps between have no
-          // line linking them (their cause was left out of the recording): `offPath` marks a
-          // follow-up whose cause is not among the steps drawn right above it, which shows its
-          // cause's number.
+          // Follow-ups: each is drawn one level under the step that dispatched it. Where the nearest
+          // row above it drawn less indented is not that step (steps that link no cause came between,
+          // the follow-ups of an action left out of the recording), `numbered` makes its arrow give
+          // the cause's number. `shallower` holds the rows above, each less indented than the next.
           const depthOf = new Int32Array(steps.length + 1);
           const causeOf = new Int32Array(steps.length + 1);
-          const offPath = new Uint8Array(steps.length + 1);
+          const numbered = new Uint8Array(steps.length + 1);
           const followUpsOf = new Map();
-          const path = [];
+          const shallower = [0];
           for (let n = 1; n <= steps.length; n++) {
             const cause = steps[n - 1].cause;
-            if (!(Number.isInteger(cause) && cause >= 1 && cause < n)) {
-              path.length = 0;
-              path.push(n);
-              continue;
+            if (Number.isInteger(cause) && cause >= 1 && cause < n) {
+              causeOf[n] = cause;
+              depthOf[n] = depthOf[cause] + 1;
+              if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
+              followUpsOf.get(cause).push(n);
             }
-            causeOf[n] = cause;
-            depthOf[n] = depthOf[cause] + 1;
-            if (!followUpsOf.has(cause)) followUpsOf.set(cause, []);
-            followUpsOf.get(cause).push(n);
-            let at = -1, lo = 0, hi = path.length - 1;
-            while (lo <= hi) {
-              const mid = (lo + hi) >> 1;
-              if (path[mid] === cause) { at = mid; break; }
-              if (path[mid] < cause) lo = mid + 1; else hi = mid - 1;
-            }
-            if (at < 0) { offPath[n] = 1; path.length = 0; path.push(cause); } else { path.length = at + 1; }
-            path.push(n);
+            while (shallower.length > 0 && depthOf[shallower[shallower.length - 1]] >= depthOf[n]) shallower.pop();
+            if (causeOf[n] && shallower[shallower.length - 1] !== causeOf[n]) numbered[n] = 1;
+            shallower.push(n);
           }
           const indent = (n, base) => (base + 18 * Math.min(depthOf[n], 12)) + "px";
 
@@ -287,7 +278,7 @@ enum InspectorPage {
               if (depthOf[row.step] > 0) {
                 node.classList.add("followup");
                 node.title = "dispatched by step " + causeOf[row.step];
-                node.append(el("span", "arrow", offPath[row.step] ? "↳ " + causeOf[row.step] : "↳"));
+                node.append(el("span", "arrow", numbered[row.step] ? "↳ " + causeOf[row.step] : "↳"));
               }
               node.append(el("span", "id", step.id));
               if (step.kind !== "action") node.append(el("span", "tag " + step.kind, step.kind === "batch" ? "batch of " + step.actions.length : step.kind === "transaction" ? "transaction of " + step.actions.length : "history"));
