@@ -108,9 +108,9 @@ def small_page(driver, path):
     open_page(driver, url)
     check(heading(driver).startswith("Step 0"), "the page opens on step 0, the initial state")
     steps = [row["step"] for row in rows(driver) if not row["child"]]
-    check(steps == [0, 1, 2, 3, 4, 5, 6], f"the timeline lists steps 0 to 6 (got {steps})")
+    check(steps == [0, 1, 2, 3, 4, 5, 6, 7], f"the timeline lists steps 0 to 7 (got {steps})")
     failed = [row["step"] for row in rows(driver) if row["failed"]]
-    check(failed == [5, 6], f"the rows of steps 5 and 6, which failed, are marked failed (got {failed})")
+    check(failed == [5, 6, 7], f"the rows of steps 5 to 7, which failed, are marked failed (got {failed})")
     marks = [row["text"] for row in rows(driver) if row["step"] in (4, 5)]
     check(len(marks) == 2 and "committed" in marks[0] and "failed" in marks[1] and "committed" not in marks[1],
           f"step 4's row says committed and step 5's says failed (got {marks})")
@@ -138,6 +138,11 @@ def small_page(driver, path):
         " return row && [row.dataset.depth, arrow && arrow.textContent, row.title];")
     check(tampered == ["1", "↳ 1", "dispatched by step 1"],
           f"step 6's tampered link to step 1, not right above it, names step 1 in its arrow (got {tampered})")
+    second = driver.execute_script(
+        "const row = document.querySelector('.row[data-step=\"7\"]'); const arrow = row && row.querySelector('.arrow');"
+        " return row && [row.dataset.depth, arrow && arrow.textContent];")
+    check(second == ["1", "↳ 1"],
+          f"step 7, step 1's second follow-up after it, names step 1 too, not drawn as step 6's sibling alone (got {second})")
     check(driver.execute_script("return document.querySelectorAll('img').length") == 0,
           "the hostile error made no <img> element")
 
@@ -191,7 +196,7 @@ def small_page(driver, path):
         "search", "isCompleted", [3], "searching the state path 'isCompleted' finds step 3, which changed it")
     steps_after_typing("search", "nextID", [1, 2], "searching the state path 'nextID' finds steps 1 and 2")
     steps_after_typing("search", "onerror", [2, 6], "searching 'onerror' finds step 2's title and step 6's error")
-    steps_after_typing("search", "no todo has", [5], "searching an error's text finds the step that failed with it")
+    steps_after_typing("search", "no todo has", [5, 7], "searching an error's text finds the steps that failed with it")
     type_into(driver, "search", "")
 
     # Keyboard: up and down move the cursor, enter opens the step under it.
