@@ -271,11 +271,15 @@ struct ReductionPipeline {
         // go one at a time, as through middleware.
         // A tap hears each action with the state it leaves: with one, runs hold one action.
         var passesOneByOne = !middleware.isEmpty || !historyRecorders.isEmpty || tap != nil
-        // Whether the entry passed on or handled alone left an event, for its follow-ups (see
-        // `followUpDepths`).
-        func leavesFollowUps(since before: EventPosition) -> Bool {
+        // Where the events end before an entry is passed on or handled alone, while something
+        // records the store: whether it left an event matters only to a recording that holds it
+        // (see `followUpDepths`), so a store nobody records does not look.
+        func eventsEnd() -> EventPosition? {
+            recorders.isEmpty ? nil : EventPosition.end(of: result.events)
+        }
+        func leavesFollowUps(since before: EventPosition?) -> Bool {
             guard scope.hasFollowUps else { return false }
-            followUpCauseHasEvent = EventPosition.end(of: result.events) != before
+            followUpCauseHasEvent = before.map { EventPosition.end(of: result.events) != $0 } ?? true
             return true
         }
         // Reading entries through the buffer borrows each action instead of retaining a copy.
@@ -287,7 +291,7 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        let before = EventPosition.end(of: result.events)
+                        let before = eventsEnd()
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if leavesFollowUps(since: before) { return index + 1 }
                         continue
@@ -297,7 +301,7 @@ struct ReductionPipeline {
                     guard !passesOneByOne else {
                         closeRun(at: index)
                         runStart = index + 1
-                        let before = EventPosition.end(of: result.events)
+                        let before = eventsEnd()
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if leavesFollowUps(since: before) { return index + 1 }
                         continue
@@ -307,7 +311,7 @@ struct ReductionPipeline {
                     closeRun(at: index)
                     runStart = index + 1
                     if passesOneByOne {
-                        let before = EventPosition.end(of: result.events)
+                        let before = eventsEnd()
                         passOn(at: index, of: pass, state: state, scope: scope, into: &result)
                         if leavesFollowUps(since: before) { return index + 1 }
                     } else {
@@ -316,7 +320,7 @@ struct ReductionPipeline {
                     continue
                 case .command(let command):
                     if !command.joinsRun(recordingHistory: !historyRecorders.isEmpty) { closeRun(at: index) }
-                    let before = EventPosition.end(of: result.events)
+                    let before = eventsEnd()
                     guard
                         let applied = command.handle(
                             &self, at: index, of: pass, state: state, scope: scope, into: &result)
